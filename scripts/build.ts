@@ -1,0 +1,28 @@
+// build bundles each tool (tools/<tool>/src/cli.ts) with esbuild into
+// tools/<tool>/dist/<tool>.mjs: one ESM file with the precompiled validators inside, so no
+// tool compiles a schema or TypeScript when it starts.
+
+import { build } from 'esbuild'
+import { existsSync, readdirSync } from 'node:fs'
+import { join, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const tools = readdirSync(join(root, 'tools')).filter(t => t !== 'core' && existsSync(join(root, 'tools', t, 'src', 'cli.ts'))).sort()
+
+await Promise.all(tools.map(async tool => {
+  await build({
+    entryPoints: [join(root, 'tools', tool, 'src', 'cli.ts')],
+    outfile: join(root, 'tools', tool, 'dist', `${tool}.mjs`),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+    // Bundled CommonJS dependencies call require(); give the ESM bundle one.
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  })
+}))
+process.stderr.write(`build: bundled ${tools.join(', ')}\n`)

@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+// Bin shim: the bundled tool is built by `pnpm build` (scripts/build.ts) into dist/.
+import '../dist/admit.mjs'

@@ -1,0 +1,143 @@
+// admit: the first step. `admit run` validates the config, report, routing policy and
+// register manifest, picks the first eligible unconsumed case, takes the lock and writes
+// inputs/, admission.json, then started.json (which consumes the key). `admit status`
+// prints one case-status record per case and never writes. `admit report` turns test
+// events on stdin into a suite report.
+
+import { join } from 'node:path'
+import type { Admission, Case, Lock, SuiteReport } from '@repairline/schemas'
+import {
+  acquireLock, attemptKey, releaseLock, readLock, isLockStale, EXIT, ensureDir, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
+  resolveTaskRegister, testHooksEnabled, toolError, writeFileAtomic, writeJsonAtomic, writeOutcome, readJsonFile,
+  type ToolIo, type ToolResult,
+} from '@repairline/core'
+import { loadConfig, loadManifest, loadPolicy, loadReport, loadSource } from './inputs.ts'
+import { assessCase } from './rules/case-eligibility.ts'
+import { keyState, MAX_RETAINED_ATTEMPTS, retainedAttempts } from './state.ts'
+
+export { admitReport } from './report.ts'
+
+export interface AdmitOptions { config: string, report: string }
+
+interface Candidate { c: Case, admission: Omit<Admission, 'admitted_at' | 'deadline'> }
+
+/** Everything up to choosing a case; shared by run and status. Writes nothing. */
+async function plan (o: AdmitOptions, io: ToolIo, requireClean: boolean) {
+  const { config, configBytes } = loadConfig(o.config)
+  const source = await loadSource(config, { requireClean })
+  const { policy, policyBytes } = loadPolicy(config)
+  const { manifest, manifestBytes } = await loadManifest(config, source, policy)
+  const report: SuiteReport = loadReport(o.report)
+  const now = io.now()
+  const assessed = report.cases.map(c => {
+    const eligibility = assessCase(config, policy, c)
+    const keyInputs = keyInputsFor(config, policy, manifest, c)
+    const key = attemptKey(keyInputs)
+    const state = keyState(config.state_dir, key, now)
+    let candidate: Candidate | undefined
+    if (eligibility.eligible) {
+      candidate = {
+        c,
+        admission: {
+          v: 1,
+          attempt_key: key,
+          key_inputs: keyInputs,
+          case: c,
+          route: eligibility.route,
+          task_register: resolveTaskRegister(manifest, eligibility.route.task_label),
+          prompt_register: resolvePromptRegister(manifest),
+          timeout_seconds: config.timeout_seconds,
+          test_hooks: testHooksEnabled(io.env),
+          source: { root: config.source_root, sha: config.source_sha, clean: true, tree_entries: source.blobCount, tree_bytes: source.blobBytes },
+        },
+      }
+    }
+    return { c, eligibility, key, state, candidate }
+  })
+  return { config, configBytes, policyBytes, manifestBytes, assessed }
+}
+
+/** admit run: admits the first eligible, unconsumed case. */
+export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult> {
+  const p = await plan(o, io, true)
+  const { config } = p
+  // A live holder makes every admit wait, whatever the report holds: 75, try again later.
+  const holder = readLock(config.state_dir)
+  if (holder !== undefined && !isLockStale(holder, io.now())) {
+    throw toolError('LOCK_HELD', `attempt ${holder.attempt_key.slice(0, 16)} holds the lock until ${holder.deadline} (+30 s)`, { hint: 'wait for it to be sealed, or for its deadline to pass' })
+  }
+  const chosen = p.assessed.find(a => a.candidate !== undefined && a.state.state === 'none')
+  if (chosen?.candidate === undefined) {
+    const why = p.assessed.map(a => `${a.c.id}: ${a.eligibility.eligible ? a.state.state : `${a.eligibility.code}: ${a.eligibility.message}`}`)
+    throw toolError('NOTHING_ELIGIBLE', `no eligible, unconsumed case: ${why.join('; ')}`, { hint: 'admit status shows each case' })
+  }
+  if (retainedAttempts(config.state_dir).length >= MAX_RETAINED_ATTEMPTS) {
+    throw toolError('RETENTION_FULL', `${MAX_RETAINED_ATTEMPTS} attempts are retained in ${config.state_dir}; nothing is deleted automatically`, { hint: 'archive or remove attempts you no longer need, then run admit again' })
+  }
+  // The preflight arrives with the sandbox; from here on we write.
+  const stateRoot = config.state_dir
+  ensureDir(stateRoot, stateRoot, 0o711)
+  ensureDir(stateRoot, join(stateRoot, 'attempts'), 0o711)
+
+  const now = io.now()
+  const deadline = new Date(now.getTime() + config.timeout_seconds * 1000)
+  const dir = chosen.state.dir
+  const lock: Lock = { v: 1, attempt_key: chosen.key, attempt_dir: dir, deadline: deadline.toISOString() }
+  const got = acquireLock(stateRoot, lock, now)
+  if (!got.acquired) {
+    throw toolError('LOCK_HELD', `attempt ${got.holder.attempt_key.slice(0, 16)} holds the lock until ${got.holder.deadline} (+30 s)`, { hint: 'wait for it to be sealed, or for its deadline to pass' })
+  }
+  if (got.broken !== undefined) markInterrupted(stateRoot, got.broken, now)
+  faultPoint(io.env, 'lock')
+  let started = false
+  try {
+    // Under the lock: the key may have been consumed, or retention filled, since we looked.
+    if (keyState(config.state_dir, chosen.key, now).state !== 'none') throw toolError('LOCK_HELD', 'another admit took this case while we waited; run admit again')
+    if (retainedAttempts(config.state_dir).length >= MAX_RETAINED_ATTEMPTS) throw toolError('RETENTION_FULL', `${MAX_RETAINED_ATTEMPTS} attempts are retained in ${config.state_dir}`)
+    ensureDir(stateRoot, dir, 0o711)
+    ensureDir(stateRoot, join(dir, 'inputs'), 0o711)
+    writeFileAtomic(join(dir, 'inputs', 'execution.json'), p.configBytes, { stateRoot })
+    writeFileAtomic(join(dir, 'inputs', 'routing-policy.json'), p.policyBytes, { stateRoot })
+    writeFileAtomic(join(dir, 'inputs', 'registers.json'), p.manifestBytes, { stateRoot })
+    writeJsonAtomic('case', join(dir, 'inputs', 'case.json'), chosen.candidate.c, { stateRoot })
+    const admission: Admission = { ...chosen.candidate.admission, admitted_at: now.toISOString(), deadline: deadline.toISOString() }
+    writeJsonAtomic('admission', join(dir, 'admission.json'), admission, { stateRoot })
+    io.out.write({ v: 1, kind: 'attempt', path: dir, key: chosen.key })
+    started = writeFileAtomic(join(dir, 'started.json'), jsonFileBytes({ v: 1, attempt_key: chosen.key, started_at: now.toISOString() }), { stateRoot, exclusive: true })
+    if (!started) throw toolError('LOCK_HELD', `${dir}/started.json appeared while we held the lock`)
+    faultPoint(io.env, 'started.json')
+  } finally {
+    if (!started) releaseLock(stateRoot, lock.attempt_key, lock.attempt_dir)
+  }
+  io.stderr.write(`admit: admitted case ${chosen.c.id} as attempt ${dir} (deadline ${deadline.toISOString()})\n`)
+  return { exit: EXIT.OK }
+}
+
+/** A broken stale lock's attempt, started and without an outcome, is interrupted. */
+function markInterrupted (stateRoot: string, broken: Lock, now: Date): void {
+  try {
+    readJsonFile('started', join(broken.attempt_dir, 'started.json'))
+  } catch {
+    return
+  }
+  if (readOutcome(broken.attempt_dir) !== undefined) return
+  writeOutcome(stateRoot, broken.attempt_dir, broken.attempt_key, 'admit', {
+    outcome: 'interrupted',
+    code: 'ATTEMPT_INTERRUPTED',
+    message: `no outcome was written and the deadline ${broken.deadline} passed by more than 30 s; the lock was broken by a later admit`,
+  }, now, readOutcome)
+}
+
+/** admit status: one case-status record per case, in report order. Never writes. */
+export async function admitStatus (o: AdmitOptions, io: ToolIo): Promise<ToolResult> {
+  const p = await plan(o, io, false)
+  for (const a of p.assessed) {
+    const base = { v: 1 as const, kind: 'case-status' as const, case_id: a.c.id, attempt_key: a.key }
+    const dir = a.state.state === 'none' ? {} : { attempt_dir: a.state.dir }
+    if (a.state.state === 'consumed') io.out.write({ ...base, ...dir, status: 'consumed', outcome: a.state.outcome.outcome })
+    else if (a.state.state === 'running' || a.state.state === 'interrupted') io.out.write({ ...base, ...dir, status: a.state.state })
+    else if (!a.eligibility.eligible) io.out.write({ ...base, status: 'ineligible', reason: { code: a.eligibility.code, message: a.eligibility.message } })
+    else io.out.write({ ...base, status: 'eligible' })
+  }
+  return { exit: EXIT.OK }
+}

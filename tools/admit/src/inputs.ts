@@ -1,0 +1,133 @@
+// Loading and validating everything admission reads, in the order an operator fixes
+// things: the config (schema, then each rule), the checkout and its tree, the routing
+// policy, the register manifest from the blob at source_sha, then the report. Nothing here
+// writes. `plan` and `transcript_path` are shape-checked by the schema and never touched.
+
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs'
+import { isAbsolute } from 'node:path'
+import type { Case, ExecutionConfig, RegisterManifest, RoutingPolicy, SuiteReport } from '@repairline/schemas'
+import {
+  assertClean, assertCommit, assertNoSharedMetadata, assertNoViolations, caseInputSha256, checkManifestVocabulary,
+  checkRoutingPolicy, gitBlobId, gitOk, hasErrno, listTree, parseDocument, repoInfo, toolError,
+  type ErrorCode, type TreeEntry,
+} from '@repairline/core'
+import { checkRunnerOptions } from './rules/runner-options.ts'
+import { checkProviderBaseUrl } from './rules/base-url.ts'
+import { checkAllowedFileShapes, checkAllowedFilesInTree } from './rules/allowed-files.ts'
+import { checkTestPackageShapes, checkTestPackagesInTree } from './rules/test-packages.ts'
+import { checkTokenHelper } from './rules/token-helper.ts'
+import { checkCaFile, checkMounts, checkStateDir } from './rules/paths.ts'
+
+export const REGISTER_MANIFEST_PATH = '.repairline/registers.json'
+const MINIMAL_MANIFEST = '{"version":1,"tasks":{},"surfaces":{"agent":{"register":"internal"},"prompts":{"register":"internal"}}}'
+
+/**
+ * Reads an operator file: must be absolute and a regular file (a FIFO or device is refused
+ * without blocking), at most `maxBytes`.
+ */
+export function readOperatorFile (path: string, what: string, maxBytes: number): Buffer {
+  if (!isAbsolute(path)) throw toolError('USAGE', `${what} must be an absolute path, got ${path}`)
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  } catch (e) {
+    throw toolError('INPUT_MISSING', `${what} ${path} cannot be read: ${hasErrno(e, 'ENOENT') ? 'no such file' : (e as Error).message}`, { path })
+  }
+  try {
+    const st = fstatSync(fd)
+    if (!st.isFile()) throw toolError('INPUT_MISSING', `${what} ${path} is not a regular file`, { path })
+    if (st.size > maxBytes) throw toolError('INPUT_MISSING', `${what} ${path} is larger than ${maxBytes} bytes`, { path })
+    return readFileSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+export interface LoadedConfig {
+  config: ExecutionConfig
+  configBytes: Buffer
+}
+
+/** The config: strict JSON, schema, then the rules that need no repository. */
+export function loadConfig (path: string): LoadedConfig {
+  const configBytes = readOperatorFile(path, 'execution config', 1 << 20)
+  const config = parseDocument('execution', configBytes, `execution config ${path}`, 'CONFIG_INVALID')
+  checkRunnerOptions(config)
+  checkProviderBaseUrl(config)
+  checkAllowedFileShapes(config)
+  checkTestPackageShapes(config)
+  checkStateDir(config)
+  checkCaFile(config)
+  checkTokenHelper(config)
+  checkMounts(config)
+  return { config, configBytes }
+}
+
+export interface LoadedSource {
+  entries: TreeEntry[]
+  byPath: Map<string, TreeEntry>
+  blobCount: number
+  blobBytes: number
+}
+
+/** The checkout and the tree at source_sha: usable repository, commit, (clean), bounds, paths. */
+export async function loadSource (config: ExecutionConfig, opts: { requireClean: boolean }): Promise<LoadedSource> {
+  const info = await repoInfo(config.source_root)
+  assertNoSharedMetadata(info)
+  await assertCommit(config.source_root, config.source_sha)
+  if (opts.requireClean) await assertClean(config.source_root)
+  const listing = await listTree(config.source_root, config.source_sha)
+  assertNoViolations(listing.violations)
+  const byPath = new Map(listing.entries.map(e => [e.path, e]))
+  checkAllowedFilesInTree(config, byPath)
+  checkTestPackagesInTree(config, listing.entries)
+  return { entries: listing.entries, byPath, blobCount: listing.blobCount, blobBytes: listing.blobBytes }
+}
+
+/** Reads one blob of the tree by its listed id and rehashes it (a tampered store is refused). */
+export async function readBlob (root: string, entry: TreeEntry): Promise<Buffer> {
+  const bytes = await gitOk(root, ['cat-file', 'blob', entry.oid], `blob ${entry.path}`)
+  if (gitBlobId(bytes) !== entry.oid) throw toolError('TREE_OBJECT_MISMATCH', `${entry.path}: blob ${entry.oid} does not hash to its id (tampered object store)`)
+  return bytes
+}
+
+export interface LoadedPolicy { policy: RoutingPolicy, policyBytes: Buffer }
+
+export function loadPolicy (config: ExecutionConfig): LoadedPolicy {
+  const policyBytes = readOperatorFile(config.repair_policy, 'routing policy', 1 << 20)
+  const policy = parseDocument('routing-policy', policyBytes, `routing policy ${config.repair_policy}`, 'ROUTING_POLICY_INVALID')
+  checkRoutingPolicy(policy, config.provider.model)
+  return { policy, policyBytes }
+}
+
+export interface LoadedManifest { manifest: RegisterManifest, manifestBytes: Buffer }
+
+/** The register manifest from the blob at source_sha, never from the checkout. */
+export async function loadManifest (config: ExecutionConfig, source: LoadedSource, policy: RoutingPolicy): Promise<LoadedManifest> {
+  const entry = source.byPath.get(REGISTER_MANIFEST_PATH)
+  if (entry === undefined) {
+    throw toolError('REGISTER_MANIFEST_MISSING', `no ${REGISTER_MANIFEST_PATH} at source_sha ${config.source_sha.slice(0, 12)}`, { path: REGISTER_MANIFEST_PATH, hint: `commit a minimal one: ${MINIMAL_MANIFEST}` })
+  }
+  const manifestBytes = await readBlob(config.source_root, entry)
+  const manifest = parseDocument('register-manifest', manifestBytes, `register manifest ${REGISTER_MANIFEST_PATH} at ${config.source_sha.slice(0, 12)}`, 'REGISTER_MANIFEST_INVALID')
+  checkManifestVocabulary(manifest, policy)
+  return { manifest, manifestBytes }
+}
+
+/** The report: strict JSON, schema, unique ids, and every input_sha256 recomputed. */
+export function loadReport (path: string): SuiteReport {
+  const bytes = readOperatorFile(path, 'suite report', 16 << 20)
+  const report = parseDocument('suite-report', bytes, `suite report ${path}`, 'REPORT_INVALID')
+  const ids = new Set<string>()
+  report.cases.forEach((c: Case, i: number) => {
+    if (ids.has(c.id)) throw toolError('REPORT_INVALID', `suite report: case id ${JSON.stringify(c.id)} appears twice`, { path: `/cases/${i}/id` })
+    ids.add(c.id)
+    const want = caseInputSha256(c)
+    if (want !== c.input_sha256) {
+      throw toolError('CASE_INPUT_MISMATCH', `suite report: case ${JSON.stringify(c.id)} has input_sha256 ${c.input_sha256}, but its kind, id and test hash to ${want}`, { path: `/cases/${i}/input_sha256` })
+    }
+  })
+  return report
+}
+
+export type { ErrorCode }

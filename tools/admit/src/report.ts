@@ -1,0 +1,67 @@
+// admit report: test events on stdin (raw `go test -json`, or repairline's normalized
+// events) become a suite report with one case per failing identity. The case id is the
+// identity; a go package is mapped to ./<dir> with the module path from go.mod at
+// source_sha; a node test file to the test_packages entry that holds it.
+
+
+import type { Case, ExecutionConfig, SuiteReport, TestEvent } from '@repairline/schemas'
+import {
+  caseInputSha256, EXIT, LineTooLongError, normalizeEventLine, splitLines, summarizeEvents, toolError, writePlainFileAtomic,
+  jsonFileBytes, assertValid, listTree, type ToolIo, type ToolResult,
+} from '@repairline/core'
+import { loadConfig, readBlob } from './inputs.ts'
+
+export interface ReportOptions { config: string, out: string, suite?: string }
+
+/** The module path declared by go.mod at source_sha. */
+async function goModulePath (config: ExecutionConfig): Promise<string> {
+  const listing = await listTree(config.source_root, config.source_sha)
+  const gomod = listing.entries.find(e => e.path === 'go.mod')
+  if (gomod === undefined) throw toolError('CONFIG_INVALID', `no go.mod at source_sha ${config.source_sha.slice(0, 12)}`, { path: '/source_sha' })
+  const text = (await readBlob(config.source_root, gomod)).toString('utf8')
+  const m = /^module\s+("?)([^\s"]+)\1\s*$/m.exec(text)
+  if (m?.[2] === undefined) throw toolError('CONFIG_INVALID', 'go.mod at source_sha declares no module path')
+  return m[2]
+}
+
+/** The test package a failing identity belongs to. */
+function packageFor (config: ExecutionConfig, pkg: string, modulePath: string | undefined): string {
+  if (config.runner.kind === 'go') {
+    if (pkg === modulePath) return '.'
+    if (modulePath !== undefined && pkg.startsWith(`${modulePath}/`)) return `./${pkg.slice(modulePath.length + 1)}`
+    return pkg
+  }
+  const holder = config.test_packages.find(t => pkg === t || pkg.startsWith(`${t}/`))
+  return holder ?? pkg
+}
+
+export async function admitReport (o: ReportOptions, io: ToolIo): Promise<ToolResult> {
+  const { config } = loadConfig(o.config)
+  const modulePath = config.runner.kind === 'go' ? await goModulePath(config) : undefined
+  const events: TestEvent[] = []
+  try {
+    for await (const { text } of splitLines(io.stdin)) {
+      const ev = normalizeEventLine(text)
+      if (ev !== undefined) events.push(ev)
+    }
+  } catch (e) {
+    if (e instanceof LineTooLongError) throw toolError('EVENTS_INVALID', `stdin:${e.line}: line longer than ${e.max} bytes`)
+    throw e
+  }
+  const summary = summarizeEvents(events)
+  if (summary.ran === 0 && summary.failing.length === 0) throw toolError('EVENTS_INVALID', 'stdin holds no test events', { hint: 'pipe `go test -json` output or repairline test events into admit report' })
+  const cases: Case[] = summary.failing.map(identity => {
+    const sep = identity.indexOf('::')
+    const pkg = identity.slice(0, sep)
+    const base = { kind: 'test_failure' as const, id: identity, test: { package: packageFor(config, pkg, modulePath), name: identity } }
+    return { ...base, input_sha256: caseInputSha256(base) }
+  })
+  if (cases.length === 0) throw toolError('NOTHING_ELIGIBLE', `no failing test among ${Object.keys(summary.identities).length} identities`)
+  const report: SuiteReport = { version: 1, ...(o.suite === undefined ? {} : { suite: o.suite }), generated_at: io.now().toISOString(), cases }
+  assertValid('suite-report', report, 'generated suite report', 'INTERNAL')
+  writePlainFileAtomic(o.out, jsonFileBytes(report))
+  io.stderr.write(`admit report: ${cases.length} failing identit${cases.length === 1 ? 'y' : 'ies'} written to ${o.out}${summary.anomalies.length > 0 ? ` (${summary.anomalies.length} anomalies: ${summary.anomalies[0] ?? ''})` : ''}\n`)
+  return { exit: EXIT.OK }
+}
+
+

@@ -1,0 +1,53 @@
+// Filesystem facts of the config: state_dir's parent exists and state_dir (if present) is a
+// directory we own; ca_file is a regular file; the optional mounts are directories the
+// sandbox user can read (every ancestor searchable by others, the directory readable).
+
+import { lstatSync, statSync } from 'node:fs'
+import { dirname } from 'node:path'
+import type { ExecutionConfig } from '@repairline/schemas'
+import { toolError } from '@repairline/core'
+
+export function checkStateDir (config: ExecutionConfig): void {
+  const dir = config.state_dir
+  const path = '/state_dir'
+  try {
+    if (!statSync(dirname(dir)).isDirectory()) throw new Error('not a directory')
+  } catch {
+    throw toolError('STATE_DIR_INVALID', `state_dir's parent ${dirname(dir)} does not exist`, { path })
+  }
+  let st
+  try { st = lstatSync(dir) } catch { return }
+  if (st.isSymbolicLink()) throw toolError('STATE_DIR_INVALID', `state_dir ${dir} is a symlink`, { path })
+  if (!st.isDirectory()) throw toolError('STATE_DIR_INVALID', `state_dir ${dir} is not a directory`, { path })
+  if (st.uid !== (process.geteuid?.() ?? 0)) throw toolError('STATE_DIR_INVALID', `state_dir ${dir} is owned by uid ${st.uid}, not by us`, { path })
+}
+
+export function checkCaFile (config: ExecutionConfig): void {
+  const ca = config.provider.ca_file
+  if (ca === undefined) return
+  let ok = false
+  try { ok = statSync(ca).isFile() } catch {}
+  if (!ok) throw toolError('CONFIG_INVALID', `provider.ca_file ${ca} is not a readable file`, { path: '/provider/ca_file' })
+}
+
+/** True when uid `other` (any unprivileged user) can traverse to `dir` and list it. */
+export function readableByOthers (dir: string): string | undefined {
+  let st
+  try { st = statSync(dir) } catch { return 'does not exist' }
+  if (!st.isDirectory()) return 'is not a directory'
+  if ((st.mode & 0o005) !== 0o005) return 'is not readable and searchable by others (o+rx)'
+  for (let p = dirname(dir); ; p = dirname(p)) {
+    const a = statSync(p)
+    if ((a.mode & 0o001) === 0) return `has an ancestor ${p} that others cannot search (o+x)`
+    if (p === '/') break
+  }
+  return undefined
+}
+
+export function checkMounts (config: ExecutionConfig): void {
+  for (const [field, dir] of [['go_mod_cache', config.runner.go_mod_cache], ['dependency_dir', config.runner.dependency_dir]] as const) {
+    if (dir === undefined) continue
+    const why = readableByOthers(dir)
+    if (why !== undefined) throw toolError('MOUNT_UNREADABLE', `runner.${field} ${dir} ${why}`, { path: `/runner/${field}`, hint: 'the sandbox runs as an unprivileged user (uid 65534) and mounts it read-only' })
+  }
+}

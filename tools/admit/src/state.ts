@@ -1,0 +1,37 @@
+// What the state root says about each attempt key: never started, consumed (with its
+// outcome), running, or interrupted — read without writing anything.
+
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { OutcomeFile } from '@repairline/schemas'
+import { attemptDirFor, readJsonFile, readOutcome, STALE_GRACE_MS, toolError } from '@repairline/core'
+
+export const MAX_RETAINED_ATTEMPTS = 32
+
+export type KeyState =
+  | { state: 'none', dir: string }
+  | { state: 'consumed', dir: string, outcome: OutcomeFile }
+  | { state: 'running' | 'interrupted', dir: string, deadline: string }
+
+/** The state of one key. A directory owned by another key with the same prefix is refused. */
+export function keyState (stateDir: string, key: string, now: Date): KeyState {
+  const dir = attemptDirFor(stateDir, key)
+  const admissionPath = join(dir, 'admission.json')
+  if (!existsSync(admissionPath)) return { state: 'none', dir }
+  const admission = readJsonFile('admission', admissionPath)
+  if (admission.attempt_key !== key) {
+    throw toolError('ATTEMPT_KEY_COLLISION', `attempt directory ${dir} belongs to key ${admission.attempt_key}, which shares its first 16 hex digits with ${key}`, { path: dir })
+  }
+  if (!existsSync(join(dir, 'started.json'))) return { state: 'none', dir }
+  const outcome = readOutcome(dir)
+  if (outcome !== undefined) return { state: 'consumed', dir, outcome }
+  const stale = now.getTime() > Date.parse(admission.deadline) + STALE_GRACE_MS
+  return { state: stale ? 'interrupted' : 'running', dir, deadline: admission.deadline }
+}
+
+/** Attempts that consumed their key (started.json present); admission-only dirs do not count. */
+export function retainedAttempts (stateDir: string): string[] {
+  const root = join(stateDir, 'attempts')
+  if (!existsSync(root)) return []
+  return readdirSync(root).filter(n => /^[0-9a-f]{16}$/.test(n) && existsSync(join(root, n, 'started.json'))).sort()
+}

@@ -1,0 +1,152 @@
+// The attempt directory (DESIGN §7a): where each file lives, how a step finds its attempt
+// (--attempt, or the attempt record on stdin), and the checks every step makes before work:
+// an existing outcome ends the step at once; the lock must name the attempt; a passed
+// deadline is timed_out; every earlier step's files must exist and validate.
+
+import { closeSync, constants, fstatSync, openSync, readFileSync, existsSync, lstatSync } from 'node:fs'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+import type { Admission, ExecutionConfig, OutcomeFile, SchemaName, SchemaTypes } from '@repairline/schemas'
+import { parseDocument } from './contracts.ts'
+import { hasErrno, toolError, type ErrorCode } from './errors.ts'
+import { readRecords } from './ndjson.ts'
+import { outcomeExit, writeOutcome, type DecidedOutcome, type StepName } from './outcome.ts'
+import { assertLockNames } from './lock.ts'
+import type { ToolIo, ToolResult } from './run-cli.ts'
+
+/** Attempt directories are named by the first 16 hex digits of the key. */
+export function attemptDirFor (stateDir: string, key: string): string {
+  return join(stateDir, 'attempts', key.slice(0, 16))
+}
+
+/** state_dir of an attempt directory (state_dir/attempts/<16 hex>). */
+export function stateRootOf (attemptDir: string): string {
+  return dirname(dirname(attemptDir))
+}
+
+/** Every sealed JSON file of an attempt and its schema. Later steps add theirs here. */
+export const ATTEMPT_JSON_FILES: Partial<Record<string, SchemaName>> = {
+  'inputs/execution.json': 'execution',
+  'inputs/routing-policy.json': 'routing-policy',
+  'inputs/registers.json': 'register-manifest',
+  'inputs/case.json': 'case',
+  'admission.json': 'admission',
+  'started.json': 'started',
+  'outcome.json': 'outcome',
+}
+
+/** Reads a file without following a symlink, bounded to `maxBytes`. */
+export function readFileNoFollow (path: string, maxBytes = 64 << 20): Buffer {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  try {
+    const st = fstatSync(fd)
+    if (!st.isFile()) throw toolError('STATE_UNSAFE', `${path} is not a regular file`)
+    if (st.size > maxBytes) throw toolError('FILE_INVALID', `${path} is larger than ${maxBytes} bytes`)
+    return readFileSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Reads and validates one of our JSON files. Missing → `missingCode`; invalid → FILE_INVALID. */
+export function readJsonFile<N extends SchemaName> (name: N, path: string, missingCode: ErrorCode = 'ATTEMPT_INCOMPLETE'): SchemaTypes[N] {
+  let bytes: Buffer
+  try {
+    bytes = readFileNoFollow(path)
+  } catch (e) {
+    if (hasErrno(e, 'ENOENT')) throw toolError(missingCode, `${path} is missing`, { path })
+    if (hasErrno(e, 'ELOOP')) throw toolError('STATE_UNSAFE', `${path} is a symlink`, { path })
+    throw e
+  }
+  return parseDocument(name, bytes, path, 'FILE_INVALID')
+}
+
+export function readOutcome (attemptDir: string): OutcomeFile | undefined {
+  const p = join(attemptDir, 'outcome.json')
+  if (!existsSync(p)) return undefined
+  return readJsonFile('outcome', p)
+}
+
+/** The attempt directory from --attempt, else from the attempt record on stdin (exit 66 if neither). */
+export async function resolveAttemptPath (flag: string | undefined, io: ToolIo): Promise<string> {
+  if (flag !== undefined) {
+    if (flag === '') throw toolError('USAGE', '--attempt needs a directory')
+    return resolve(io.cwd, flag)
+  }
+  if ((io.stdin as { isTTY?: boolean }).isTTY === true) {
+    throw toolError('ATTEMPT_MISSING', 'no --attempt and stdin is a terminal', { hint: 'pass --attempt DIR or pipe the previous tool into this one' })
+  }
+  let found: string | undefined
+  for await (const r of readRecords(io.stdin)) {
+    if (r.kind !== 'attempt') continue
+    if (found !== undefined && found !== r.path) throw toolError('RECORD_INVALID', `stdin: two different attempt records: ${found} and ${r.path}`)
+    found = r.path
+  }
+  if (found === undefined) {
+    throw toolError('ATTEMPT_MISSING', 'no --attempt and no attempt record on stdin', { hint: 'the previous step printed no attempt: read its error record' })
+  }
+  return found
+}
+
+/** An admitted attempt as every step sees it. */
+export interface Attempt {
+  dir: string
+  stateRoot: string
+  key: string
+  admission: Admission
+  config: ExecutionConfig
+}
+
+/** Loads admission.json, started.json and the config copy; refuses an attempt that was never started. */
+export function loadAttempt (dir: string): Attempt {
+  if (!isAbsolute(dir)) throw toolError('USAGE', `attempt directory must be absolute: ${dir}`)
+  try {
+    const st = lstatSync(dir)
+    if (!st.isDirectory()) throw toolError('STATE_UNSAFE', `${dir} is not a directory`)
+  } catch (e) {
+    if (hasErrno(e, 'ENOENT')) throw toolError('INPUT_MISSING', `attempt directory ${dir} does not exist`, { path: dir })
+    throw e
+  }
+  const admission = readJsonFile('admission', join(dir, 'admission.json'), 'INPUT_MISSING')
+  const started = readJsonFile('started', join(dir, 'started.json'), 'ATTEMPT_INCOMPLETE')
+  if (started.attempt_key !== admission.attempt_key) throw toolError('FILE_INVALID', `${dir}: started.json names another key`)
+  if (attemptDirFor(stateRootOf(dir), admission.attempt_key) !== dir) {
+    throw toolError('FILE_INVALID', `${dir}: admission.json names key ${admission.attempt_key.slice(0, 16)}…, which does not own this directory`)
+  }
+  const config = readJsonFile('execution', join(dir, 'inputs', 'execution.json'))
+  return { dir, stateRoot: stateRootOf(dir), key: admission.attempt_key, admission, config }
+}
+
+export type StepOpen =
+  | { done: true, result: ToolResult, attempt: Attempt }
+  | { done: false, attempt: Attempt }
+
+/**
+ * The checks every step after admit makes, in order: print the attempt record; an existing
+ * outcome ends the step with that outcome; the lock must name this attempt (75); past the
+ * deadline the step writes timed_out; the files in `requires` must exist and validate.
+ */
+export function openStep (step: StepName, dir: string, io: ToolIo, requires: readonly string[]): StepOpen {
+  const attempt = loadAttempt(dir)
+  io.out.write({ v: 1, kind: 'attempt', path: attempt.dir, key: attempt.key })
+  const existing = readOutcome(attempt.dir)
+  if (existing !== undefined) return { done: true, attempt, result: { exit: outcomeExit(existing.outcome, existing.retryable), outcome: existing.outcome } }
+  assertLockNames(attempt.stateRoot, attempt.key, attempt.dir)
+  const now = io.now()
+  if (now.getTime() > Date.parse(attempt.admission.deadline)) {
+    const o = finishAttempt(step, attempt, io, { outcome: 'timed_out', code: 'DEADLINE_PASSED', message: `${step} found the attempt past its deadline ${attempt.admission.deadline}` })
+    return { done: true, attempt, result: o }
+  }
+  for (const rel of requires) {
+    const schema = ATTEMPT_JSON_FILES[rel]
+    const p = join(attempt.dir, rel)
+    if (schema !== undefined) readJsonFile(schema, p)
+    else if (!existsSync(p)) throw toolError('ATTEMPT_INCOMPLETE', `${p} is missing: run the earlier step first`, { path: p })
+  }
+  return { done: false, attempt }
+}
+
+/** Writes the outcome a step decided (or finds the one already there) and returns the step's result. */
+export function finishAttempt (step: StepName, attempt: Attempt, io: ToolIo, d: DecidedOutcome): ToolResult {
+  const file = writeOutcome(attempt.stateRoot, attempt.dir, attempt.key, step, d, io.now(), readOutcome)
+  return { exit: outcomeExit(file.outcome, file.retryable), outcome: file.outcome }
+}

@@ -1,0 +1,110 @@
+// Typed errors. Every refusal has a stable code; callers match on `code`, never on
+// `instanceof` (errors cross process and bundle boundaries). Each code has one default
+// exit status from the table in exit-codes.ts; a tool may override it where the same
+// rule means a terminal outcome (exit 1) after admission rather than a refusal before it.
+
+import { EXIT, type ExitCode } from './exit-codes.ts'
+
+/** Every stable error code, its default exit status and a one-line meaning. */
+export const ERROR_CODES = {
+  USAGE: { exit: EXIT.USAGE, summary: 'bad flags or arguments' },
+  INTERNAL: { exit: EXIT.INTERNAL, summary: 'internal bug' },
+  // input and contracts
+  ATTEMPT_MISSING: { exit: EXIT.NO_INPUT, summary: 'no --attempt and no attempt record on stdin' },
+  INPUT_MISSING: { exit: EXIT.NO_INPUT, summary: 'a required file is missing or unreadable' },
+  RECORD_INVALID: { exit: EXIT.DATA, summary: 'an NDJSON record on stdin broke its contract' },
+  FILE_INVALID: { exit: EXIT.DATA, summary: 'a file broke its schema or is not strict JSON' },
+  REPORT_INVALID: { exit: EXIT.DATA, summary: 'the suite report broke its schema' },
+  CASE_INPUT_MISMATCH: { exit: EXIT.DATA, summary: "a case's input_sha256 does not match its content" },
+  EVENTS_INVALID: { exit: EXIT.DATA, summary: 'test events on stdin could not be read' },
+  REGISTER_MANIFEST_MISSING: { exit: EXIT.DATA, summary: 'no .repairline/registers.json at source_sha' },
+  REGISTER_MANIFEST_INVALID: { exit: EXIT.DATA, summary: 'the register manifest broke its schema or vocabulary' },
+  REGISTER_TUPLE_MISMATCH: { exit: EXIT.DATA, summary: 'a register tuple disagrees with the manifest blob' },
+  ATTEMPT_INCOMPLETE: { exit: EXIT.DATA, summary: "an earlier step's file is missing or invalid" },
+  // execution config (78)
+  CONFIG_INVALID: { exit: EXIT.CONFIG, summary: 'the execution config broke its schema or a bound' },
+  BASE_URL_INVALID: { exit: EXIT.CONFIG, summary: 'provider.base_url is not a canonical https URL' },
+  TOKEN_HELPER_MISMATCH: { exit: EXIT.CONFIG, summary: 'the token helper is missing or its sha256 differs' },
+  SOURCE_NOT_GIT: { exit: EXIT.CONFIG, summary: 'source_root is not a usable git checkout' },
+  SOURCE_SHA_UNKNOWN: { exit: EXIT.CONFIG, summary: 'source_sha is not a commit in source_root' },
+  CHECKOUT_DIRTY: { exit: EXIT.CONFIG, summary: 'the source checkout has changes or untracked files' },
+  ALLOWED_FILE_INVALID: { exit: EXIT.CONFIG, summary: 'an allowed file is not an editable source blob' },
+  TEST_PACKAGE_INVALID: { exit: EXIT.CONFIG, summary: 'a test package is not an exact target' },
+  ROUTING_POLICY_INVALID: { exit: EXIT.CONFIG, summary: 'the routing policy broke its schema' },
+  ROUTE_MODEL_MISMATCH: { exit: EXIT.CONFIG, summary: "a route's model differs from provider.model" },
+  STATE_DIR_INVALID: { exit: EXIT.CONFIG, summary: 'state_dir cannot be used' },
+  MOUNT_UNREADABLE: { exit: EXIT.CONFIG, summary: 'a configured mount is not readable by the sandbox user' },
+  // source tree (refused by admit before anything is consumed; rejected by extract-tree)
+  TREE_SYMLINK: { exit: EXIT.DATA, summary: 'the tree holds a symlink' },
+  TREE_GITLINK: { exit: EXIT.DATA, summary: 'the tree holds a gitlink (submodule)' },
+  TREE_MODE_UNSUPPORTED: { exit: EXIT.DATA, summary: 'the tree holds an entry that is not a regular file' },
+  TREE_PATH_UNSAFE: { exit: EXIT.DATA, summary: 'a tree path has .., .git, an absolute form or a control character' },
+  TREE_PATH_DUPLICATE: { exit: EXIT.DATA, summary: 'two tree paths are equal or differ only in case' },
+  TREE_NODE_MODULES: { exit: EXIT.DATA, summary: 'the tree tracks node_modules (the dependency mount point)' },
+  TREE_TOO_MANY_ENTRIES: { exit: EXIT.DATA, summary: 'the tree has more than 20,000 blob entries' },
+  TREE_TOO_LARGE: { exit: EXIT.DATA, summary: 'the tree has more than 16 MiB of blob bytes' },
+  TREE_SHARED_METADATA: { exit: EXIT.DATA, summary: 'the repository uses alternates, grafts or a shallow history' },
+  TREE_OBJECT_MISMATCH: { exit: EXIT.DATA, summary: 'a blob does not hash to its id (tampered object store)' },
+  // eligibility and verdicts
+  NOTHING_ELIGIBLE: { exit: EXIT.NO, summary: 'no eligible, unconsumed case' },
+  DEADLINE_PASSED: { exit: EXIT.NO, summary: 'the attempt passed its deadline (timed_out)' },
+  ATTEMPT_INTERRUPTED: { exit: EXIT.NO, summary: 'started, no outcome, and past deadline + 30 s (interrupted)' },
+  // state root
+  LOCK_HELD: { exit: EXIT.TEMP, summary: 'another attempt holds the lock' },
+  LOCK_LOST: { exit: EXIT.TEMP, summary: 'the lock does not name this attempt' },
+  RETENTION_FULL: { exit: EXIT.CANT_CREATE, summary: '32 attempts are retained' },
+  ATTEMPT_KEY_COLLISION: { exit: EXIT.CANT_CREATE, summary: 'another key owns this attempt directory' },
+  STATE_UNSAFE: { exit: EXIT.CANT_CREATE, summary: 'a symlink, foreign owner or unexpected file type in the state root' },
+  WRITE_FAILED: { exit: EXIT.CANT_CREATE, summary: 'a file could not be written' },
+  // environment
+  SANDBOX_UNAVAILABLE: { exit: EXIT.NO_PERM, summary: 'a sandbox primitive is missing or did not take' },
+  HOSTILE_ENVIRONMENT: { exit: EXIT.CONFIG, summary: 'an environment variable that weakens TLS or leaks secrets is set' },
+} as const satisfies Record<string, { exit: ExitCode; summary: string }>
+
+export type KnownErrorCode = keyof typeof ERROR_CODES
+/** Later issues add codes here; the literal union keeps matches exhaustive. */
+export type ErrorCode = KnownErrorCode
+
+export interface ToolErrorOptions<C extends ErrorCode> {
+  code: C
+  message: string
+  /** Overrides the code's default exit status. */
+  exit?: ExitCode
+  /** A JSON pointer (into a config or record) or a file path. */
+  path?: string
+  hint?: string
+  cause?: unknown
+}
+
+/** The one error class of the tools. Match on `code`. */
+export class ToolError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C
+  readonly exit: ExitCode
+  readonly path: string | undefined
+  readonly hint: string | undefined
+
+  constructor (o: ToolErrorOptions<C>) {
+    super(o.message, o.cause === undefined ? undefined : { cause: o.cause })
+    this.name = 'ToolError'
+    this.code = o.code
+    this.exit = o.exit ?? ERROR_CODES[o.code].exit
+    this.path = o.path
+    this.hint = o.hint
+  }
+}
+
+/** Shorthand constructor, so call sites read as one line. */
+export function toolError<C extends ErrorCode> (code: C, message: string, extra: Omit<ToolErrorOptions<C>, 'code' | 'message'> = {}): ToolError<C> {
+  return new ToolError({ code, message, ...extra })
+}
+
+/** True for any object carrying a known error code (works across bundles). */
+export function isToolError (e: unknown): e is ToolError {
+  return typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'ToolError' &&
+    typeof (e as { code?: unknown }).code === 'string' && (e as { code: string }).code in ERROR_CODES
+}
+
+/** True when `e` is a Node system error with the given errno code (ENOENT, EEXIST, …). */
+export function hasErrno (e: unknown, code: string): boolean {
+  return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === code
+}

@@ -1,0 +1,94 @@
+// Hermetic git (DESIGN §8): every git process runs with a cleared environment (no HOME, no
+// system or global config, replace refs off) and with the repository's own hooks and
+// fsmonitor disabled on the command line, which outranks repository config. Nothing here
+// reads the working tree except `status`, which proves the checkout is clean.
+
+import { existsSync } from 'node:fs'
+import { join, isAbsolute } from 'node:path'
+import { run, spawnStreaming, type RunResult } from './spawn.ts'
+import { toolError } from './errors.ts'
+
+/** The complete environment git runs with. */
+export const GIT_ENV: Readonly<Record<string, string>> = Object.freeze({
+  PATH: '/usr/local/bin:/usr/bin:/bin',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_NO_REPLACE_OBJECTS: '1',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_OPTIONAL_LOCKS: '0',
+  LC_ALL: 'C',
+})
+
+/** Global options placed before every git subcommand. */
+export function gitPrefix (repo: string): string[] {
+  return ['--no-replace-objects', '--no-optional-locks', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.untrackedCache=false', '-c', 'protocol.allow=never', '-C', repo]
+}
+
+export const GIT_BIN = '/usr/bin/git'
+
+/** Runs one git command in `repo`; returns its raw result (never throws for a git failure). */
+export async function git (repo: string, args: readonly string[], opts: { input?: Uint8Array | string, maxBuffer?: number } = {}): Promise<RunResult> {
+  return await run(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV }, input: opts.input, maxBuffer: opts.maxBuffer })
+}
+
+/** Runs git and returns stdout, or throws `code` with git's first stderr line. */
+export async function gitOk (repo: string, args: readonly string[], what: string, code: 'SOURCE_NOT_GIT' | 'SOURCE_SHA_UNKNOWN' | 'INTERNAL' = 'SOURCE_NOT_GIT', opts: { input?: Uint8Array | string, maxBuffer?: number } = {}): Promise<Buffer> {
+  const r = await git(repo, args, opts)
+  if (r.exitCode !== 0) {
+    const msg = r.spawnError ?? (r.stderr.toString('utf8').trim().split('\n')[0] ?? `exit ${String(r.exitCode)}`)
+    throw toolError(code, `${what}: git ${args[0] ?? ''} failed: ${msg}`)
+  }
+  return r.stdout
+}
+
+/** Starts a streaming git process (cat-file --batch) in `repo` under the hermetic environment. */
+export function gitStreaming (repo: string, args: readonly string[]): ReturnType<typeof spawnStreaming> {
+  return spawnStreaming(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV } })
+}
+
+export interface RepoInfo {
+  /** The checkout's top-level directory. */
+  top: string
+  /** The common git directory (objects, refs, info). */
+  commonDir: string
+}
+
+/** Checks `root` is the top of a git checkout and returns its directories. */
+export async function repoInfo (root: string): Promise<RepoInfo> {
+  const out = (await gitOk(root, ['rev-parse', '--show-toplevel', '--git-common-dir'], `source_root ${root}`)).toString('utf8').split('\n')
+  const top = out[0] ?? ''
+  let commonDir = out[1] ?? ''
+  if (!isAbsolute(commonDir)) commonDir = join(top, commonDir)
+  if (top !== root) throw toolError('SOURCE_NOT_GIT', `source_root ${root} is not the top of its checkout (${top})`, { path: '/source_root' })
+  return { top, commonDir }
+}
+
+/**
+ * Refuses repositories whose objects may come from elsewhere or whose history is cut:
+ * alternates, grafts, a shallow file (shared metadata, DESIGN §8).
+ */
+export function assertNoSharedMetadata (info: RepoInfo): void {
+  for (const rel of ['objects/info/alternates', 'objects/info/http-alternates', 'info/grafts', 'shallow']) {
+    if (existsSync(join(info.commonDir, rel))) {
+      throw toolError('TREE_SHARED_METADATA', `the repository has ${rel}: objects or history are shared with another repository`, { hint: 'run repairline on a standalone, full clone' })
+    }
+  }
+}
+
+/** Resolves a full 40-hex id to a commit, refusing short, unknown or non-commit ids. */
+export async function assertCommit (root: string, sha: string): Promise<void> {
+  if (!/^[0-9a-f]{40}$/.test(sha)) throw toolError('SOURCE_SHA_UNKNOWN', `source_sha must be a full 40-hex commit id, got ${JSON.stringify(sha)}`, { path: '/source_sha' })
+  const r = await git(root, ['cat-file', '-t', sha])
+  const type = r.stdout.toString('utf8').trim()
+  if (r.exitCode !== 0) throw toolError('SOURCE_SHA_UNKNOWN', `source_sha ${sha} is not an object in ${root}`, { path: '/source_sha' })
+  if (type !== 'commit') throw toolError('SOURCE_SHA_UNKNOWN', `source_sha ${sha} is a ${type}, not a commit`, { path: '/source_sha' })
+}
+
+/** Refuses a checkout with modified, staged or untracked files (ignored files do not count). */
+export async function assertClean (root: string): Promise<void> {
+  const out = await gitOk(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none'], `source_root ${root}`)
+  if (out.length > 0) {
+    const first = out.toString('utf8').split('\0')[0] ?? ''
+    throw toolError('CHECKOUT_DIRTY', `source_root ${root} is not clean: ${first.trim()}${out.toString('utf8').split('\0').filter(Boolean).length > 1 ? ' …' : ''}`, { path: '/source_root', hint: 'commit or stash your changes; repairline reads only committed blobs but refuses a dirty checkout so the receipt can say the checkout was unchanged' })
+  }
+}

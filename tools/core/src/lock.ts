@@ -1,0 +1,131 @@
+// The state-root lock (DESIGN §7). `state_dir/lock` names one attempt. It is created whole
+// (a fully written temp file hard-linked into place, so it is never seen half-written) and
+// exclusively (link fails if it exists). It is stale if and only if its attempt has
+// outcome.json or now is past its deadline + 30 s; a live holder is never broken early,
+// whatever its pid does (the lock spans several processes). A stale lock is broken by
+// renaming it to lock.broken.<nonce>; the breaker then checks it moved the very lock it
+// judged (same inode) and puts back anything else.
+
+import { randomBytes } from 'node:crypto'
+import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, existsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Lock } from '@repairline/schemas'
+import { parseDocument } from './contracts.ts'
+import { hasErrno, toolError } from './errors.ts'
+import { fsyncDir, writeFileAtomic, jsonFileBytes } from './atomic.ts'
+import { assertValid } from './contracts.ts'
+
+/** How long after its deadline a lock without an outcome is presumed dead. */
+export const STALE_GRACE_MS = 30_000
+
+export function lockPath (stateRoot: string): string {
+  return join(stateRoot, 'lock')
+}
+
+interface ReadLock { lock: Lock, ino: number }
+
+function readLockWithInode (stateRoot: string): ReadLock | undefined {
+  let fd: number
+  try {
+    fd = openSync(lockPath(stateRoot), constants.O_RDONLY | constants.O_NOFOLLOW)
+  } catch (e) {
+    if (hasErrno(e, 'ENOENT')) return undefined
+    if (hasErrno(e, 'ELOOP')) throw toolError('STATE_UNSAFE', `${lockPath(stateRoot)} is a symlink`)
+    throw e
+  }
+  try {
+    const ino = fstatSync(fd).ino
+    const lock = parseDocument('lock', readFileSync(fd), lockPath(stateRoot), 'STATE_UNSAFE')
+    return { lock, ino }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** The current lock, or undefined when there is none. */
+export function readLock (stateRoot: string): Lock | undefined {
+  return readLockWithInode(stateRoot)?.lock
+}
+
+/** Stale iff the holder's attempt has an outcome, or now > deadline + 30 s. */
+export function isLockStale (lock: Lock, now: Date): boolean {
+  if (existsSync(join(lock.attempt_dir, 'outcome.json'))) return true
+  return now.getTime() > Date.parse(lock.deadline) + STALE_GRACE_MS
+}
+
+export type AcquireResult = { acquired: true, broken?: Lock } | { acquired: false, holder: Lock }
+
+function tryLink (stateRoot: string, bytes: string): boolean {
+  const tmp = join(stateRoot, `.lock.tmp-${randomBytes(6).toString('hex')}`)
+  writeFileAtomic(tmp, bytes, { stateRoot, exclusive: true })
+  try {
+    linkSync(tmp, lockPath(stateRoot))
+    return true
+  } catch (e) {
+    if (hasErrno(e, 'EEXIST')) return false
+    throw e
+  } finally {
+    unlinkSync(tmp)
+    fsyncDir(stateRoot)
+  }
+}
+
+/**
+ * Takes the lock for `want`. If a stale lock is in the way it is broken (renamed aside)
+ * and returned as `broken`, so the caller can mark that attempt interrupted. A live lock
+ * is returned as `holder`.
+ */
+export function acquireLock (stateRoot: string, want: Lock, now: Date): AcquireResult {
+  assertValid('lock', want, 'lock', 'INTERNAL')
+  const bytes = jsonFileBytes(want)
+  for (let round = 0; round < 3; round++) {
+    if (tryLink(stateRoot, bytes)) return { acquired: true }
+    const current = readLockWithInode(stateRoot)
+    if (current === undefined) continue
+    if (!isLockStale(current.lock, now)) return { acquired: false, holder: current.lock }
+    const grave = join(stateRoot, `lock.broken.${randomBytes(8).toString('hex')}`)
+    try {
+      renameSync(lockPath(stateRoot), grave)
+    } catch (e) {
+      if (hasErrno(e, 'ENOENT')) continue
+      throw e
+    }
+    if (lstatSync(grave).ino !== current.ino) {
+      // We moved a lock someone created after we judged the old one stale: put it back.
+      try { linkSync(grave, lockPath(stateRoot)); unlinkSync(grave) } catch {}
+      fsyncDir(stateRoot)
+      continue
+    }
+    fsyncDir(stateRoot)
+    if (tryLink(stateRoot, bytes)) return { acquired: true, broken: current.lock }
+  }
+  const holder = readLock(stateRoot)
+  if (holder !== undefined) return { acquired: false, holder }
+  throw toolError('LOCK_HELD', 'the lock changed hands repeatedly while being taken; try again')
+}
+
+/** Refuses (75 LOCK_LOST) unless the lock names this attempt. */
+export function assertLockNames (stateRoot: string, key: string, attemptDir: string): void {
+  const current = readLock(stateRoot)
+  if (current === undefined) throw toolError('LOCK_LOST', `no lock in ${stateRoot}: this attempt no longer holds it`)
+  if (current.attempt_key !== key || current.attempt_dir !== attemptDir) {
+    throw toolError('LOCK_LOST', `the lock names attempt ${current.attempt_key.slice(0, 16)}, not ${key.slice(0, 16)}`)
+  }
+}
+
+/** Removes the lock only if it names this attempt; returns whether it did. */
+export function releaseLock (stateRoot: string, key: string, attemptDir: string): boolean {
+  const current = readLockWithInode(stateRoot)
+  if (current === undefined || current.lock.attempt_key !== key || current.lock.attempt_dir !== attemptDir) return false
+  const grave = join(stateRoot, `.lock.release-${randomBytes(6).toString('hex')}`)
+  renameSync(lockPath(stateRoot), grave)
+  if (lstatSync(grave).ino !== current.ino) {
+    try { linkSync(grave, lockPath(stateRoot)) } catch {}
+    unlinkSync(grave)
+    fsyncDir(stateRoot)
+    return false
+  }
+  unlinkSync(grave)
+  fsyncDir(stateRoot)
+  return true
+}

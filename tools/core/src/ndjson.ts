@@ -1,0 +1,154 @@
+// The one NDJSON reader and writer. The `ndjson` package writes os.EOL, skips blank lines
+// and reports no line numbers (see README, "Replaced packages"), so records go through here:
+// the writer is JSON.stringify(record) + "\n" after validation; the reader is strict and
+// positional — a blank line, bad JSON, an unknown kind or a schema failure is refused with
+// `<source>:<line>`, never skipped.
+
+import type { Writable } from 'node:stream'
+import { recordKinds, validators, type RecordKind, type RecordTypes, type SchemaName } from '@repairline/schemas'
+import { toolError } from './errors.ts'
+import { formatSchemaErrors } from './contracts.ts'
+
+export type AnyRecord = RecordTypes[RecordKind]
+
+/** Lines longer than this are refused rather than buffered. */
+export const MAX_LINE_BYTES = 16 << 20
+
+export interface Line { line: number, text: string }
+
+/**
+ * Splits a byte stream into UTF-8 lines on "\n", counting from 1. A final line without a
+ * newline is yielded; a stream ending in "\n" yields no empty last line. A line longer than
+ * `maxLineBytes` throws (the caller decides the code) instead of growing without bound.
+ */
+export async function * splitLines (source: AsyncIterable<Uint8Array | string>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Line> {
+  const decoder = new TextDecoder('utf-8', { fatal: false })
+  let pending: Buffer[] = []
+  let pendingBytes = 0
+  let line = 0
+  for await (const chunk of source) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+    let start = 0
+    for (;;) {
+      const nl = buf.indexOf(10, start)
+      if (nl === -1) break
+      line++
+      let text: string
+      if (pendingBytes === 0) {
+        text = decoder.decode(buf.subarray(start, nl))
+      } else {
+        pending.push(buf.subarray(start, nl))
+        text = decoder.decode(Buffer.concat(pending))
+        pending = []
+        pendingBytes = 0
+      }
+      if (Buffer.byteLength(text) > maxLineBytes) throw new LineTooLongError(line, maxLineBytes)
+      yield { line, text }
+      start = nl + 1
+    }
+    if (start < buf.length) {
+      // Copy: the chunk's memory may be reused by the stream.
+      const rest = Buffer.from(buf.subarray(start))
+      pending.push(rest)
+      pendingBytes += rest.length
+      if (pendingBytes > maxLineBytes) throw new LineTooLongError(line + 1, maxLineBytes)
+    }
+  }
+  if (pendingBytes > 0) yield { line: line + 1, text: decoder.decode(Buffer.concat(pending)) }
+}
+
+export class LineTooLongError extends Error {
+  constructor (readonly line: number, readonly max: number) {
+    super(`line ${line} is longer than ${max} bytes`)
+    this.name = 'LineTooLongError'
+  }
+}
+
+function recordSchema (kind: RecordKind): SchemaName {
+  return `record-${kind}` as SchemaName
+}
+
+/** Parses and validates one record line; throws RECORD_INVALID naming `<source>:<line>`. */
+export function parseRecordLine (text: string, where: string): AnyRecord {
+  const snippet = text.length > 120 ? `${text.slice(0, 120)}…` : text
+  if (text === '') throw toolError('RECORD_INVALID', `${where}: blank line`)
+  if (text.endsWith('\r')) throw toolError('RECORD_INVALID', `${where}: line ends with CR`)
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (e) {
+    throw toolError('RECORD_INVALID', `${where}: not JSON: ${(e as Error).message}: ${snippet}`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw toolError('RECORD_INVALID', `${where}: not a JSON object: ${snippet}`)
+  const kind = (value as { kind?: unknown }).kind
+  if (typeof kind !== 'string' || !(recordKinds as readonly string[]).includes(kind)) {
+    throw toolError('RECORD_INVALID', `${where}: unknown record kind ${JSON.stringify(kind)}; expected one of ${recordKinds.join(', ')}`)
+  }
+  const validate = validators[recordSchema(kind as RecordKind)]
+  if (!validate(value)) throw toolError('RECORD_INVALID', `${where}: ${kind} record: ${formatSchemaErrors(validate.errors).join('; ')}`)
+  return value as AnyRecord
+}
+
+/** Reads every record of a stream strictly. `source` names it in errors (`stdin`). */
+export async function * readRecords (input: AsyncIterable<Uint8Array | string>, source = 'stdin'): AsyncGenerator<AnyRecord> {
+  try {
+    for await (const { line, text } of splitLines(input)) yield parseRecordLine(text, `${source}:${line}`)
+  } catch (e) {
+    if (e instanceof LineTooLongError) throw toolError('RECORD_INVALID', `${source}:${e.line}: line longer than ${e.max} bytes`)
+    throw e
+  }
+}
+
+/** Serializes a record after validating it against its kind's schema. */
+export function formatRecord (record: AnyRecord): string {
+  const validate = validators[recordSchema(record.kind)]
+  if (!validate(record)) {
+    throw toolError('INTERNAL', `refusing to print an invalid ${record.kind} record: ${formatSchemaErrors(validate.errors).join('; ')}`)
+  }
+  return JSON.stringify(record) + '\n'
+}
+
+/**
+ * Prints records in the order every tool keeps: one `start`, at most one `attempt`, the
+ * tool's own records, at most one `error`, one `result`. EPIPE (the reader went away) makes
+ * further writes silent; the tool finishes its work and exit status is unchanged.
+ */
+export class RecordWriter {
+  private state: 'new' | 'started' | 'errored' | 'done' = 'new'
+  private attemptPrinted = false
+  private broken = false
+  readonly printed: AnyRecord[] = []
+
+  constructor (private readonly out: Writable) {
+    out.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') this.broken = true
+      else throw e
+    })
+  }
+
+  write (record: AnyRecord): void {
+    const { kind } = record
+    if (kind === 'start' ? this.state !== 'new' : this.state === 'new' || this.state === 'done') {
+      throw toolError('INTERNAL', `record order: ${kind} after ${this.state}`)
+    }
+    if (kind === 'attempt') {
+      if (this.attemptPrinted) return
+      this.attemptPrinted = true
+    }
+    if (kind === 'error') {
+      if (this.state === 'errored') throw toolError('INTERNAL', 'record order: a second error record')
+      this.state = 'errored'
+    } else if (kind === 'result') {
+      this.state = 'done'
+    } else if (kind === 'start') {
+      this.state = 'started'
+    } else if (this.state === 'errored') {
+      throw toolError('INTERNAL', `record order: ${kind} after error`)
+    }
+    const line = formatRecord(record)
+    this.printed.push(record)
+    if (!this.broken) this.out.write(line)
+  }
+
+  get attemptKnown (): boolean { return this.attemptPrinted }
+}
