@@ -3,17 +3,17 @@
 /* eslint-disable */
 import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 "use strict";
-export const validate = validate40;
-const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-error:v1","title":"ErrorRecord","description":"At most one per run, just before result.","type":"object","additionalProperties":false,"required":["v","kind","code","message"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"error"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable error code."},"message":{"description":"One line.","type":"string","minLength":1,"maxLength":8192},"path":{"description":"JSON pointer or file path.","type":"string","maxLength":4096},"hint":{"description":"What to do about it.","type":"string","maxLength":8192}}};
-const schema65 = {"description":"A stable error code in SCREAMING_SNAKE_CASE.","type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
-const pattern21 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
+export const validate = validate42;
+const schema100 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-error:v1","title":"ErrorRecord","description":"At most one per run, just before result.","type":"object","additionalProperties":false,"required":["v","kind","code","message"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"error"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable error code."},"message":{"description":"One line.","type":"string","minLength":1,"maxLength":8192},"path":{"description":"JSON pointer or file path.","type":"string","maxLength":4096},"hint":{"description":"What to do about it.","type":"string","maxLength":8192}}};
+const schema68 = {"description":"A stable error code in SCREAMING_SNAKE_CASE.","type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
+const pattern22 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
 const func2 = runtime_ucs2length.default;
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-error:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -100,7 +100,7 @@ errors++;
 if(data.code !== undefined){
 let data2 = data.code;
 if(typeof data2 === "string"){
-if(!pattern21.test(data2)){
+if(!pattern22.test(data2)){
 const err7 = {instancePath:instancePath+"/code",schemaPath:"urn:repairline:defs:v1#/$defs/errorCode/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{1,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -218,8 +218,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -2,16 +2,16 @@
 // @ts-nocheck
 /* eslint-disable */
 "use strict";
-export const validate = validate42;
-const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","title":"StartRecord","description":"The first record every tool prints.","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool","description":"The tool that prints it."},"command":{"description":"The subcommand, for tools that have them.","type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
-const schema85 = {"description":"The name of a repairline executable.","type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
-const pattern46 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
+export const validate = validate44;
+const schema105 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","title":"StartRecord","description":"The first record every tool prints.","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool","description":"The tool that prints it."},"command":{"description":"The subcommand, for tools that have them.","type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
+const schema88 = {"description":"The name of a repairline executable.","type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
+const pattern47 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-start:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -98,7 +98,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((((((((data2 === "admit") || (data2 === "extract-tree")) || (data2 === "reproduce")) || (data2 === "ask-provider")) || (data2 === "gate-patch")) || (data2 === "verify")) || (data2 === "receipt")) || (data2 === "attempt"))){
-const err7 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema85.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema88.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -111,7 +111,7 @@ errors++;
 if(data.command !== undefined){
 let data3 = data.command;
 if(typeof data3 === "string"){
-if(!pattern46.test(data3)){
+if(!pattern47.test(data3)){
 const err8 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z-]{0,31}$"},message:"must match pattern \""+"^[a-z][a-z-]{0,31}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -144,8 +144,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
