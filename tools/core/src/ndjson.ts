@@ -128,6 +128,7 @@ export class RecordWriter {
 
   write (record: AnyRecord): void {
     const { kind } = record
+    const line = formatRecord(record)
     if (kind === 'start' ? this.state !== 'new' : this.state === 'new' || this.state === 'done') {
       throw toolError('INTERNAL', `record order: ${kind} after ${this.state}`)
     }
@@ -145,7 +146,6 @@ export class RecordWriter {
     } else if (this.state === 'errored') {
       throw toolError('INTERNAL', `record order: ${kind} after error`)
     }
-    const line = formatRecord(record)
     this.printed.push(record)
     if (!this.broken) this.out.write(line)
   }

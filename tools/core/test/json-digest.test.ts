@@ -1,0 +1,22 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { parseJsonText, parseJsonBytes, jcs, jcsSha256, sha256Hex, gitBlobId } from '../src/index.ts'
+
+test('strict JSON refuses duplicate keys at any depth, a BOM and invalid UTF-8', () => {
+  assert.deepEqual(parseJsonText('{"a":1,"b":{"c":[1,{"d":2}]}}'), { ok: true, value: { a: 1, b: { c: [1, { d: 2 }] } } })
+  assert.match((parseJsonText('{"a":1,"a":2}') as { message: string }).message, /duplicate key "a"/)
+  assert.match((parseJsonText('{"x":[{"k":1,"k":1}]}') as { message: string }).message, /duplicate key "k"/)
+  assert.deepEqual(parseJsonText('{"a":"a","b":"a"}').ok, true) // equal values are not keys
+  assert.deepEqual(parseJsonText('{"a\\"":1,"a":2}').ok, true) // escaped quote in a key
+  assert.match((parseJsonText('\ufeff{}') as { message: string }).message, /byte-order mark/)
+  assert.match((parseJsonBytes(Buffer.from([0x7b, 0xff, 0x7d])) as { message: string }).message, /UTF-8/)
+  assert.equal(parseJsonText('{"a":1,}').ok, false)
+})
+
+test('JCS is key-order independent and digests match known values', () => {
+  assert.equal(jcs({ b: 1, a: [true, null, 'é'] }), '{"a":[true,null,"é"],"b":1}')
+  assert.equal(jcsSha256({ b: 1, a: 2 }), jcsSha256({ a: 2, b: 1 }))
+  assert.equal(sha256Hex(''), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855')
+  // git hash-object of "hello\n"
+  assert.equal(gitBlobId(Buffer.from('hello\n')), 'ce013625030ba8dba906f756967f9e9ca394464a')
+})
