@@ -1,0 +1,63 @@
+// admit report: real `go test -json` output (and repairline's normalized node events) on
+// stdin become a suite report that admit run accepts.
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { run } from '@repairline/core'
+import { validators } from '@repairline/schemas'
+import { runBin, errorOf } from '../../../test/helpers/bin.ts'
+import { fixture } from './helpers.ts'
+
+test('go test -json of the fixture → one case per failing identity, mapped to ./<dir>; admit run takes it', async (t) => {
+  const f = await fixture(t)
+  const gocache = join(f.dir, 'gocache')
+  const go = await run('/usr/bin/go', ['test', '-json', '-count=1', './...'], { cwd: f.repo, env: { PATH: '/usr/bin:/bin', HOME: f.dir, GOCACHE: gocache, GOFLAGS: '', GOTOOLCHAIN: 'local', GOPROXY: 'off' } })
+  assert.equal(go.exitCode, 1, go.stderr.toString())
+  const out = join(f.dir, 'generated-report.json')
+  const r = await runBin('admit', ['report', '--config', f.configPath, '--out', out, '--suite', 'local'], { input: go.stdout.toString() })
+  assert.equal(r.exitCode, 0, r.stderr)
+  const report = JSON.parse(readFileSync(out, 'utf8'))
+  assert.ok(validators['suite-report'](report))
+  assert.deepEqual(report.cases.map((c: { id: string, test: unknown }) => [c.id, c.test]), [
+    ['example.com/calc::TestAdd', { package: '.', name: 'example.com/calc::TestAdd' }],
+  ])
+  const admitted = await runBin('admit', ['run', '--config', f.configPath, '--report', out])
+  assert.equal(admitted.exitCode, 0, admitted.stderr)
+})
+
+test('a build failure in plain text becomes the identity <pkg>::', async (t) => {
+  const f = await fixture(t)
+  const out = join(f.dir, 'r.json')
+  const input = 'FAIL\texample.com/calc [build failed]\n'
+  const r = await runBin('admit', ['report', '--config', f.configPath, '--out', out], { input })
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')).cases.map((c: { id: string }) => c.id), ['example.com/calc::'])
+})
+
+test('node: normalized events map a file to the test_packages entry that holds it', async (t) => {
+  const f = await fixture(t, { runner: 'node' })
+  const out = join(f.dir, 'r.json')
+  const events = [
+    { Action: 'run', Package: 'test/calc.test.js', Test: 'add adds' },
+    { Action: 'fail', Package: 'test/calc.test.js', Test: 'add adds', Elapsed: 0.001 },
+    { Action: 'run', Package: 'test/calc.test.js', Test: 'double doubles' },
+    { Action: 'pass', Package: 'test/calc.test.js', Test: 'double doubles', Elapsed: 0.001 },
+  ].map(e => JSON.stringify(e)).join('\n') + '\n'
+  const r = await runBin('admit', ['report', '--config', f.configPath, '--out', out], { input: events })
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')).cases.map((c: { test: unknown }) => c.test), [{ package: 'test', name: 'test/calc.test.js::add adds' }])
+})
+
+test('no events, or no failing identity, writes nothing', async (t) => {
+  const f = await fixture(t)
+  const out = join(f.dir, 'r.json')
+  const empty = await runBin('admit', ['report', '--config', f.configPath, '--out', out], { input: 'just text\n' })
+  assert.equal(empty.exitCode, 65)
+  assert.equal(errorOf(empty)?.code, 'EVENTS_INVALID')
+  const green = await runBin('admit', ['report', '--config', f.configPath, '--out', out], { input: '{"Action":"run","Package":"m","Test":"T"}\n{"Action":"pass","Package":"m","Test":"T"}\n' })
+  assert.equal(green.exitCode, 1)
+  assert.equal(errorOf(green)?.code, 'NOTHING_ELIGIBLE')
+  assert.throws(() => readFileSync(out))
+})
