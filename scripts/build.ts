@@ -10,10 +10,16 @@ import { fileURLToPath } from 'node:url'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const tools = readdirSync(join(root, 'tools')).filter(t => t !== 'core' && existsSync(join(root, 'tools', t, 'src', 'cli.ts'))).sort()
 
-await Promise.all(tools.map(async tool => {
+// The driver is bundled too: `pnpm attempt` must not pay for TypeScript at start.
+const entries = [
+  ...tools.map(tool => ({ entry: join(root, 'tools', tool, 'src', 'cli.ts'), out: join(root, 'tools', tool, 'dist', `${tool}.mjs`) })),
+  { entry: join(root, 'scripts', 'attempt.ts'), out: join(root, 'dist', 'attempt.mjs') },
+]
+
+await Promise.all(entries.map(async ({ entry, out }) => {
   await build({
-    entryPoints: [join(root, 'tools', tool, 'src', 'cli.ts')],
-    outfile: join(root, 'tools', tool, 'dist', `${tool}.mjs`),
+    entryPoints: [entry],
+    outfile: out,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -25,4 +31,4 @@ await Promise.all(tools.map(async tool => {
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   })
 }))
-process.stderr.write(`build: bundled ${tools.join(', ')}\n`)
+process.stderr.write(`build: bundled ${tools.join(', ')} and the driver\n`)
