@@ -116,7 +116,13 @@ function generateValidators (docs: SchemaDoc[]): Map<string, string> {
       if (!runtimeImports.some(l => l.includes(` ${local} `))) runtimeImports.push(`import ${local} from '${mod}.js'\n`)
       return local
     })
-    files.set(`validators/${d.name}.ts`, BANNER + '// @ts-nocheck\n/* eslint-disable */\n' + runtimeImports.join('') + code + '\n')
+    // The module body is wrapped in a function so a tool pays for compiling a validator only
+    // when it first validates that kind of document (start-up cost; README, benchmarks).
+    const exported = /^export const validate = (validate\d+);$/m.exec(code)
+    if (exported === null) throw new Error(`${d.name}: unexpected standalone output`)
+    code = code.replace(exported[0], '').replace(/^"use strict";$/m, '')
+    const body = `export function load () {\n${code}\nreturn ${exported[1] ?? ''}\n}\n`
+    files.set(`validators/${d.name}.ts`, BANNER + '// @ts-nocheck\n/* eslint-disable */\n' + runtimeImports.join('') + body)
   }
   return files
 }
@@ -125,14 +131,18 @@ function generateIndex (docs: SchemaDoc[]): string {
   const named = docs.filter(d => d.name !== 'defs')
   let s = BANNER + "import type { Validator } from '../validator.ts'\n"
   for (const d of named) s += `import type { ${d.title} } from './types/${d.name}.ts'\n`
-  for (const d of named) s += `import { validate as validate${pascal(d.name)} } from './validators/${d.name}.ts'\n`
+  for (const d of named) s += `import { load as load${pascal(d.name)} } from './validators/${d.name}.ts'\n`
   s += '\n'
   for (const d of named) s += `export type * from './types/${d.name}.ts'\n`
   s += '\n/** Each schema name and the type its documents have. */\nexport interface SchemaTypes {\n'
   for (const d of named) s += `  '${d.name}': ${d.title}\n`
   s += '}\n\nexport type SchemaName = keyof SchemaTypes\n\n'
-  s += '/** The precompiled validator of each schema. */\nexport const validators: { [N in SchemaName]: Validator } = {\n'
-  for (const d of named) s += `  '${d.name}': validate${pascal(d.name)} as Validator,\n`
+  s += '/** The precompiled validator of each schema, built on first use. */\nexport const validators = {} as { readonly [N in SchemaName]: Validator }\n'
+  s += 'const loaders: { [N in SchemaName]: () => unknown } = {\n'
+  for (const d of named) s += `  '${d.name}': load${pascal(d.name)},\n`
+  s += '}\nfor (const name of Object.keys(loaders) as SchemaName[]) {\n'
+  s += '  let v: Validator | undefined\n'
+  s += '  Object.defineProperty(validators, name, { enumerable: true, get: () => (v ??= loaders[name]() as Validator) })\n'
   s += '}\n\n/** Each schema\'s $id. */\nexport const schemaIds: { [N in SchemaName]: string } = {\n'
   for (const d of named) s += `  '${d.name}': '${d.id}',\n`
   s += '}\n'

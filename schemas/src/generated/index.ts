@@ -19,25 +19,25 @@ import type { Started } from './types/started.ts'
 import type { SuiteReport } from './types/suite-report.ts'
 import type { TestEvent } from './types/test-event.ts'
 import type { TreeManifest } from './types/tree-manifest.ts'
-import { validate as validateAdmission } from './validators/admission.ts'
-import { validate as validateBaseline } from './validators/baseline.ts'
-import { validate as validateCase } from './validators/case.ts'
-import { validate as validateError } from './validators/error.ts'
-import { validate as validateExecution } from './validators/execution.ts'
-import { validate as validateLock } from './validators/lock.ts'
-import { validate as validateOutcome } from './validators/outcome.ts'
-import { validate as validateProposal } from './validators/proposal.ts'
-import { validate as validateRecordAttempt } from './validators/record-attempt.ts'
-import { validate as validateRecordCaseStatus } from './validators/record-case-status.ts'
-import { validate as validateRecordError } from './validators/record-error.ts'
-import { validate as validateRecordResult } from './validators/record-result.ts'
-import { validate as validateRecordStart } from './validators/record-start.ts'
-import { validate as validateRegisterManifest } from './validators/register-manifest.ts'
-import { validate as validateRoutingPolicy } from './validators/routing-policy.ts'
-import { validate as validateStarted } from './validators/started.ts'
-import { validate as validateSuiteReport } from './validators/suite-report.ts'
-import { validate as validateTestEvent } from './validators/test-event.ts'
-import { validate as validateTreeManifest } from './validators/tree-manifest.ts'
+import { load as loadAdmission } from './validators/admission.ts'
+import { load as loadBaseline } from './validators/baseline.ts'
+import { load as loadCase } from './validators/case.ts'
+import { load as loadError } from './validators/error.ts'
+import { load as loadExecution } from './validators/execution.ts'
+import { load as loadLock } from './validators/lock.ts'
+import { load as loadOutcome } from './validators/outcome.ts'
+import { load as loadProposal } from './validators/proposal.ts'
+import { load as loadRecordAttempt } from './validators/record-attempt.ts'
+import { load as loadRecordCaseStatus } from './validators/record-case-status.ts'
+import { load as loadRecordError } from './validators/record-error.ts'
+import { load as loadRecordResult } from './validators/record-result.ts'
+import { load as loadRecordStart } from './validators/record-start.ts'
+import { load as loadRegisterManifest } from './validators/register-manifest.ts'
+import { load as loadRoutingPolicy } from './validators/routing-policy.ts'
+import { load as loadStarted } from './validators/started.ts'
+import { load as loadSuiteReport } from './validators/suite-report.ts'
+import { load as loadTestEvent } from './validators/test-event.ts'
+import { load as loadTreeManifest } from './validators/tree-manifest.ts'
 
 export type * from './types/admission.ts'
 export type * from './types/baseline.ts'
@@ -84,27 +84,32 @@ export interface SchemaTypes {
 
 export type SchemaName = keyof SchemaTypes
 
-/** The precompiled validator of each schema. */
-export const validators: { [N in SchemaName]: Validator } = {
-  'admission': validateAdmission as Validator,
-  'baseline': validateBaseline as Validator,
-  'case': validateCase as Validator,
-  'error': validateError as Validator,
-  'execution': validateExecution as Validator,
-  'lock': validateLock as Validator,
-  'outcome': validateOutcome as Validator,
-  'proposal': validateProposal as Validator,
-  'record-attempt': validateRecordAttempt as Validator,
-  'record-case-status': validateRecordCaseStatus as Validator,
-  'record-error': validateRecordError as Validator,
-  'record-result': validateRecordResult as Validator,
-  'record-start': validateRecordStart as Validator,
-  'register-manifest': validateRegisterManifest as Validator,
-  'routing-policy': validateRoutingPolicy as Validator,
-  'started': validateStarted as Validator,
-  'suite-report': validateSuiteReport as Validator,
-  'test-event': validateTestEvent as Validator,
-  'tree-manifest': validateTreeManifest as Validator,
+/** The precompiled validator of each schema, built on first use. */
+export const validators = {} as { readonly [N in SchemaName]: Validator }
+const loaders: { [N in SchemaName]: () => unknown } = {
+  'admission': loadAdmission,
+  'baseline': loadBaseline,
+  'case': loadCase,
+  'error': loadError,
+  'execution': loadExecution,
+  'lock': loadLock,
+  'outcome': loadOutcome,
+  'proposal': loadProposal,
+  'record-attempt': loadRecordAttempt,
+  'record-case-status': loadRecordCaseStatus,
+  'record-error': loadRecordError,
+  'record-result': loadRecordResult,
+  'record-start': loadRecordStart,
+  'register-manifest': loadRegisterManifest,
+  'routing-policy': loadRoutingPolicy,
+  'started': loadStarted,
+  'suite-report': loadSuiteReport,
+  'test-event': loadTestEvent,
+  'tree-manifest': loadTreeManifest,
+}
+for (const name of Object.keys(loaders) as SchemaName[]) {
+  let v: Validator | undefined
+  Object.defineProperty(validators, name, { enumerable: true, get: () => (v ??= loaders[name]() as Validator) })
 }
 
 /** Each schema's $id. */

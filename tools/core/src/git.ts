@@ -5,7 +5,7 @@
 
 import { existsSync } from 'node:fs'
 import { join, isAbsolute } from 'node:path'
-import { run, spawnStreaming, type RunResult } from './spawn.ts'
+import { run, spawnStreaming, type RunResult, type StreamingChild } from './spawn.ts'
 import { toolError } from './errors.ts'
 
 /** The complete environment git runs with. */
@@ -42,7 +42,7 @@ export async function gitOk (repo: string, args: readonly string[], what: string
 }
 
 /** Starts a streaming git process (cat-file --batch) in `repo` under the hermetic environment. */
-export function gitStreaming (repo: string, args: readonly string[]): ReturnType<typeof spawnStreaming> {
+export function gitStreaming (repo: string, args: readonly string[]): StreamingChild {
   return spawnStreaming(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV } })
 }
 

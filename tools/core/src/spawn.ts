@@ -2,7 +2,8 @@
 // caller's environment unless it is passed explicitly. Lint forbids child_process and
 // `shell` elsewhere.
 
-import { execa, type ResultPromise } from 'execa'
+import { spawn, type ChildProcess } from 'node:child_process'
+import type { Readable, Writable } from 'node:stream'
 
 export interface RunOptions {
   /** The complete environment of the child; nothing is inherited. */
@@ -29,6 +30,8 @@ export interface RunResult {
 
 /** Runs `file args` to completion and returns its status and output; never throws for a failed child. */
 export async function run (file: string, args: readonly string[], o: RunOptions): Promise<RunResult> {
+  // Loaded on first use: execa is a fifth of a tool's bundle, and --help never spawns.
+  const { execa } = await import('execa')
   const r = await execa(file, args, {
     env: o.env,
     extendEnv: false,
@@ -59,26 +62,39 @@ export async function run (file: string, args: readonly string[], o: RunOptions)
 export interface StreamOptions {
   env: Record<string, string>
   cwd?: string
-  /** Extra file descriptors beyond stdio (for --json-status-fd and the like). */
-  extraFds?: number
   detached?: boolean
 }
 
+/** The end state of a streaming child. */
+export interface StreamExit { exitCode: number | undefined, signal: string | undefined, spawnError: string | undefined }
+
+/** A started child with piped stdio; awaiting it gives its exit state (never rejects). */
+export interface StreamingChild extends PromiseLike<StreamExit> {
+  stdin: Writable
+  stdout: Readable
+  stderr: Readable
+  pid: number | undefined
+  kill: (signal?: NodeJS.Signals) => boolean
+}
+
 /**
- * Starts `file args` with piped stdin/stdout/stderr for streaming use (cat-file --batch,
- * the sandbox). The caller consumes the streams and awaits the returned promise.
+ * Starts `file args` with piped stdin/stdout/stderr for streaming use (cat-file --batch).
+ * The caller consumes the streams and awaits the child. Plain child_process here: this is
+ * on the hot path of every extraction and needs nothing execa adds.
  */
-export function spawnStreaming (file: string, args: readonly string[], o: StreamOptions): ResultPromise<{ encoding: 'buffer', buffer: false, reject: false }> {
-  const extra = Array.from({ length: o.extraFds ?? 0 }, () => 'pipe' as const)
-  return execa(file, args, {
-    env: o.env,
-    extendEnv: false,
-    shell: false,
-    reject: false,
-    encoding: 'buffer',
-    buffer: false,
-    cwd: o.cwd,
-    detached: o.detached ?? false,
-    stdio: ['pipe', 'pipe', 'pipe', ...extra],
-  }) as unknown as ResultPromise<{ encoding: 'buffer', buffer: false, reject: false }>
+export function spawnStreaming (file: string, args: readonly string[], o: StreamOptions): StreamingChild {
+  const child: ChildProcess = spawn(file, args, { env: o.env, cwd: o.cwd, detached: o.detached ?? false, shell: false, stdio: ['pipe', 'pipe', 'pipe'] })
+  let spawnError: string | undefined
+  const done = new Promise<StreamExit>(resolve => {
+    child.once('error', e => { spawnError = e.message; resolve({ exitCode: undefined, signal: undefined, spawnError }) })
+    child.once('close', (code, signal) => { resolve({ exitCode: code ?? undefined, signal: signal ?? undefined, spawnError }) })
+  })
+  return {
+    stdin: child.stdin as Writable,
+    stdout: child.stdout as Readable,
+    stderr: child.stderr as Readable,
+    pid: child.pid,
+    kill: (signal?: NodeJS.Signals) => child.kill(signal),
+    then: (onfulfilled, onrejected) => done.then(onfulfilled, onrejected),
+  }
 }

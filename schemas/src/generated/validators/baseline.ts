@@ -2,8 +2,9 @@
 // @ts-nocheck
 /* eslint-disable */
 import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
-"use strict";
-export const validate = validate32;
+export function load () {
+
+
 const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:baseline:v1","title":"Baseline","description":"baseline.json: the fixed test command's run on the baseline tree in the sandbox, summarized (DESIGN §9, §11).","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","reproduced","identities","failing","anomalies"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt's key."},"case_identity":{"description":"The case's test identity (test.name).","type":"string","minLength":3,"maxLength":4096},"reproduced":{"description":"True when the case's identity failed on the baseline.","type":"boolean"},"identities":{"description":"Every identity the run reported, with its result.","type":"object","additionalProperties":{"$ref":"#/$defs/identityState"}},"failing":{"description":"Failed identities, sorted: the only test information the provider sees.","type":"array","items":{"type":"string","description":"A failed identity."}},"anomalies":{"description":"One line per event anomaly (forged names, duplicate terminals, unfinished tests).","type":"array","items":{"type":"string","description":"An anomaly."}}},"$defs":{"identityState":{"title":"IdentityState","description":"One identity's result.","type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"description":"The last terminal event (unfinished counts as fail).","type":"string","enum":["pass","fail","skip"]},"unfinished":{"description":"Started and never finished.","const":true},"duplicateTerminal":{"description":"More than one terminal event.","const":true},"buildFailed":{"description":"The package failed to build.","const":true}}}}};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
 const schema66 = {"title":"IdentityState","description":"One identity's result.","type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"description":"The last terminal event (unfinished counts as fail).","type":"string","enum":["pass","fail","skip"]},"unfinished":{"description":"Started and never finished.","const":true},"duplicateTerminal":{"description":"More than one terminal event.","const":true},"buildFailed":{"description":"The package failed to build.","const":true}}};
@@ -371,3 +372,5 @@ return errors === 0;
 }
 validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+return validate32
+}

@@ -2,8 +2,9 @@
 // @ts-nocheck
 /* eslint-disable */
 import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
-"use strict";
-export const validate = validate24;
+export function load () {
+
+
 const schema42 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:case:v1","title":"Case","description":"One failure to repair. input_sha256 = sha256(JCS({kind, id, test})). plan and transcript_path come from an earlier agent run: shape-checked, never read, executed or followed.","type":"object","additionalProperties":false,"required":["kind","id","test","input_sha256"],"properties":{"kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind","description":"The case kind."},"id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId","description":"The case id, unique within the report."},"test":{"$ref":"urn:repairline:defs:v1#/$defs/testRef","description":"The failing test."},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of JCS({kind, id, test}); admit recomputes it."},"plan":{"description":"Informational plan text; never read.","type":"string","maxLength":65536},"transcript_path":{"description":"Informational path; never opened or followed.","type":"string","maxLength":4096}}};
 const schema39 = {"description":"The kind of a case; test_failure is the only kind for now.","type":"string","enum":["test_failure"]};
 const schema40 = {"description":"A case id: printable, no control characters.","type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$"};
@@ -374,3 +375,5 @@ return errors === 0;
 }
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+return validate24
+}

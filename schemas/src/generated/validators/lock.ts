@@ -2,8 +2,9 @@
 // @ts-nocheck
 /* eslint-disable */
 import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
-"use strict";
-export const validate = validate35;
+export function load () {
+
+
 const schema81 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:lock:v1","title":"Lock","description":"state_dir/lock, created with O_EXCL. Stale iff its attempt has outcome.json or now is past deadline + 30 s; pid liveness is not a signal.","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir","deadline"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The holder's key."},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"The holder's attempt directory."},"deadline":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"The holder's deadline."}}};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
 const schema62 = {"description":"A normalized absolute path: starts with /, no empty, . or .. components, no trailing slash, no NUL.","type":"string","maxLength":4096,"pattern":"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"};
@@ -190,3 +191,5 @@ return errors === 0;
 }
 validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+return validate35
+}

@@ -2,8 +2,9 @@
 // @ts-nocheck
 /* eslint-disable */
 import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
-"use strict";
-export const validate = validate36;
+export function load () {
+
+
 const schema85 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:outcome:v1","title":"OutcomeFile","description":"outcome.json: the attempt's terminal state, written once by the step that decided it (receipt seal writes only timed_out and interrupted).","type":"object","additionalProperties":false,"required":["v","attempt_key","outcome","step","decided_at","reason"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt's key."},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome","description":"The terminal state."},"retryable":{"description":"provider_error only: whether a new attempt could help (429, 5xx, transport).","type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool","description":"The tool that decided it."},"decided_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"When it was decided."},"reason":{"$ref":"urn:repairline:error:v1","description":"Why: a code and a one-line message."}},"if":{"properties":{"outcome":{"const":"provider_error"}}},"then":{"required":["retryable"]},"else":{"not":{"required":["retryable"]}}};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
 const schema87 = {"description":"An attempt's terminal state (DESIGN §3).","type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
@@ -512,3 +513,5 @@ return errors === 0;
 }
 validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+return validate36
+}

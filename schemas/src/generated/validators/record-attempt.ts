@@ -2,8 +2,9 @@
 // @ts-nocheck
 /* eslint-disable */
 import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
-"use strict";
-export const validate = validate39;
+export function load () {
+
+
 const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-attempt:v1","title":"AttemptRecord","description":"Printed as soon as a tool knows its attempt; the next tool in a pipe reads it.","type":"object","additionalProperties":false,"required":["v","kind","path","key"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"attempt"},"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"Absolute attempt directory."},"key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The full attempt key."}}};
 const schema62 = {"description":"A normalized absolute path: starts with /, no empty, . or .. components, no trailing slash, no NUL.","type":"string","maxLength":4096,"pattern":"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
@@ -175,3 +176,5 @@ return errors === 0;
 }
 validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+return validate39
+}

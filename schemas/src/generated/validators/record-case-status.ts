@@ -2,8 +2,9 @@
 // @ts-nocheck
 /* eslint-disable */
 import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
-"use strict";
-export const validate = validate40;
+export function load () {
+
+
 const schema94 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-case-status:v1","title":"CaseStatusRecord","description":"admit status prints one per case of the report, in report order.","type":"object","additionalProperties":false,"required":["v","kind","case_id","status"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"case-status"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId","description":"The case id."},"status":{"description":"eligible: admit run could take it; ineligible: it never can under this config (reason says why); consumed: an attempt reached an outcome; interrupted: started, no outcome, past deadline + 30 s; running: started, no outcome, within the deadline.","type":"string","enum":["eligible","ineligible","consumed","interrupted","running"]},"reason":{"$ref":"urn:repairline:error:v1","description":"ineligible: why."},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The case's attempt key under this config."},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"The attempt directory, when one exists."},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome","description":"consumed: the outcome."},"readback":{"description":"consumed: whether the retained attempt reads back. An attempt that does not read back is consumed but invalid, never a success.","type":"object","additionalProperties":false,"required":["valid"],"properties":{"valid":{"description":"True when readback found nothing.","type":"boolean"},"codes":{"description":"The readback finding codes.","type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}}}};
 const schema40 = {"description":"A case id: printable, no control characters.","type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$"};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
@@ -540,3 +541,5 @@ return errors === 0;
 }
 validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+return validate40
+}

@@ -2,8 +2,9 @@
 // @ts-nocheck
 /* eslint-disable */
 import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
-"use strict";
-export const validate = validate50;
+export function load () {
+
+
 const schema111 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:routing-policy:v1","title":"RoutingPolicy","description":"Maps case kinds to a route. The route is always recomputed from this file. Its task labels are the routing vocabulary. Cost is an estimate, never a billing reservation.","type":"object","additionalProperties":false,"required":["version","cost_ceiling_usd","routes"],"properties":{"version":{"description":"Policy format version.","const":1},"cost_ceiling_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd","description":"A case whose estimated cost exceeds this is ineligible."},"routes":{"description":"One route per case kind.","type":"array","minItems":1,"maxItems":16,"items":{"$ref":"#/$defs/route"}}},"$defs":{"route":{"title":"Route","description":"The route for one case kind.","type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind","description":"The case kind this route serves."},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel","description":"Task label; selects tasks.<label> in the register manifest."},"model":{"description":"Must equal provider.model.","type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens","description":"Estimated input tokens."},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens","description":"Estimated output tokens."},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd","description":"Price per million input tokens."},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd","description":"Price per million output tokens."}}}}};
 const schema52 = {"description":"An amount in US dollars.","type":"number","minimum":0,"maximum":1000000};
 const schema113 = {"title":"Route","description":"The route for one case kind.","type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind","description":"The case kind this route serves."},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel","description":"Task label; selects tasks.<label> in the register manifest."},"model":{"description":"Must equal provider.model.","type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens","description":"Estimated input tokens."},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens","description":"Estimated output tokens."},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd","description":"Price per million input tokens."},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd","description":"Price per million output tokens."}}};
@@ -516,3 +517,5 @@ return errors === 0;
 }
 validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+return validate50
+}

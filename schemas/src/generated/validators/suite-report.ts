@@ -2,8 +2,9 @@
 // @ts-nocheck
 /* eslint-disable */
 import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
-"use strict";
-export const validate = validate54;
+export function load () {
+
+
 const schema123 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:suite-report:v1","title":"SuiteReport","description":"A list of failure cases from an earlier test run (DESIGN §6). suite and generated_at are informational and never enter the attempt key.","type":"object","additionalProperties":false,"required":["version","cases"],"properties":{"version":{"description":"Report format version.","const":1},"suite":{"description":"Informational suite name.","type":"string","maxLength":200},"generated_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"Informational generation time."},"cases":{"description":"The cases, in priority order: admit takes the first eligible unconsumed one.","type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"urn:repairline:case:v1"}}}};
 const schema60 = {"description":"An RFC 3339 UTC timestamp with millisecond precision, as Date.prototype.toISOString prints it.","type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"};
 const func2 = runtime_ucs2length.default;
@@ -542,3 +543,5 @@ return errors === 0;
 }
 validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+return validate54
+}

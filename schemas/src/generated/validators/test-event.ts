@@ -2,8 +2,9 @@
 // @ts-nocheck
 /* eslint-disable */
 import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
-"use strict";
-export const validate = validate56;
+export function load () {
+
+
 const schema125 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:test-event:v1","title":"TestEvent","description":"One normalized test event, test2json's shape (DESIGN §9). Go events pass through; node events are mapped so that Package is the repo-relative test file and Test the ' > ' chain of names. The identity of a test is Package + '::' + Test.","type":"object","additionalProperties":false,"required":["Action"],"properties":{"Time":{"description":"Event time (RFC 3339).","type":"string","maxLength":64},"Action":{"description":"What happened.","type":"string","enum":["start","run","pause","cont","pass","bench","fail","output","skip","build-output","build-fail"]},"Package":{"description":"Go import path, or the node test file.","type":"string","maxLength":4096},"Test":{"description":"The test name; absent for package-level events.","type":"string","maxLength":4096},"Elapsed":{"description":"Seconds, on pass and fail.","type":"number","minimum":0},"Output":{"description":"Output text.","type":"string"},"FailedBuild":{"description":"On a package fail caused by a build failure: the package ID.","type":"string","maxLength":4096},"ImportPath":{"description":"build-output and build-fail events (Go ≥ 1.24): the package being built.","type":"string","maxLength":4096}}};
 const func2 = runtime_ucs2length.default;
 
@@ -242,3 +243,5 @@ return errors === 0;
 }
 validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+return validate56
+}

@@ -2,8 +2,9 @@
 // @ts-nocheck
 /* eslint-disable */
 import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
-"use strict";
-export const validate = validate57;
+export function load () {
+
+
 const schema126 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:tree-manifest:v1","title":"TreeManifest","description":"tree-manifest.json: every file extract-tree put into tree.tar, in tar order (sorted by path bytes), with its git mode, blob id, sha256 and size. The same commit gives byte-identical tree.tar and tree-manifest.json.","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","entries","entry_count","total_bytes","tar_sha256","tar_bytes"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt's key."},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha","description":"The extracted commit."},"entries":{"description":"One per regular file, sorted by path bytes.","type":"array","maxItems":20000,"items":{"title":"TreeManifestEntry","description":"One extracted file.","type":"object","additionalProperties":false,"required":["path","mode","blob","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath","description":"Repository-relative path."},"mode":{"description":"The git mode.","type":"string","enum":["100644","100755"]},"blob":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha","description":"The git blob id (rehashed while streaming)."},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the file's bytes."},"bytes":{"description":"File size.","type":"integer","minimum":0}}}},"entry_count":{"description":"Number of entries.","type":"integer","minimum":0,"maximum":20000},"total_bytes":{"description":"Summed file bytes (the 16 MiB bound).","type":"integer","minimum":0,"maximum":16777216},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of tree.tar."},"tar_bytes":{"description":"Size of tree.tar.","type":"integer","minimum":0}}};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
 const schema35 = {"description":"A full 40-hex git object id.","type":"string","pattern":"^[0-9a-f]{40}$"};
@@ -561,3 +562,5 @@ return errors === 0;
 }
 validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+return validate57
+}
