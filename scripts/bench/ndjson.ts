@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream'
 import { createInterface } from 'node:readline'
 import ndjson from 'ndjson'
-import { readRecords } from '@repairline/core'
+import { readRecords, splitLineBatches } from '@repairline/core'
 import { interleave, median, type BenchRow } from './lib.ts'
 
 function stream (n: number): Buffer {
@@ -28,13 +28,14 @@ export async function run (): Promise<BenchRow[]> {
   let count = 0
   const s = await interleave([
     { name: 'core readRecords (validated)', run: async () => { count = 0; for await (const _ of readRecords(chunked(data))) count++ } },
+    { name: 'core line splitter + JSON.parse (no schema)', run: async () => { count = 0; for await (const b of splitLineBatches(chunked(data))) for (const l of b) { JSON.parse(l.text); count++ } } },
     { name: 'ndjson.parse', run: async () => { count = 0; await new Promise<void>((resolve, reject) => { chunked(data).pipe(ndjson.parse({ strict: true })).on('data', () => { count++ }).on('end', resolve).on('error', reject) }) } },
     { name: 'readline + JSON.parse', run: async () => { count = 0; for await (const l of createInterface({ input: chunked(data), crlfDelay: Infinity })) { JSON.parse(l); count++ } } },
   ], 5, 1)
   if (count !== 200_000) throw new Error(`expected 200000 records, read ${count}`)
   const ours = median(s.get('core readRecords (validated)') ?? [])
   const rows: BenchRow[] = []
-  for (const other of ['ndjson.parse', 'readline + JSON.parse']) {
+  for (const other of ['core line splitter + JSON.parse (no schema)', 'ndjson.parse', 'readline + JSON.parse']) {
     const m = median(s.get(other) ?? [])
     rows.push({ name: 'core NDJSON reader (strict, validated)', baseline: other, ratio: m / ours, detail: `throughput ratio (higher is faster): ${(mib / (ours / 1000)).toFixed(0)} MiB/s vs ${(mib / (m / 1000)).toFixed(0)} MiB/s over ${mib.toFixed(0)} MiB` })
   }

@@ -17,17 +17,18 @@ export const MAX_LINE_BYTES = 16 << 20
 export interface Line { line: number, text: string }
 
 /**
- * Splits a byte stream into UTF-8 lines on "\n", counting from 1. A final line without a
- * newline is yielded; a stream ending in "\n" yields no empty last line. A line longer than
+ * Splits a byte stream into UTF-8 lines on "\n", counting from 1, one batch per input chunk
+ * (a batch per line would cost an await per line). A final line without a newline is
+ * yielded; a stream ending in "\n" yields no empty last line. A line longer than
  * `maxLineBytes` throws (the caller decides the code) instead of growing without bound.
  */
-export async function * splitLines (source: AsyncIterable<Uint8Array | string>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Line> {
-  const decoder = new TextDecoder('utf-8', { fatal: false })
+export async function * splitLineBatches (source: AsyncIterable<Uint8Array | string>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Line[]> {
   let pending: Buffer[] = []
   let pendingBytes = 0
   let line = 0
   for await (const chunk of source) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+    const batch: Line[] = []
     let start = 0
     for (;;) {
       const nl = buf.indexOf(10, start)
@@ -35,15 +36,17 @@ export async function * splitLines (source: AsyncIterable<Uint8Array | string>, 
       line++
       let text: string
       if (pendingBytes === 0) {
-        text = decoder.decode(buf.subarray(start, nl))
+        if (nl - start > maxLineBytes) throw new LineTooLongError(line, maxLineBytes)
+        text = buf.toString('utf8', start, nl)
       } else {
         pending.push(buf.subarray(start, nl))
-        text = decoder.decode(Buffer.concat(pending))
+        pendingBytes += nl - start
+        if (pendingBytes > maxLineBytes) throw new LineTooLongError(line, maxLineBytes)
+        text = Buffer.concat(pending).toString('utf8')
         pending = []
         pendingBytes = 0
       }
-      if (Buffer.byteLength(text) > maxLineBytes) throw new LineTooLongError(line, maxLineBytes)
-      yield { line, text }
+      batch.push({ line, text })
       start = nl + 1
     }
     if (start < buf.length) {
@@ -53,8 +56,14 @@ export async function * splitLines (source: AsyncIterable<Uint8Array | string>, 
       pendingBytes += rest.length
       if (pendingBytes > maxLineBytes) throw new LineTooLongError(line + 1, maxLineBytes)
     }
+    if (batch.length > 0) yield batch
   }
-  if (pendingBytes > 0) yield { line: line + 1, text: decoder.decode(Buffer.concat(pending)) }
+  if (pendingBytes > 0) yield [{ line: line + 1, text: Buffer.concat(pending).toString('utf8') }]
+}
+
+/** Line by line; see splitLineBatches. */
+export async function * splitLines (source: AsyncIterable<Uint8Array | string>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Line> {
+  for await (const batch of splitLineBatches(source, maxLineBytes)) yield * batch
 }
 
 export class LineTooLongError extends Error {
@@ -92,7 +101,10 @@ export function parseRecordLine (text: string, where: string): AnyRecord {
 /** Reads every record of a stream strictly. `source` names it in errors (`stdin`). */
 export async function * readRecords (input: AsyncIterable<Uint8Array | string>, source = 'stdin'): AsyncGenerator<AnyRecord> {
   try {
-    for await (const { line, text } of splitLines(input)) yield parseRecordLine(text, `${source}:${line}`)
+    for await (const batch of splitLineBatches(input)) {
+      const records = batch.map(({ line, text }) => parseRecordLine(text, `${source}:${line}`))
+      yield * records
+    }
   } catch (e) {
     if (e instanceof LineTooLongError) throw toolError('RECORD_INVALID', `${source}:${e.line}: line longer than ${e.max} bytes`)
     throw e
