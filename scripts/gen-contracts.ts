@@ -65,7 +65,14 @@ function prepareForTypes (docs: SchemaDoc[], self: SchemaDoc): { schema: JsonObj
         if (def === undefined) throw new Error(`${self.name}: unresolved $ref ${ref}`)
         return { ...(walk(def) as JsonObject), ...rest }
       }
-      if (fragment !== undefined && fragment !== '') throw new Error(`${self.name}: $ref into another document's $defs is not supported: ${ref}`)
+      if (fragment !== undefined && fragment !== '') {
+        // A titled definition of another document: import its generated type by title.
+        const defName = fragment.replace(/^\/\$defs\//, '')
+        const def = (target.doc.$defs as JsonObject | undefined)?.[defName] as JsonObject | undefined
+        if (def === undefined || typeof def.title !== 'string') throw new Error(`${self.name}: $ref ${ref} must name a titled $defs entry`)
+        imports.set(def.title, target.name)
+        return { ...rest, tsType: def.title }
+      }
       imports.set(target.title, target.name)
       return { ...rest, tsType: target.title }
     }
