@@ -32,6 +32,7 @@ export const ATTEMPT_JSON_FILES: Partial<Record<string, SchemaName>> = {
   'admission.json': 'admission',
   'started.json': 'started',
   'outcome.json': 'outcome',
+  'tree-manifest.json': 'tree-manifest',
 }
 
 /** Reads a file without following a symlink, bounded to `maxBytes`. */

@@ -45,6 +45,10 @@ export const ERROR_CODES = {
   TREE_TOO_LARGE: { exit: EXIT.DATA, summary: 'the tree has more than 16 MiB of blob bytes' },
   TREE_SHARED_METADATA: { exit: EXIT.DATA, summary: 'the repository uses alternates, grafts or a shallow history' },
   TREE_OBJECT_MISMATCH: { exit: EXIT.DATA, summary: 'a blob does not hash to its id (tampered object store)' },
+  TREE_MALFORMED: { exit: EXIT.DATA, summary: "a tree object is not in git's canonical form (entries out of order)" },
+  // reading the extracted tree (tree.tar + tree-manifest.json) in later steps
+  TREE_ARCHIVE_MISMATCH: { exit: EXIT.DATA, summary: 'tree.tar does not match tree-manifest.json (a retained file changed)' },
+  TREE_FILE_MISSING: { exit: EXIT.DATA, summary: 'a path is not a regular file of the extracted tree' },
   // eligibility and verdicts
   NOTHING_ELIGIBLE: { exit: EXIT.NO, summary: 'no eligible, unconsumed case' },
   DEADLINE_PASSED: { exit: EXIT.NO, summary: 'the attempt passed its deadline (timed_out)' },
@@ -57,6 +61,7 @@ export const ERROR_CODES = {
   STATE_UNSAFE: { exit: EXIT.CANT_CREATE, summary: 'a symlink, foreign owner or unexpected file type in the state root' },
   WRITE_FAILED: { exit: EXIT.CANT_CREATE, summary: 'a file could not be written' },
   // environment
+  GIT_FAILED: { exit: EXIT.NO_INPUT, summary: 'git failed or the source repository could not be read (extract-tree: fault)' },
   SANDBOX_UNAVAILABLE: { exit: EXIT.NO_PERM, summary: 'a sandbox primitive is missing or did not take' },
   HOSTILE_ENVIRONMENT: { exit: EXIT.CONFIG, summary: 'an environment variable that weakens TLS or leaks secrets is set' },
 } as const satisfies Record<string, { exit: ExitCode; summary: string }>

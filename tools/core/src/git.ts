@@ -32,7 +32,7 @@ export async function git (repo: string, args: readonly string[], opts: { input?
 }
 
 /** Runs git and returns stdout, or throws `code` with git's first stderr line. */
-export async function gitOk (repo: string, args: readonly string[], what: string, code: 'SOURCE_NOT_GIT' | 'SOURCE_SHA_UNKNOWN' | 'INTERNAL' = 'SOURCE_NOT_GIT', opts: { input?: Uint8Array | string, maxBuffer?: number } = {}): Promise<Buffer> {
+export async function gitOk (repo: string, args: readonly string[], what: string, code: 'SOURCE_NOT_GIT' | 'SOURCE_SHA_UNKNOWN' | 'GIT_FAILED' | 'INTERNAL' = 'SOURCE_NOT_GIT', opts: { input?: Uint8Array | string, maxBuffer?: number } = {}): Promise<Buffer> {
   const r = await git(repo, args, opts)
   if (r.exitCode !== 0) {
     const msg = r.spawnError ?? (r.stderr.toString('utf8').trim().split('\n')[0] ?? `exit ${String(r.exitCode)}`)

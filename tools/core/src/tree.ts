@@ -5,9 +5,15 @@
 
 import { toolError, type ErrorCode } from './errors.ts'
 import { gitOk } from './git.ts'
+import { boundViolations } from './tree-rules/bounds.ts'
+import { PathCollisions } from './tree-rules/collisions.ts'
+import { entryKindViolation } from './tree-rules/entry-kind.ts'
+import { isInNodeModules } from './tree-rules/node-modules.ts'
+import { unsafePathReason } from './tree-rules/path-safety.ts'
 
-export const MAX_TREE_ENTRIES = 20_000
-export const MAX_TREE_BYTES = 16 * 1024 * 1024
+export { MAX_TREE_BYTES, MAX_TREE_ENTRIES } from './tree-rules/bounds.ts'
+export { compareUtf8, foldPath } from './tree-rules/collisions.ts'
+export { isDotGitAlias, MAX_COMPONENT_BYTES, MAX_PATH_BYTES, unsafePathReason } from './tree-rules/path-safety.ts'
 
 export interface TreeEntry {
   /** Octal mode as git prints it: 100644 or 100755 for the files we accept. */
@@ -56,63 +62,28 @@ export function parseLsTree (out: Buffer): { entries: TreeEntry[], violations: T
   return { entries, violations }
 }
 
-// Bidirectional-override and isolate controls can make a path read differently than it is.
-const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f]/u
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/u
-
-/** Why a path is unsafe, or undefined when it is fine (DESIGN §8). */
-export function unsafePathReason (path: string): string | undefined {
-  if (path === '') return 'empty path'
-  if (path.startsWith('/')) return 'absolute path'
-  if (CONTROL.test(path)) return 'control character'
-  if (BIDI.test(path)) return 'bidirectional control character'
-  if (path.includes('\\')) return 'backslash'
-  for (const part of path.split('/')) {
-    if (part === '') return 'empty component'
-    if (part === '.' || part === '..') return `"${part}" component`
-    // .git in any case, and the aliases Windows and macOS resolve to it (CVE-2014-9390).
-    const folded = part.toLowerCase().replace(/[. ]+$/u, '')
-    if (folded === '.git' || folded === 'git~1') return '.git component'
-  }
-  return undefined
-}
-
-/** Checks a listing against every rule; returns all violations, listing order. */
+/**
+ * Checks a listing against every rule of DESIGN §8 (one rule per file in tree-rules/);
+ * returns all violations, bounds first, then listing order.
+ */
 export function checkTreeListing (entries: readonly TreeEntry[]): { violations: TreeViolation[], blobCount: number, blobBytes: number } {
   const violations: TreeViolation[] = []
-  const seen = new Map<string, string>()
-  const dirs = new Map<string, string>()
+  const collisions = new PathCollisions()
   let blobCount = 0
   let blobBytes = 0
   for (const e of entries) {
     const reason = unsafePathReason(e.path)
     if (reason !== undefined) violations.push({ code: 'TREE_PATH_UNSAFE', path: e.path, message: `unsafe path ${JSON.stringify(e.path)}: ${reason}` })
-    if (e.mode === '120000') violations.push({ code: 'TREE_SYMLINK', path: e.path, message: `${e.path} is a symlink` })
-    else if (e.mode === '160000') violations.push({ code: 'TREE_GITLINK', path: e.path, message: `${e.path} is a gitlink (submodule)` })
-    else if ((e.mode !== '100644' && e.mode !== '100755') || e.type !== 'blob') violations.push({ code: 'TREE_MODE_UNSUPPORTED', path: e.path, message: `${e.path} has mode ${e.mode} (${e.type}); only regular files are accepted` })
-    if (e.path.split('/').includes('node_modules')) violations.push({ code: 'TREE_NODE_MODULES', path: e.path, message: `${e.path} is tracked inside node_modules, the dependency mount point` })
-    const folded = e.path.toLowerCase()
-    const prior = seen.get(folded) ?? dirs.get(folded)
-    if (prior !== undefined) violations.push({ code: 'TREE_PATH_DUPLICATE', path: e.path, message: prior === e.path ? `${e.path} appears twice` : `${e.path} and ${prior} differ only in case` })
-    else seen.set(folded, e.path)
-    const parts = e.path.split('/')
-    for (let i = 1; i < parts.length; i++) {
-      const dir = parts.slice(0, i).join('/')
-      const dirFolded = dir.toLowerCase()
-      const file = seen.get(dirFolded)
-      if (file !== undefined && file !== e.path) violations.push({ code: 'TREE_PATH_DUPLICATE', path: e.path, message: `${dir} is both a file (${file}) and a directory` })
-      const priorDir = dirs.get(dirFolded)
-      if (priorDir === undefined) dirs.set(dirFolded, dir)
-      else if (priorDir !== dir) violations.push({ code: 'TREE_PATH_DUPLICATE', path: e.path, message: `directories ${dir} and ${priorDir} differ only in case` })
-    }
+    const kind = entryKindViolation(e)
+    if (kind !== undefined) violations.push({ ...kind, path: e.path })
+    if (isInNodeModules(e.path)) violations.push({ code: 'TREE_NODE_MODULES', path: e.path, message: `${e.path} is tracked inside node_modules, the dependency mount point` })
+    violations.push(...collisions.add(e.path))
     if (e.type === 'blob' && e.size >= 0) {
       blobCount++
       blobBytes += e.size
     }
   }
-  if (blobCount > MAX_TREE_ENTRIES) violations.unshift({ code: 'TREE_TOO_MANY_ENTRIES', path: '', message: `the tree has ${blobCount} blob entries; the bound is ${MAX_TREE_ENTRIES}` })
-  if (blobBytes > MAX_TREE_BYTES) violations.unshift({ code: 'TREE_TOO_LARGE', path: '', message: `the tree has ${blobBytes} bytes of blobs; the bound is ${MAX_TREE_BYTES} (16 MiB of reviewed, owned source)` })
+  violations.unshift(...boundViolations(blobCount, blobBytes).map(v => ({ ...v, path: '' })))
   return { violations, blobCount, blobBytes }
 }
 

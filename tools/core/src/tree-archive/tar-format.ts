@@ -1,0 +1,189 @@
+// The one tar layout of tree.tar, shared by the writer and every reader so the two cannot
+// drift. POSIX ustar, one regular-file entry per manifest entry in manifest order (sorted by
+// path bytes), no directory entries; mtime 0, uid/gid 0, empty uname/gname, mode 0644 or
+// 0755 from git. A path longer than the 100-byte name field gets a PAX extended header
+// (typeflag 'x') holding exactly one `path` record, placed before its entry; the name field
+// then holds the path's first 100 bytes. The archive ends with two zero blocks and is not
+// padded to a 10 KiB record (readers do not need it). Every offset is a function of the
+// entries alone, so a reader can seek to one file without scanning the archive.
+
+import { toolError } from '../errors.ts'
+
+export const BLOCK = 512
+const NAME_FIELD = 100
+const PAX_NAME = Buffer.from('././@PaxHeader')
+
+export type FileMode = '100644' | '100755'
+
+export interface TarEntryInput {
+  path: string
+  mode: FileMode
+  size: number
+}
+
+/** Where one entry sits in the archive. */
+export interface TarSlot {
+  /** First byte of the entry's first header (the PAX header when there is one). */
+  start: number
+  /** First byte of the ustar header. */
+  header: number
+  /** First byte of the file's content. */
+  data: number
+  /** The path's UTF-8 bytes. */
+  pathBytes: Buffer
+  /** The PAX extended header's content, for paths longer than the name field. */
+  pax: Buffer | undefined
+}
+
+export interface TarLayout {
+  slots: TarSlot[]
+  /** Total archive size, end-of-archive blocks included. */
+  size: number
+}
+
+/** n rounded up to a whole number of 512-byte blocks. */
+export function padded (n: number): number {
+  return Math.ceil(n / BLOCK) * BLOCK
+}
+
+/** The PAX record `"<len> path=<path>\n"`, where <len> counts the whole record, its own digits included. */
+export function paxPathRecord (pathBytes: Buffer): Buffer {
+  const body = 'path='.length + pathBytes.length + 1 /* \n */ + 1 /* space */
+  let len = body + String(body).length
+  if (String(len).length !== String(body).length) len = body + String(len).length
+  return Buffer.concat([Buffer.from(`${len} path=`), pathBytes, Buffer.from('\n')])
+}
+
+/** The layout of an archive holding `entries` in this order. */
+export function tarLayout (entries: readonly TarEntryInput[]): TarLayout {
+  const slots: TarSlot[] = []
+  let off = 0
+  for (const e of entries) {
+    const pathBytes = Buffer.from(e.path)
+    const pax = pathBytes.length > NAME_FIELD ? paxPathRecord(pathBytes) : undefined
+    const start = off
+    if (pax !== undefined) off += BLOCK + padded(pax.length)
+    const header = off
+    off += BLOCK
+    slots.push({ start, header, data: off, pathBytes, pax })
+    off += padded(e.size)
+  }
+  return { slots, size: off + 2 * BLOCK }
+}
+
+// Constant fields of every header: uid, gid, mtime, magic, version, devmajor, devminor.
+const TEMPLATE = Buffer.alloc(BLOCK)
+TEMPLATE.write('0000000\0', 108, 'latin1')
+TEMPLATE.write('0000000\0', 116, 'latin1')
+TEMPLATE.write('00000000000\0', 136, 'latin1')
+TEMPLATE.write('ustar\0', 257, 'latin1')
+TEMPLATE.write('00', 263, 'latin1')
+TEMPLATE.write('0000000\0', 329, 'latin1')
+TEMPLATE.write('0000000\0', 337, 'latin1')
+
+function octal (n: number, digits: number): string {
+  const s = n.toString(8)
+  if (s.length > digits) throw toolError('INTERNAL', `tar: ${n} does not fit ${digits} octal digits`)
+  return s.padStart(digits, '0')
+}
+
+function writeHeader (tar: Buffer, at: number, name: Buffer, mode: string, size: number, type: '0' | 'x'): void {
+  tar.set(TEMPLATE, at)
+  name.copy(tar, at, 0, Math.min(name.length, NAME_FIELD))
+  tar.write(`${mode}\0`, at + 100, 'latin1')
+  tar.write(`${octal(size, 11)}\0`, at + 124, 'latin1')
+  tar.write(type, at + 156, 'latin1')
+  // The checksum is computed with its own field read as eight spaces.
+  let sum = 8 * 0x20
+  for (let i = 0; i < BLOCK; i++) if (i < 148 || i >= 156) sum += tar[at + i] ?? 0
+  tar.write(`${octal(sum, 6)}\0 `, at + 148, 'latin1')
+}
+
+/** Writes the header block(s) of one entry into `tar` at its slot. Content is written by the caller. */
+export function writeEntryHeaders (tar: Buffer, slot: TarSlot, e: TarEntryInput): void {
+  if (slot.pax !== undefined) {
+    writeHeader(tar, slot.start, PAX_NAME, '0000644', slot.pax.length, 'x')
+    slot.pax.copy(tar, slot.start + BLOCK)
+  }
+  writeHeader(tar, slot.header, slot.pathBytes, e.mode === '100755' ? '0000755' : '0000644', e.size, '0')
+}
+
+/** One entry as a reader finds it in the archive. */
+export interface ParsedTarEntry {
+  path: string
+  mode: FileMode
+  size: number
+  /** Offset of the content, relative to the buffer parsed. */
+  data: number
+  /** Offset just past the padded content: the next entry or the end blocks. */
+  next: number
+}
+
+function field (b: Buffer, at: number, len: number): Buffer {
+  const f = b.subarray(at, at + len)
+  const nul = f.indexOf(0)
+  return nul === -1 ? f : f.subarray(0, nul)
+}
+
+function parseOctal (b: Buffer, at: number, len: number, what: string): number {
+  const text = field(b, at, len).toString('latin1').trim()
+  if (!/^[0-7]{1,12}$/.test(text)) throw mismatch(`${what} field is not octal`)
+  return Number.parseInt(text, 8)
+}
+
+function mismatch (detail: string): Error {
+  return toolError('TREE_ARCHIVE_MISMATCH', `tree.tar is not an archive extract-tree wrote: ${detail}`)
+}
+
+function parseHeaderBlock (b: Buffer, at: number): { type: string, name: Buffer, mode: number, size: number } {
+  if (at + BLOCK > b.length) throw mismatch(`truncated header at offset ${at}`)
+  let sum = 8 * 0x20
+  for (let i = 0; i < BLOCK; i++) if (i < 148 || i >= 156) sum += b[at + i] ?? 0
+  if (parseOctal(b, at + 148, 8, 'checksum') !== sum) throw mismatch(`bad header checksum at offset ${at}`)
+  if (b.toString('latin1', at + 257, at + 265) !== 'ustar\u000000') throw mismatch(`no ustar magic at offset ${at}`)
+  return {
+    type: b.toString('latin1', at + 156, at + 157),
+    name: Buffer.from(field(b, at, NAME_FIELD)),
+    mode: parseOctal(b, at + 100, 8, 'mode'),
+    size: parseOctal(b, at + 124, 12, 'size'),
+  }
+}
+
+/** True when the 1024 bytes at `at` are the end-of-archive blocks. */
+export function isEndOfArchive (b: Buffer, at: number): boolean {
+  if (at + 2 * BLOCK > b.length) return false
+  for (let i = at; i < at + 2 * BLOCK; i++) if (b[i] !== 0) return false
+  return true
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/**
+ * Parses the entry whose first header starts at `at` in `b` (which must hold at least the
+ * headers; the content may lie beyond `b`). Accepts exactly what the writer produces: an
+ * optional PAX header with a single `path` record, then a regular-file ustar header.
+ */
+export function parseTarEntry (b: Buffer, at: number): ParsedTarEntry {
+  let h = parseHeaderBlock(b, at)
+  let path: Buffer | undefined
+  let off = at + BLOCK
+  if (h.type === 'x') {
+    const rec = b.subarray(off, off + h.size)
+    if (rec.length !== h.size) throw mismatch(`truncated PAX header at offset ${at}`)
+    const m = /^(\d+) path=/.exec(rec.toString('latin1', 0, Math.min(rec.length, 32)))
+    if (m === null || Number(m[1]) !== rec.length || rec[rec.length - 1] !== 0x0a) throw mismatch(`PAX header at offset ${at} is not one path record`)
+    path = Buffer.from(rec.subarray(m[0].length, rec.length - 1))
+    off += padded(h.size)
+    h = parseHeaderBlock(b, off)
+    off += BLOCK
+  }
+  if (h.type !== '0') throw mismatch(`entry at offset ${at} has type ${JSON.stringify(h.type)}, not a regular file`)
+  if (h.mode !== 0o644 && h.mode !== 0o755) throw mismatch(`entry at offset ${at} has mode ${h.mode.toString(8)}`)
+  let text: string
+  try {
+    text = utf8.decode(path ?? h.name)
+  } catch {
+    throw mismatch(`entry at offset ${at} has a path that is not UTF-8`)
+  }
+  return { path: text, mode: h.mode === 0o755 ? '100755' : '100644', size: h.size, data: off, next: off + padded(h.size) }
+}

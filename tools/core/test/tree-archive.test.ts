@@ -1,0 +1,322 @@
+// The shared tree API on real repositories: tree.tar read back by two independent readers
+// (tar-stream and the system tar), determinism, long and non-ASCII paths, the cat-file
+// stream parser fed in every chunking, bounds refused before git is even started, blob
+// rehashing, and the readers (readTreeManifest, readTreeFile, materializeTree).
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { extract } from 'tar-stream'
+import {
+  buildTreeArchive, CatFileBatchParser, gitBlobId, jsonFileBytes, listTree, materializeTree, paxPathRecord, readTreeFile,
+  readTreeManifest, run, treeManifestFor, type TreeArchive, type TreeEntry,
+} from '@repairline/core'
+import type { TreeManifest } from '@repairline/schemas'
+import { tempDir } from '../../../test/helpers/tmp.ts'
+import { createRepo, gitT, type FileSpec } from '../../../test/helpers/git.ts'
+import { loosePath, writeLooseObject } from '../../../test/helpers/trees.ts'
+
+const KEY = 'ab'.repeat(32)
+const deep = (depth: number, width: number, leaf: string): string => `${Array.from({ length: depth }, (_, i) => `${String(i % 10)}${'d'.repeat(width - 1)}`).join('/')}/${leaf}`
+
+const FILES: Record<string, FileSpec> = {
+  'README': 'hello\n',
+  'bin/run.sh': { content: '#!/bin/sh\necho run\n', mode: 0o755 },
+  'empty': '',
+  'src/a.go': 'package a\n',
+  'src/sub/b.go': 'package sub\n',
+  'ünïcödé/файл.txt': 'non-ASCII path\n',
+  [`${'n'.repeat(100)}`]: 'a name of exactly 100 bytes\n',
+  [`p/${'q'.repeat(120)}`]: 'a path just over the name field\n',
+  [deep(19, 200, 'leaf.txt')]: 'a path near 4096 bytes\n',
+  'binary.bin': { content: Buffer.from([0, 1, 2, 255, 254, 10, 13, 0]) },
+}
+
+interface Built { repo: string, sha: string, listing: Awaited<ReturnType<typeof listTree>>, archive: TreeArchive, manifest: TreeManifest, attemptDir: string }
+
+async function build (t: Parameters<typeof tempDir>[0], files: Record<string, FileSpec> = FILES): Promise<Built> {
+  const dir = tempDir(t)
+  const repo = join(dir, 'repo')
+  const sha = await createRepo(repo, files)
+  const listing = await listTree(repo, sha)
+  assert.deepEqual(listing.violations, [])
+  const archive = await buildTreeArchive(repo, listing)
+  const manifest = treeManifestFor(archive, KEY, sha)
+  const attemptDir = join(dir, 'state', 'attempts', KEY.slice(0, 16))
+  mkdirSync(attemptDir, { recursive: true })
+  writeFileSync(join(attemptDir, 'tree.tar'), archive.tar)
+  writeFileSync(join(attemptDir, 'tree-manifest.json'), jsonFileBytes(manifest))
+  return { repo, sha, listing, archive, manifest, attemptDir }
+}
+
+interface ReadEntry { name: string, mode: number, size: number, mtime: number, uid: number, gid: number, uname: string, gname: string, type: string, content: Buffer }
+
+/** Reads an archive with tar-stream, an implementation independent of ours. */
+async function readWithTarStream (tar: Buffer): Promise<ReadEntry[]> {
+  const out: ReadEntry[] = []
+  const ex = extract()
+  ex.on('entry', (h, stream, next) => {
+    const parts: Buffer[] = []
+    stream.on('data', (b: unknown) => parts.push(b as Buffer))
+    stream.on('end', () => {
+      out.push({ name: h.name, mode: h.mode ?? -1, size: h.size ?? -1, mtime: h.mtime?.getTime() ?? -1, uid: h.uid ?? -1, gid: h.gid ?? -1, uname: h.uname ?? '', gname: h.gname ?? '', type: h.type ?? '', content: Buffer.concat(parts) })
+      next()
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    ex.on('finish', resolve)
+    ex.on('error', reject)
+    Readable.from([tar]).pipe(ex)
+  })
+  return out
+}
+
+function contentOf (spec: FileSpec): Buffer {
+  return Buffer.from(typeof spec === 'string' ? spec : spec.content)
+}
+
+test('tree.tar holds every file, sorted by path bytes, with fixed metadata, as tar-stream reads it', async t => {
+  const b = await build(t)
+  const read = await readWithTarStream(b.archive.tar)
+  const want = Object.keys(FILES).sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)))
+  assert.deepEqual(read.map(e => e.name), want)
+  for (const e of read) {
+    const spec = FILES[e.name] as FileSpec
+    assert.deepEqual(e.content, contentOf(spec), e.name)
+    assert.equal(e.type, 'file')
+    assert.equal(e.mode, typeof spec === 'object' && spec.mode === 0o755 ? 0o755 : 0o644, e.name)
+    assert.deepEqual([e.mtime, e.uid, e.gid, e.uname, e.gname], [0, 0, 0, '', ''])
+  }
+  // The manifest lists the same files, in the same order, with their blob ids and digests.
+  assert.deepEqual(b.manifest.entries.map(e => e.path), want)
+  for (const e of b.manifest.entries) {
+    const bytes = contentOf(FILES[e.path] as FileSpec)
+    assert.equal(e.blob, gitBlobId(bytes))
+    assert.equal(e.sha256, createHash('sha256').update(bytes).digest('hex'))
+    assert.equal(e.bytes, bytes.length)
+  }
+  assert.equal(b.manifest.tar_sha256, createHash('sha256').update(b.archive.tar).digest('hex'))
+  assert.equal(b.manifest.tar_bytes, b.archive.tar.length)
+  assert.equal(b.manifest.total_bytes, Object.values(FILES).reduce((n, s) => n + contentOf(s).length, 0))
+})
+
+test('the system tar lists and extracts tree.tar without a warning', async t => {
+  const b = await build(t)
+  const tarFile = join(b.attemptDir, 'tree.tar')
+  const list = await run('/usr/bin/tar', ['-tvf', tarFile], { env: { PATH: '/usr/bin:/bin', LC_ALL: 'C', TZ: 'UTC' } })
+  assert.equal(list.exitCode, 0, list.stderr.toString())
+  assert.equal(list.stderr.toString(), '')
+  const lines = list.stdout.toString().trim().split('\n')
+  assert.equal(lines.length, Object.keys(FILES).length)
+  assert.match(lines.find(l => l.endsWith(' bin/run.sh')) ?? '', /^-rwxr-xr-x 0\/0 +19 1970-01-01 00:00 bin\/run\.sh$/)
+  const out = join(b.attemptDir, 'x')
+  mkdirSync(out)
+  const x = await run('/usr/bin/tar', ['-xf', tarFile, '-C', out], { env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' } })
+  assert.equal(x.exitCode, 0, x.stderr.toString())
+  for (const [p, spec] of Object.entries(FILES)) assert.deepEqual(readFileSync(join(out, p)), contentOf(spec), p)
+})
+
+test('the same commit gives byte-identical tree.tar and manifest, from another clone too', async t => {
+  const a = await build(t)
+  const again = await buildTreeArchive(a.repo, await listTree(a.repo, a.sha))
+  assert.ok(again.tar.equals(a.archive.tar))
+  assert.equal(jsonFileBytes(treeManifestFor(again, KEY, a.sha)), jsonFileBytes(a.manifest))
+  const clone = join(tempDir(t), 'clone')
+  await gitT(a.repo, ['clone', '-q', '--no-local', a.repo, clone])
+  // Work-tree state and file times differ in the clone; the archive does not.
+  writeFileSync(join(clone, 'README'), 'changed in the work tree\n')
+  const other = await buildTreeArchive(clone, await listTree(clone, a.sha))
+  assert.ok(other.tar.equals(a.archive.tar))
+})
+
+test('a PAX path record counts its own length at every digit boundary', () => {
+  for (const n of [1, 88, 89, 90, 91, 92, 93, 94, 100, 985, 986, 987, 988, 989, 990, 995, 4096]) {
+    const rec = paxPathRecord(Buffer.from('x'.repeat(n)))
+    const m = /^(\d+) path=/.exec(rec.toString('latin1'))
+    assert.ok(m !== null)
+    assert.equal(Number(m[1]), rec.length, `path of ${n} bytes`)
+    assert.equal(rec.at(-1), 0x0a)
+  }
+})
+
+// Real cat-file --batch output for three blobs (one empty), fed to the parser in chunks.
+async function batchOutput (t: Parameters<typeof tempDir>[0]): Promise<{ out: Buffer, expected: Array<{ oid: string, size: number, content: Buffer }> }> {
+  const repo = join(tempDir(t), 'repo')
+  await createRepo(repo, { a: 'first blob\n', b: '', c: 'x'.repeat(3000) })
+  const listing = await listTree(repo, 'HEAD')
+  const expected = listing.entries.map(e => ({ oid: e.oid, size: e.size, content: Buffer.from(e.path === 'a' ? 'first blob\n' : e.path === 'b' ? '' : 'x'.repeat(3000)) }))
+  const r = await run('/usr/bin/git', ['-C', repo, 'cat-file', '--batch'], { env: { PATH: '/usr/bin:/bin' }, input: expected.map(e => e.oid).join('\n') + '\n' })
+  return { out: r.stdout, expected }
+}
+
+function feed (expected: readonly { oid: string, size: number }[], out: Buffer, chunk: number): Buffer[] {
+  const bodies: Buffer[][] = expected.map(() => [])
+  const ended: number[] = []
+  const p = new CatFileBatchParser(expected, { body: (i, piece) => bodies[i]?.push(Buffer.from(piece)), end: i => ended.push(i) })
+  for (let off = 0; off < out.length; off += chunk) p.push(out.subarray(off, off + chunk))
+  p.finish()
+  assert.deepEqual(ended, expected.map((_, i) => i))
+  return bodies.map(b => Buffer.concat(b))
+}
+
+test('the cat-file parser gives the same bodies fed whole, byte by byte, in 2-byte and odd chunks', async t => {
+  const { out, expected } = await batchOutput(t)
+  for (const chunk of [out.length, 1, 2, 7, 4096]) {
+    assert.deepEqual(feed(expected, out, chunk), expected.map(e => e.content), `chunk ${chunk}`)
+  }
+})
+
+test('the cat-file parser stops at the first deviation from the listing, with its code', async t => {
+  const { out, expected } = await batchOutput(t)
+  const code = (exp: Array<{ oid: string, size: number }>, data: Buffer): string => {
+    try {
+      feed(exp, data, 3)
+    } catch (e) {
+      return (e as { code: string }).code
+    }
+    return 'none'
+  }
+  const [first, second] = expected as [typeof expected[0], typeof expected[0]]
+  assert.equal(code(expected, out), 'none')
+  assert.equal(code([{ ...first, size: first.size + 1 }, ...expected.slice(1)], out), 'TREE_OBJECT_MISMATCH')
+  assert.equal(code([second, first, ...expected.slice(2)], out), 'GIT_FAILED')
+  assert.equal(code(expected, Buffer.concat([out, Buffer.from('junk\n')])), 'GIT_FAILED')
+  assert.equal(code(expected, out.subarray(0, out.length - 2)), 'GIT_FAILED')
+  assert.equal(code(expected.slice(0, 1), Buffer.from(`${first.oid} missing\n`)), 'GIT_FAILED')
+  assert.equal(code(expected.slice(0, 1), Buffer.from(`${first.oid} tree ${first.size}\n`)), 'TREE_OBJECT_MISMATCH')
+  assert.equal(code(expected.slice(0, 1), Buffer.from(`${first.oid} blob ${first.size}\n${'y'.repeat(first.size)}X`)), 'GIT_FAILED')
+})
+
+function fakeEntry (i: number, size: number): TreeEntry {
+  return { mode: '100644', type: 'blob', oid: createHash('sha1').update(String(i)).digest('hex'), size, path: `f${String(i).padStart(6, '0')}` }
+}
+
+test('bounds are refused from the listing before git is started', async () => {
+  // A root that does not exist: starting git there would fail with GIT_FAILED instead.
+  const root = '/nonexistent/repairline-no-repo'
+  const over = Array.from({ length: 20_001 }, (_, i) => fakeEntry(i, 0))
+  await assert.rejects(buildTreeArchive(root, { entries: over, violations: [] }), { code: 'TREE_TOO_MANY_ENTRIES' })
+  await assert.rejects(buildTreeArchive(root, { entries: [fakeEntry(0, 16 * 1024 * 1024 + 1)], violations: [] }), { code: 'TREE_TOO_LARGE' })
+  await assert.rejects(buildTreeArchive(root, { entries: [{ ...fakeEntry(0, 4), mode: '120000' }], violations: [] }), { code: 'TREE_SYMLINK' })
+  // Positive control: a listing within bounds does reach git, which fails on this root.
+  await assert.rejects(buildTreeArchive(root, { entries: [fakeEntry(0, 1)], violations: [] }), { code: 'GIT_FAILED' })
+})
+
+test('a blob that does not hash to its id is refused while streaming', async t => {
+  const repo = join(tempDir(t), 'repo')
+  const sha = await createRepo(repo, { 'a.txt': 'honest!\n', 'b.txt': 'other\n' })
+  const listing = await listTree(repo, sha)
+  const a = listing.entries.find(e => e.path === 'a.txt')
+  assert.ok(a !== undefined)
+  writeLooseObject(repo, a.oid, 'blob', 8, Buffer.from('EVIL!!!\n'))
+  // Positive control: git itself serves the tampered bytes without complaint.
+  assert.equal(await gitT(repo, ['cat-file', 'blob', a.oid]), 'EVIL!!!\n')
+  await assert.rejects(buildTreeArchive(repo, listing), { code: 'TREE_OBJECT_MISMATCH', path: 'a.txt' })
+  assert.ok(existsSync(loosePath(repo, a.oid)))
+})
+
+test('readTreeManifest validates the index; readTreeFile returns verified bytes', async t => {
+  const b = await build(t)
+  assert.deepEqual(readTreeManifest(b.attemptDir), b.manifest)
+  assert.deepEqual(readTreeFile(b.attemptDir, 'bin/run.sh'), Buffer.from('#!/bin/sh\necho run\n'))
+  const longPath = deep(19, 200, 'leaf.txt')
+  assert.deepEqual(readTreeFile(b.attemptDir, longPath), Buffer.from('a path near 4096 bytes\n'))
+  assert.deepEqual(readTreeFile(b.attemptDir, 'empty'), Buffer.alloc(0))
+  assert.throws(() => readTreeFile(b.attemptDir, 'nope.go'), { code: 'TREE_FILE_MISSING' })
+  assert.throws(() => readTreeFile(b.attemptDir, 'src'), { code: 'TREE_FILE_MISSING' })
+  // One flipped byte inside a file's content.
+  const tar = Buffer.from(b.archive.tar)
+  const at = tar.indexOf('echo run')
+  tar[at] = 0x45
+  writeFileSync(join(b.attemptDir, 'tree.tar'), tar)
+  assert.throws(() => readTreeFile(b.attemptDir, 'bin/run.sh'), { code: 'TREE_ARCHIVE_MISMATCH' })
+  assert.deepEqual(readTreeFile(b.attemptDir, 'README'), Buffer.from('hello\n'))
+})
+
+test('readTreeManifest refuses an inconsistent or unsafe manifest', async t => {
+  const b = await build(t)
+  const p = join(b.attemptDir, 'tree-manifest.json')
+  const write = (m: unknown): void => writeFileSync(p, jsonFileBytes(m))
+  const bad = [
+    { ...b.manifest, entry_count: b.manifest.entry_count + 1 },
+    { ...b.manifest, total_bytes: b.manifest.total_bytes + 1 },
+    { ...b.manifest, tar_bytes: b.manifest.tar_bytes + 512 },
+    { ...b.manifest, entries: [...b.manifest.entries].reverse() },
+    { ...b.manifest, entries: b.manifest.entries.map((e, i) => i === 0 ? { ...e, path: '.git/config' } : e) },
+  ]
+  for (const m of bad) {
+    write(m)
+    assert.throws(() => readTreeManifest(b.attemptDir), { code: 'FILE_INVALID' })
+  }
+  write(b.manifest)
+  assert.deepEqual(readTreeManifest(b.attemptDir), b.manifest)
+})
+
+function walk (dir: string, rel = ''): string[] {
+  return readdirSync(join(dir, rel), { withFileTypes: true }).flatMap(d => {
+    const p = rel === '' ? d.name : `${rel}/${d.name}`
+    return d.isDirectory() ? [`${p}/`, ...walk(dir, p)] : [p]
+  })
+}
+
+test('materializeTree writes a verified work tree the sandbox user can read', async t => {
+  const b = await build(t)
+  const dest = join(b.attemptDir, 'work', 'baseline')
+  const m = materializeTree(b.attemptDir, dest)
+  assert.deepEqual([m.files, m.bytes, m.overridden], [Object.keys(FILES).length, b.manifest.total_bytes, []])
+  for (const [p, spec] of Object.entries(FILES)) {
+    assert.deepEqual(readFileSync(join(dest, p)), contentOf(spec), p)
+    assert.equal(statSync(join(dest, p)).mode & 0o7777, typeof spec === 'object' && spec.mode === 0o755 ? 0o755 : 0o644, p)
+  }
+  const entries = walk(dest)
+  for (const d of entries.filter(e => e.endsWith('/'))) assert.equal(statSync(join(dest, d)).mode & 0o7777, 0o755, d)
+  assert.equal(statSync(dest).mode & 0o7777, 0o755)
+  assert.equal(statSync(join(b.attemptDir, 'work')).mode & 0o7777, 0o755)
+  assert.deepEqual(readdirSync(join(dest, 'node_modules')), [])
+  assert.equal(entries.filter(e => !e.endsWith('/')).length, Object.keys(FILES).length)
+  if (process.geteuid?.() === 0) {
+    // Read as the unprivileged sandbox user (65534), as the sandbox will.
+    chmodSync(join(b.attemptDir, '..', '..', '..'), 0o711)
+    for (const d of [join(b.attemptDir, '..', '..'), join(b.attemptDir, '..'), b.attemptDir]) chmodSync(d, 0o711)
+    const r = await run('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '/bin/cat', join(dest, 'src', 'sub', 'b.go')], { env: { PATH: '/usr/bin:/bin' } })
+    assert.equal(r.exitCode, 0, r.stderr.toString())
+    assert.equal(r.stdout.toString(), 'package sub\n')
+    // Positive control: a 0600 file is refused to that user.
+    chmodSync(join(dest, 'src', 'sub', 'b.go'), 0o600)
+    const denied = await run('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '/bin/cat', join(dest, 'src', 'sub', 'b.go')], { env: { PATH: '/usr/bin:/bin' } })
+    assert.notEqual(denied.exitCode, 0)
+  }
+})
+
+test('materializeTree applies overrides to existing files only and keeps their modes', async t => {
+  const b = await build(t)
+  const dest = join(b.attemptDir, 'work', 'candidate')
+  const patched = Buffer.from('#!/bin/sh\necho patched\n')
+  const m = materializeTree(b.attemptDir, dest, new Map([['bin/run.sh', patched]]))
+  assert.deepEqual(readFileSync(join(dest, 'bin/run.sh')), patched)
+  assert.equal(statSync(join(dest, 'bin/run.sh')).mode & 0o7777, 0o755)
+  assert.deepEqual(m.overridden, [{ path: 'bin/run.sh', sha256: createHash('sha256').update(patched).digest('hex'), bytes: patched.length }])
+  assert.deepEqual(readFileSync(join(dest, 'src/a.go')), Buffer.from('package a\n'))
+  // A new file is not an override: refused before anything is written.
+  const other = join(b.attemptDir, 'work', 'other')
+  assert.throws(() => materializeTree(b.attemptDir, other, new Map([['src/new.go', Buffer.from('x')]])), { code: 'TREE_FILE_MISSING' })
+  assert.equal(existsSync(other), false)
+})
+
+test('materializeTree refuses a tampered archive, an existing or misplaced destination, and leaves nothing', async t => {
+  const b = await build(t)
+  const dest = join(b.attemptDir, 'work', 'w')
+  mkdirSync(dest, { recursive: true })
+  assert.throws(() => materializeTree(b.attemptDir, dest), { code: 'WRITE_FAILED' })
+  assert.throws(() => materializeTree(b.attemptDir, join(b.attemptDir, 'elsewhere')), { code: 'INTERNAL' })
+  assert.throws(() => materializeTree(b.attemptDir, join(b.attemptDir, 'work', 'a', 'b')), { code: 'INTERNAL' })
+  const tar = Buffer.from(b.archive.tar)
+  tar[tar.indexOf('package sub')] = 0x50
+  writeFileSync(join(b.attemptDir, 'tree.tar'), tar)
+  const fresh = join(b.attemptDir, 'work', 'fresh')
+  assert.throws(() => materializeTree(b.attemptDir, fresh), { code: 'TREE_ARCHIVE_MISMATCH' })
+  assert.equal(existsSync(fresh), false)
+})
