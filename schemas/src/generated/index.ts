@@ -8,9 +8,11 @@ import type { ExecutionConfig } from './types/execution.ts'
 import type { Lock } from './types/lock.ts'
 import type { OutcomeFile } from './types/outcome.ts'
 import type { Proposal } from './types/proposal.ts'
+import type { Receipt } from './types/receipt.ts'
 import type { AttemptRecord } from './types/record-attempt.ts'
 import type { CaseStatusRecord } from './types/record-case-status.ts'
 import type { ErrorRecord } from './types/record-error.ts'
+import type { ReadbackRecord } from './types/record-readback.ts'
 import type { ResultRecord } from './types/record-result.ts'
 import type { StartRecord } from './types/record-start.ts'
 import type { RegisterManifest } from './types/register-manifest.ts'
@@ -27,9 +29,11 @@ import { load as loadExecution } from './validators/execution.ts'
 import { load as loadLock } from './validators/lock.ts'
 import { load as loadOutcome } from './validators/outcome.ts'
 import { load as loadProposal } from './validators/proposal.ts'
+import { load as loadReceipt } from './validators/receipt.ts'
 import { load as loadRecordAttempt } from './validators/record-attempt.ts'
 import { load as loadRecordCaseStatus } from './validators/record-case-status.ts'
 import { load as loadRecordError } from './validators/record-error.ts'
+import { load as loadRecordReadback } from './validators/record-readback.ts'
 import { load as loadRecordResult } from './validators/record-result.ts'
 import { load as loadRecordStart } from './validators/record-start.ts'
 import { load as loadRegisterManifest } from './validators/register-manifest.ts'
@@ -47,9 +51,11 @@ export type * from './types/execution.ts'
 export type * from './types/lock.ts'
 export type * from './types/outcome.ts'
 export type * from './types/proposal.ts'
+export type * from './types/receipt.ts'
 export type * from './types/record-attempt.ts'
 export type * from './types/record-case-status.ts'
 export type * from './types/record-error.ts'
+export type * from './types/record-readback.ts'
 export type * from './types/record-result.ts'
 export type * from './types/record-start.ts'
 export type * from './types/register-manifest.ts'
@@ -69,9 +75,11 @@ export interface SchemaTypes {
   'lock': Lock
   'outcome': OutcomeFile
   'proposal': Proposal
+  'receipt': Receipt
   'record-attempt': AttemptRecord
   'record-case-status': CaseStatusRecord
   'record-error': ErrorRecord
+  'record-readback': ReadbackRecord
   'record-result': ResultRecord
   'record-start': StartRecord
   'register-manifest': RegisterManifest
@@ -95,9 +103,11 @@ const loaders: { [N in SchemaName]: () => unknown } = {
   'lock': loadLock,
   'outcome': loadOutcome,
   'proposal': loadProposal,
+  'receipt': loadReceipt,
   'record-attempt': loadRecordAttempt,
   'record-case-status': loadRecordCaseStatus,
   'record-error': loadRecordError,
+  'record-readback': loadRecordReadback,
   'record-result': loadRecordResult,
   'record-start': loadRecordStart,
   'register-manifest': loadRegisterManifest,
@@ -122,9 +132,11 @@ export const schemaIds: { [N in SchemaName]: string } = {
   'lock': 'urn:repairline:lock:v1',
   'outcome': 'urn:repairline:outcome:v1',
   'proposal': 'urn:repairline:proposal:v1',
+  'receipt': 'urn:repairline:receipt:v1',
   'record-attempt': 'urn:repairline:record-attempt:v1',
   'record-case-status': 'urn:repairline:record-case-status:v1',
   'record-error': 'urn:repairline:record-error:v1',
+  'record-readback': 'urn:repairline:record-readback:v1',
   'record-result': 'urn:repairline:record-result:v1',
   'record-start': 'urn:repairline:record-start:v1',
   'register-manifest': 'urn:repairline:register-manifest:v1',
@@ -140,6 +152,7 @@ export interface RecordTypes {
   'attempt': AttemptRecord
   'case-status': CaseStatusRecord
   'error': ErrorRecord
+  'readback': ReadbackRecord
   'result': ResultRecord
   'start': StartRecord
 }
@@ -151,6 +164,7 @@ export const recordKinds: readonly RecordKind[] = [
   'attempt',
   'case-status',
   'error',
+  'readback',
   'result',
   'start',
 ]

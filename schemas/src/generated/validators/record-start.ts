@@ -4,15 +4,15 @@
 export function load () {
 
 
-const schema105 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","title":"StartRecord","description":"The first record every tool prints.","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool","description":"The tool that prints it."},"command":{"description":"The subcommand, for tools that have them.","type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
+const schema143 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","title":"StartRecord","description":"The first record every tool prints.","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool","description":"The tool that prints it."},"command":{"description":"The subcommand, for tools that have them.","type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
 const schema88 = {"description":"The name of a repairline executable.","type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
-const pattern47 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
+const pattern69 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-start:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -112,7 +112,7 @@ errors++;
 if(data.command !== undefined){
 let data3 = data.command;
 if(typeof data3 === "string"){
-if(!pattern47.test(data3)){
+if(!pattern69.test(data3)){
 const err8 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z-]{0,31}$"},message:"must match pattern \""+"^[a-z][a-z-]{0,31}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -145,10 +145,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate44
+return validate55
 }
