@@ -16,11 +16,13 @@ import type { ReadbackRecord } from './types/record-readback.ts'
 import type { ResultRecord } from './types/record-result.ts'
 import type { StartRecord } from './types/record-start.ts'
 import type { RegisterManifest } from './types/register-manifest.ts'
+import type { ProviderRequest } from './types/request.ts'
 import type { RoutingPolicy } from './types/routing-policy.ts'
 import type { Started } from './types/started.ts'
 import type { SuiteReport } from './types/suite-report.ts'
 import type { TestEvent } from './types/test-event.ts'
 import type { TreeManifest } from './types/tree-manifest.ts'
+import type { ValidationRecord } from './types/validation.ts'
 import { load as loadAdmission } from './validators/admission.ts'
 import { load as loadBaseline } from './validators/baseline.ts'
 import { load as loadCase } from './validators/case.ts'
@@ -37,11 +39,13 @@ import { load as loadRecordReadback } from './validators/record-readback.ts'
 import { load as loadRecordResult } from './validators/record-result.ts'
 import { load as loadRecordStart } from './validators/record-start.ts'
 import { load as loadRegisterManifest } from './validators/register-manifest.ts'
+import { load as loadRequest } from './validators/request.ts'
 import { load as loadRoutingPolicy } from './validators/routing-policy.ts'
 import { load as loadStarted } from './validators/started.ts'
 import { load as loadSuiteReport } from './validators/suite-report.ts'
 import { load as loadTestEvent } from './validators/test-event.ts'
 import { load as loadTreeManifest } from './validators/tree-manifest.ts'
+import { load as loadValidation } from './validators/validation.ts'
 
 export type * from './types/admission.ts'
 export type * from './types/baseline.ts'
@@ -59,11 +63,13 @@ export type * from './types/record-readback.ts'
 export type * from './types/record-result.ts'
 export type * from './types/record-start.ts'
 export type * from './types/register-manifest.ts'
+export type * from './types/request.ts'
 export type * from './types/routing-policy.ts'
 export type * from './types/started.ts'
 export type * from './types/suite-report.ts'
 export type * from './types/test-event.ts'
 export type * from './types/tree-manifest.ts'
+export type * from './types/validation.ts'
 
 /** Each schema name and the type its documents have. */
 export interface SchemaTypes {
@@ -83,11 +89,13 @@ export interface SchemaTypes {
   'record-result': ResultRecord
   'record-start': StartRecord
   'register-manifest': RegisterManifest
+  'request': ProviderRequest
   'routing-policy': RoutingPolicy
   'started': Started
   'suite-report': SuiteReport
   'test-event': TestEvent
   'tree-manifest': TreeManifest
+  'validation': ValidationRecord
 }
 
 export type SchemaName = keyof SchemaTypes
@@ -111,11 +119,13 @@ const loaders: { [N in SchemaName]: () => unknown } = {
   'record-result': loadRecordResult,
   'record-start': loadRecordStart,
   'register-manifest': loadRegisterManifest,
+  'request': loadRequest,
   'routing-policy': loadRoutingPolicy,
   'started': loadStarted,
   'suite-report': loadSuiteReport,
   'test-event': loadTestEvent,
   'tree-manifest': loadTreeManifest,
+  'validation': loadValidation,
 }
 for (const name of Object.keys(loaders) as SchemaName[]) {
   let v: Validator | undefined
@@ -140,11 +150,13 @@ export const schemaIds: { [N in SchemaName]: string } = {
   'record-result': 'urn:repairline:record-result:v1',
   'record-start': 'urn:repairline:record-start:v1',
   'register-manifest': 'urn:repairline:register-manifest:v1',
+  'request': 'urn:repairline:request:v1',
   'routing-policy': 'urn:repairline:routing-policy:v1',
   'started': 'urn:repairline:started:v1',
   'suite-report': 'urn:repairline:suite-report:v1',
   'test-event': 'urn:repairline:test-event:v1',
   'tree-manifest': 'urn:repairline:tree-manifest:v1',
+  'validation': 'urn:repairline:validation:v1',
 }
 
 /** Each NDJSON record kind (a schema named record-<kind>) and its type. */

@@ -33,6 +33,12 @@ export const ATTEMPT_JSON_FILES: Partial<Record<string, SchemaName>> = {
   'started.json': 'started',
   'outcome.json': 'outcome',
   'tree-manifest.json': 'tree-manifest',
+  'request.json': 'request',
+  'proposal.json': 'proposal',
+  'validation/job_instructions.json': 'validation',
+  'validation/prompt.json': 'validation',
+  'validation/request_instructions.json': 'validation',
+  'validation/summary.json': 'validation',
 }
 
 /** Reads a file without following a symlink, bounded to `maxBytes`. */

@@ -64,6 +64,13 @@ export const ERROR_CODES = {
   GIT_FAILED: { exit: EXIT.NO_INPUT, summary: 'git failed or the source repository could not be read (extract-tree: fault)' },
   SANDBOX_UNAVAILABLE: { exit: EXIT.NO_PERM, summary: 'a sandbox primitive is missing or did not take' },
   HOSTILE_ENVIRONMENT: { exit: EXIT.CONFIG, summary: 'an environment variable that weakens TLS or leaks secrets is set' },
+  // binding of retained inputs (ask-provider, readback)
+  ATTEMPT_BINDING_MISMATCH: { exit: EXIT.DATA, summary: 'a retained input no longer hashes to the admitted key inputs' },
+  // text contracts and rendering (rejected: exit 1 once the attempt is started)
+  TEXT_CONTRACT_FAILED: { exit: EXIT.NO, summary: 'an owned text (job brief, scaffold, instructions) broke its register' },
+  SUMMARY_CONTRACT_FAILED: { exit: EXIT.NO, summary: 'proposal.summary broke the return contract' },
+  PROMPT_TOO_LARGE: { exit: EXIT.NO, summary: 'the prompt is over provider.max_input_bytes (refused, never truncated)' },
+  PAYLOAD_NOT_TEXT: { exit: EXIT.NO, summary: 'an allowed file is not UTF-8 text and cannot be sent' },
 } as const satisfies Record<string, { exit: ExitCode; summary: string }>
 
 export type KnownErrorCode = keyof typeof ERROR_CODES
