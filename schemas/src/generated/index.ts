@@ -5,15 +5,18 @@ import type { Baseline } from './types/baseline.ts'
 import type { Case } from './types/case.ts'
 import type { ErrorInfo } from './types/error.ts'
 import type { ExecutionConfig } from './types/execution.ts'
+import type { GateReport } from './types/gate.ts'
 import type { Lock } from './types/lock.ts'
 import type { OutcomeFile } from './types/outcome.ts'
 import type { Proposal } from './types/proposal.ts'
 import type { Receipt } from './types/receipt.ts'
 import type { AttemptRecord } from './types/record-attempt.ts'
 import type { CaseStatusRecord } from './types/record-case-status.ts'
+import type { CheckRecord } from './types/record-check.ts'
 import type { ErrorRecord } from './types/record-error.ts'
 import type { ReadbackRecord } from './types/record-readback.ts'
 import type { ResultRecord } from './types/record-result.ts'
+import type { RuleRecord } from './types/record-rule.ts'
 import type { StartRecord } from './types/record-start.ts'
 import type { RegisterManifest } from './types/register-manifest.ts'
 import type { ProviderRequest } from './types/request.ts'
@@ -28,15 +31,18 @@ import { load as loadBaseline } from './validators/baseline.ts'
 import { load as loadCase } from './validators/case.ts'
 import { load as loadError } from './validators/error.ts'
 import { load as loadExecution } from './validators/execution.ts'
+import { load as loadGate } from './validators/gate.ts'
 import { load as loadLock } from './validators/lock.ts'
 import { load as loadOutcome } from './validators/outcome.ts'
 import { load as loadProposal } from './validators/proposal.ts'
 import { load as loadReceipt } from './validators/receipt.ts'
 import { load as loadRecordAttempt } from './validators/record-attempt.ts'
 import { load as loadRecordCaseStatus } from './validators/record-case-status.ts'
+import { load as loadRecordCheck } from './validators/record-check.ts'
 import { load as loadRecordError } from './validators/record-error.ts'
 import { load as loadRecordReadback } from './validators/record-readback.ts'
 import { load as loadRecordResult } from './validators/record-result.ts'
+import { load as loadRecordRule } from './validators/record-rule.ts'
 import { load as loadRecordStart } from './validators/record-start.ts'
 import { load as loadRegisterManifest } from './validators/register-manifest.ts'
 import { load as loadRequest } from './validators/request.ts'
@@ -52,15 +58,18 @@ export type * from './types/baseline.ts'
 export type * from './types/case.ts'
 export type * from './types/error.ts'
 export type * from './types/execution.ts'
+export type * from './types/gate.ts'
 export type * from './types/lock.ts'
 export type * from './types/outcome.ts'
 export type * from './types/proposal.ts'
 export type * from './types/receipt.ts'
 export type * from './types/record-attempt.ts'
 export type * from './types/record-case-status.ts'
+export type * from './types/record-check.ts'
 export type * from './types/record-error.ts'
 export type * from './types/record-readback.ts'
 export type * from './types/record-result.ts'
+export type * from './types/record-rule.ts'
 export type * from './types/record-start.ts'
 export type * from './types/register-manifest.ts'
 export type * from './types/request.ts'
@@ -78,15 +87,18 @@ export interface SchemaTypes {
   'case': Case
   'error': ErrorInfo
   'execution': ExecutionConfig
+  'gate': GateReport
   'lock': Lock
   'outcome': OutcomeFile
   'proposal': Proposal
   'receipt': Receipt
   'record-attempt': AttemptRecord
   'record-case-status': CaseStatusRecord
+  'record-check': CheckRecord
   'record-error': ErrorRecord
   'record-readback': ReadbackRecord
   'record-result': ResultRecord
+  'record-rule': RuleRecord
   'record-start': StartRecord
   'register-manifest': RegisterManifest
   'request': ProviderRequest
@@ -108,15 +120,18 @@ const loaders: { [N in SchemaName]: () => unknown } = {
   'case': loadCase,
   'error': loadError,
   'execution': loadExecution,
+  'gate': loadGate,
   'lock': loadLock,
   'outcome': loadOutcome,
   'proposal': loadProposal,
   'receipt': loadReceipt,
   'record-attempt': loadRecordAttempt,
   'record-case-status': loadRecordCaseStatus,
+  'record-check': loadRecordCheck,
   'record-error': loadRecordError,
   'record-readback': loadRecordReadback,
   'record-result': loadRecordResult,
+  'record-rule': loadRecordRule,
   'record-start': loadRecordStart,
   'register-manifest': loadRegisterManifest,
   'request': loadRequest,
@@ -139,15 +154,18 @@ export const schemaIds: { [N in SchemaName]: string } = {
   'case': 'urn:repairline:case:v1',
   'error': 'urn:repairline:error:v1',
   'execution': 'urn:repairline:execution:v1',
+  'gate': 'urn:repairline:gate:v1',
   'lock': 'urn:repairline:lock:v1',
   'outcome': 'urn:repairline:outcome:v1',
   'proposal': 'urn:repairline:proposal:v1',
   'receipt': 'urn:repairline:receipt:v1',
   'record-attempt': 'urn:repairline:record-attempt:v1',
   'record-case-status': 'urn:repairline:record-case-status:v1',
+  'record-check': 'urn:repairline:record-check:v1',
   'record-error': 'urn:repairline:record-error:v1',
   'record-readback': 'urn:repairline:record-readback:v1',
   'record-result': 'urn:repairline:record-result:v1',
+  'record-rule': 'urn:repairline:record-rule:v1',
   'record-start': 'urn:repairline:record-start:v1',
   'register-manifest': 'urn:repairline:register-manifest:v1',
   'request': 'urn:repairline:request:v1',
@@ -163,9 +181,11 @@ export const schemaIds: { [N in SchemaName]: string } = {
 export interface RecordTypes {
   'attempt': AttemptRecord
   'case-status': CaseStatusRecord
+  'check': CheckRecord
   'error': ErrorRecord
   'readback': ReadbackRecord
   'result': ResultRecord
+  'rule': RuleRecord
   'start': StartRecord
 }
 
@@ -175,8 +195,10 @@ export type RecordKind = keyof RecordTypes
 export const recordKinds: readonly RecordKind[] = [
   'attempt',
   'case-status',
+  'check',
   'error',
   'readback',
   'result',
+  'rule',
   'start',
 ]

@@ -1,0 +1,73 @@
+// no-init-hook: no code is added that runs when the package or module loads (or that takes
+// over a test binary).
+//   go: `func init`, `func TestMain`, and a package-level var whose initializer calls;
+//   JavaScript: top-level expression statements that call (`new` and tagged templates
+//   count), top-level var/let/const whose initializer calls, `export default` of a call,
+//   class static blocks, and static class fields whose initializer calls.
+// Hooks are compared as a multiset, so an existing hook may keep changing its arguments.
+
+import { checkStructure } from '../syntax/compare.ts'
+import { descendants, field, fields, textOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
+import { patternNames } from './declarations-preserved.ts'
+import { callsOf } from './calls-preserved.ts'
+import type { GateContext, RuleOutcome } from '../types.ts'
+
+const GO_CALLS = new Set(['call_expression'])
+const JS_CALLS = new Set(['call_expression', 'new_expression'])
+
+function calls (n: SyntaxNode | undefined, types: ReadonlySet<string>): boolean {
+  if (n === undefined) return false
+  for (const d of descendants(n)) if (types.has(d.type)) return true
+  return false
+}
+
+/** Every load-time hook of a file, one line each. */
+export function initHooksOf (tree: SyntaxTree): string[] {
+  const out: string[] = []
+  if (tree.grammar === 'go') {
+    for (const top of tree.root.children) {
+      if (top.type === 'function_declaration') {
+        const name = textOf(tree, field(top, 'name') ?? top)
+        if (name === 'init' || name === 'TestMain') out.push(`func ${name}`)
+      } else if (top.type === 'var_declaration') {
+        for (const spec of descendants(top)) {
+          if (spec.type === 'var_spec' && calls(field(spec, 'value'), GO_CALLS)) out.push(`package-level var ${fields(spec, 'name').map(n => textOf(tree, n)).join(', ')} initialized by a call`)
+        }
+      }
+    }
+    return out
+  }
+  for (const stmt of tree.root.children) {
+    const top = stmt.type === 'export_statement' ? field(stmt, 'declaration') ?? stmt : stmt
+    if (top.type === 'expression_statement' && calls(top, JS_CALLS)) {
+      out.push(`top-level statement calling ${callsOf({ ...tree, root: top }).sort().join(', ')}`)
+    } else if (top.type === 'export_statement' && calls(field(top, 'value'), JS_CALLS)) {
+      out.push(`export default calling ${callsOf({ ...tree, root: field(top, 'value') as SyntaxNode }).sort().join(', ')}`)
+    } else if (top.type === 'lexical_declaration' || top.type === 'variable_declaration') {
+      for (const d of top.children.filter(c => c.type === 'variable_declarator')) {
+        if (calls(field(d, 'value'), JS_CALLS)) out.push(`top-level ${patternNames(tree, field(d, 'name')).join(', ')} initialized by a call`)
+      }
+    }
+  }
+  for (const n of descendants(tree.root)) {
+    if (n.type === 'class_static_block') out.push(`class static block in ${classOf(tree, n)}`)
+    else if (n.type === 'field_definition' && n.children.some(c => !c.named && textOf(tree, c) === 'static') && calls(field(n, 'value'), JS_CALLS)) {
+      out.push(`static field ${classOf(tree, n)}.${textOf(tree, field(n, 'property') ?? n)} initialized by a call`)
+    }
+  }
+  return out
+}
+
+function classOf (tree: SyntaxTree, n: SyntaxNode): string {
+  for (let p = n.parent; p !== undefined; p = p.parent) {
+    if (p.type === 'class_declaration' || p.type === 'class') {
+      const name = field(p, 'name')
+      return name === undefined ? '<class>' : textOf(tree, name)
+    }
+  }
+  return '<class>'
+}
+
+export function checkNoInitHook (ctx: GateContext): RuleOutcome {
+  return checkStructure(ctx, { what: 'load-time hooks', extract: initHooksOf, direction: 'added', show: h => `init hook: ${h}` })
+}

@@ -1,0 +1,93 @@
+// no-test-framing: no string or template literal is added whose value (escapes decoded)
+// contains test-runner framing that could forge a result in test output: `=== RUN`,
+// `=== PAUSE`, `=== CONT`, `--- PASS`, `--- FAIL`, `--- SKIP`, a line that is `PASS` or
+// `FAIL`, `ok  \t`, `FAIL\t`, `"Action":`, `TAP version`, `ok <n>`, `not ok <n>`, `# pass`,
+// `# fail`. A template substitution counts as `0`, so `ok ${n} - x` is caught. Comments are
+// not checked: they print nothing. Literals already in the baseline may stay.
+
+import { checkStructure } from '../syntax/compare.ts'
+import { descendants, textOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
+import type { GateContext, RuleOutcome } from '../types.ts'
+
+/** Each framing pattern and how a finding names it. */
+export const FRAMING: ReadonlyArray<{ name: string, re: RegExp }> = [
+  { name: '=== RUN', re: /=== RUN/ },
+  { name: '=== PAUSE', re: /=== PAUSE/ },
+  { name: '=== CONT', re: /=== CONT/ },
+  { name: '--- PASS', re: /--- PASS/ },
+  { name: '--- FAIL', re: /--- FAIL/ },
+  { name: '--- SKIP', re: /--- SKIP/ },
+  { name: 'a line that is PASS or FAIL', re: /(^|\n)(PASS|FAIL)\r?(\n|$)/ },
+  { name: 'ok  \\t', re: /ok {2}\t/ },
+  { name: 'FAIL\\t', re: /FAIL\t/ },
+  { name: '"Action":', re: /"Action":/ },
+  { name: 'TAP version', re: /TAP version/ },
+  { name: 'not ok <n>', re: /\bnot ok \d/ },
+  { name: 'ok <n>', re: /\bok \d/ },
+  { name: '# pass', re: /# pass/ },
+  { name: '# fail', re: /# fail/ },
+]
+
+/** The framing patterns a value contains. */
+export function framingIn (value: string): string[] {
+  return FRAMING.filter(f => f.re.test(value)).map(f => f.name)
+}
+
+/** Every string and template literal of a file, by decoded value. */
+export function stringsOf (tree: SyntaxTree): string[] {
+  const out: string[] = []
+  for (const n of descendants(tree.root)) {
+    if (tree.grammar === 'go') {
+      if (n.type === 'interpreted_string_literal') out.push(decodeGo(textOf(tree, n).slice(1, -1)))
+      else if (n.type === 'raw_string_literal') out.push(textOf(tree, n).slice(1, -1).replace(/\r/g, ''))
+      continue
+    }
+    if (n.type === 'string') out.push(decodeJs(textOf(tree, n).slice(1, -1)))
+    else if (n.type === 'template_string') out.push(templateValue(tree, n))
+  }
+  return out
+}
+
+function templateValue (tree: SyntaxTree, n: SyntaxNode): string {
+  let v = ''
+  for (const c of n.children) {
+    if (c.type === 'template_substitution') v += '0'
+    else if (c.type === 'string_fragment' || c.type === 'escape_sequence') v += decodeJs(textOf(tree, c))
+  }
+  return v
+}
+
+const SIMPLE_GO: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"' }
+
+/** The value of a go interpreted string literal's body. */
+export function decodeGo (body: string): string {
+  return body.replace(/\\(?:([abfnrtv\\'"])|x([0-9a-fA-F]{2})|([0-7]{3})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))/g, (_m, s: string | undefined, x: string | undefined, o: string | undefined, u: string | undefined, U: string | undefined) => {
+    if (s !== undefined) return SIMPLE_GO[s] ?? s
+    if (x !== undefined) return String.fromCharCode(parseInt(x, 16))
+    if (o !== undefined) return String.fromCharCode(parseInt(o, 8))
+    const cp = parseInt((u ?? U) as string, 16)
+    return cp <= 0x10ffff ? String.fromCodePoint(cp) : ''
+  })
+}
+
+const SIMPLE_JS: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', 0: '\0' }
+
+/** The value of a JavaScript string literal's or template fragment's body. */
+export function decodeJs (body: string): string {
+  return body.replace(/\\(?:u\{([0-9a-fA-F]+)\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(\r\n|[\n\r\u2028\u2029])|([\s\S]))/g, (_m, cp: string | undefined, u: string | undefined, x: string | undefined, nl: string | undefined, c: string | undefined) => {
+    if (cp !== undefined) { const v = parseInt(cp, 16); return v <= 0x10ffff ? String.fromCodePoint(v) : '' }
+    if (u !== undefined) return String.fromCharCode(parseInt(u, 16))
+    if (x !== undefined) return String.fromCharCode(parseInt(x, 16))
+    if (nl !== undefined) return ''
+    return SIMPLE_JS[c as string] ?? (c as string)
+  })
+}
+
+export function checkNoTestFraming (ctx: GateContext): RuleOutcome {
+  return checkStructure(ctx, {
+    what: 'test-framing literals',
+    direction: 'added',
+    extract: tree => stringsOf(tree).filter(v => framingIn(v).length > 0),
+    show: v => `literal ${JSON.stringify(v.length > 80 ? `${v.slice(0, 80)}…` : v)} with test framing (${framingIn(v).join(', ')})`,
+  })
+}

@@ -1,0 +1,167 @@
+// Parsing for the structure gates (DESIGN §10): tree-sitter's WebAssembly runtime
+// (web-tree-sitter) with the Go and JavaScript grammars' .wasm files. No native build is
+// involved anywhere: the grammar packages' install scripts are never run.
+//
+// Where the .wasm files come from (one rule, two layouts): a file beside the running module
+// wins; otherwise the file is resolved from the npm packages core depends on. A bundled bin
+// (tools/<tool>/dist/<tool>.mjs) finds the copies scripts/build.ts puts beside it; the
+// TypeScript sources under tsx find the packages. A bin never resolves from the packages:
+// its directory has no node_modules that holds them, so a missing copy fails loudly.
+//
+// The parsed tree is copied once into plain objects (type, field, range, children) and the
+// WebAssembly tree is freed at once, so the rules walk ordinary JavaScript data.
+
+import { existsSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Language, Parser } from 'web-tree-sitter'
+import { toolError } from '../../errors.ts'
+
+export type GrammarName = 'go' | 'javascript'
+
+/** One node of a parsed file, detached from the WebAssembly heap. */
+export interface SyntaxNode {
+  type: string
+  /** False for anonymous tokens such as `(`, `:=` or `const`. */
+  named: boolean
+  /** The field name under which the parent holds this node (`name`, `function`, …). */
+  field: string | undefined
+  /** UTF-16 offsets into the source string. */
+  start: number
+  end: number
+  /** 1-based line of the node's first character. */
+  line: number
+  children: SyntaxNode[]
+  parent: SyntaxNode | undefined
+}
+
+export interface SyntaxTree {
+  grammar: GrammarName
+  source: string
+  root: SyntaxNode
+  /** One line per ERROR or MISSING node (`line N: …`), empty when the file parses. */
+  errors: string[]
+}
+
+const WASM_PACKAGES = {
+  'tree-sitter.wasm': 'web-tree-sitter/tree-sitter.wasm',
+  'tree-sitter-go.wasm': 'tree-sitter-go/tree-sitter-go.wasm',
+  'tree-sitter-javascript.wasm': 'tree-sitter-javascript/tree-sitter-javascript.wasm',
+} as const
+export type WasmFile = keyof typeof WASM_PACKAGES
+/** The .wasm files a bundle that parses needs beside it (scripts/build.ts copies them). */
+export const WASM_FILES = Object.keys(WASM_PACKAGES) as WasmFile[]
+
+/** The absolute path of one .wasm file: beside the running module, else from its package. */
+export function wasmPath (file: WasmFile): string {
+  const here = dirname(fileURLToPath(import.meta.url))
+  const beside = join(here, file)
+  if (existsSync(beside)) return beside
+  try {
+    return createRequire(import.meta.url).resolve(WASM_PACKAGES[file])
+  } catch (e) {
+    throw toolError('INTERNAL', `cannot find ${file} beside ${here} nor in its package: ${(e as Error).message}`, { hint: 'run pnpm build: it copies the grammar files next to each bundled tool' })
+  }
+}
+
+let loaded: Promise<{ parser: Parser, languages: Record<GrammarName, Language> }> | undefined
+
+async function load (): Promise<{ parser: Parser, languages: Record<GrammarName, Language> }> {
+  const runtime = wasmPath('tree-sitter.wasm')
+  await Parser.init({ locateFile: () => runtime })
+  const [go, javascript] = await Promise.all([
+    Language.load(readFileSync(wasmPath('tree-sitter-go.wasm'))),
+    Language.load(readFileSync(wasmPath('tree-sitter-javascript.wasm'))),
+  ])
+  return { parser: new Parser(), languages: { go, javascript } }
+}
+
+/** The grammar for a path by its extension, or undefined when neither grammar applies. */
+export function grammarFor (path: string): GrammarName | undefined {
+  if (path.endsWith('.go')) return 'go'
+  if (/\.(js|mjs|cjs)$/.test(path)) return 'javascript'
+  return undefined
+}
+
+/** Parses `source` with one grammar and returns a detached tree with its parse errors. */
+export async function parseSource (grammar: GrammarName, source: string): Promise<SyntaxTree> {
+  loaded ??= load()
+  const { parser, languages } = await loaded
+  parser.setLanguage(languages[grammar])
+  const tree = parser.parse(source)
+  if (tree === null) throw toolError('INTERNAL', `tree-sitter returned no tree for a ${grammar} file`)
+  const errors: string[] = []
+  const cursor = tree.walk()
+  try {
+    const make = (parent: SyntaxNode | undefined): SyntaxNode => {
+      const node: SyntaxNode = {
+        type: cursor.nodeType,
+        named: cursor.nodeIsNamed,
+        field: cursor.currentFieldName ?? undefined,
+        start: cursor.startIndex,
+        end: cursor.endIndex,
+        line: cursor.startPosition.row + 1,
+        children: [],
+        parent,
+      }
+      if (cursor.nodeType === 'ERROR') errors.push(`line ${node.line}: syntax error near ${JSON.stringify(clip(source.slice(node.start, node.end)))}`)
+      else if (cursor.nodeIsMissing) errors.push(`line ${node.line}: missing ${JSON.stringify(cursor.nodeType)}`)
+      if (cursor.gotoFirstChild()) {
+        do node.children.push(make(node)); while (cursor.gotoNextSibling())
+        cursor.gotoParent()
+      }
+      return node
+    }
+    return { grammar, source, root: make(undefined), errors }
+  } finally {
+    cursor.delete()
+    tree.delete()
+  }
+}
+
+function clip (s: string): string {
+  const one = s.replace(/\s+/g, ' ')
+  return one.length > 60 ? `${one.slice(0, 60)}…` : one
+}
+
+/** The exact source text of a node. */
+export function textOf (tree: SyntaxTree, node: SyntaxNode): string {
+  return tree.source.slice(node.start, node.end)
+}
+
+/** The node's tokens (leaves, comments left out) joined by `sep`: whitespace-insensitive text. */
+export function tokensOf (tree: SyntaxTree, node: SyntaxNode, sep: string): string {
+  const out: string[] = []
+  const visit = (n: SyntaxNode): void => {
+    if (n.type === 'comment') return
+    if (n.children.length === 0) {
+      const t = tree.source.slice(n.start, n.end)
+      if (t !== '') out.push(t)
+      return
+    }
+    for (const c of n.children) visit(c)
+  }
+  visit(node)
+  return out.join(sep)
+}
+
+/** Every node of the subtree, depth first, in source order. */
+export function * descendants (node: SyntaxNode): Generator<SyntaxNode> {
+  const stack: SyntaxNode[] = [node]
+  while (stack.length > 0) {
+    const n = stack.pop() as SyntaxNode
+    yield n
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i] as SyntaxNode)
+  }
+}
+
+/** The first child held under `field`. */
+export function field (node: SyntaxNode, name: string): SyntaxNode | undefined {
+  return node.children.find(c => c.field === name)
+}
+
+/** Every child held under `field`. */
+export function fields (node: SyntaxNode, name: string): SyntaxNode[] {
+  return node.children.filter(c => c.field === name)
+}

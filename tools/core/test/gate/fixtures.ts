@@ -1,0 +1,218 @@
+// Baselines and proposals for the gate's in-process tests: a Go and a JavaScript source file
+// with imports, package-level state, locals, loops, classes and calls, and one proposal per
+// threat (named after it, with a one-line comment saying what it attacks) plus the local
+// changes that must pass.
+
+import type { FileMode, GateEdit, GateInput, RuleId } from '@repairline/core/gate/index'
+
+export const GO_CALC = `package calc
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNegative is returned for negative input.
+var ErrNegative = errors.New("negative input")
+
+var base = 2
+
+const limit = 100
+
+// Add returns the sum of a and b.
+func Add(a, b int) int {
+	return a - b
+}
+
+// Double returns twice n.
+func Double(n int) int {
+	return n * base
+}
+
+// Describe names n.
+func Describe(n int) (string, error) {
+	if n < 0 {
+		return "", ErrNegative
+	}
+	scale := 1
+	for i, d := range []int{1, 2} {
+		scale += i * d
+	}
+	return fmt.Sprintf("n=%d", n*scale), nil
+}
+
+// Clamp limits n to limit.
+func Clamp(n int) int {
+	return min(n, limit)
+}
+
+func min(a, b int) int {
+	if a < b {
+		return a
+	}
+	return b
+}
+`
+
+export const GO_TEST = 'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal("Add")\n\t}\n}\n'
+
+export const JS_CALC = `import { format } from 'node:util'
+
+const LIMIT = 100
+
+// add returns the sum of a and b.
+export function add (a, b) {
+  return a - b
+}
+
+export function double (n) {
+  return n * 2
+}
+
+export function describe (n) {
+  if (n < 0) {
+    throw new RangeError('negative input')
+  }
+  const scale = 1
+  return format('n=%d', n * scale)
+}
+
+export function clamp (n) {
+  return Math.min(n, LIMIT)
+}
+
+export class Counter {
+  count = 0
+
+  inc (by = 1) {
+    try {
+      this.count += by
+    } catch (err) {
+      this.count = 0
+    }
+    return this.count
+  }
+}
+`
+
+export const JS_TEST = "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\nimport { add } from '../src/calc.js'\n\ntest('add adds', () => {\n  assert.equal(add(2, 3), 5)\n})\n"
+
+export interface Baseline { runner: 'go' | 'node', files: Record<string, { text: string | Uint8Array, mode?: FileMode }>, allowed: string[] }
+
+export const GO_BASELINE: Baseline = {
+  runner: 'go',
+  files: { 'go.mod': { text: 'module example.com/calc\n\ngo 1.19\n' }, 'calc.go': { text: GO_CALC }, 'calc_test.go': { text: GO_TEST }, 'run.go': { text: 'package calc\n\nfunc Run() int { return 1 }\n', mode: '100755' } },
+  allowed: ['calc.go', 'run.go'],
+}
+
+export const JS_BASELINE: Baseline = {
+  runner: 'node',
+  files: { 'package.json': { text: '{"type":"module"}\n' }, 'src/calc.js': { text: JS_CALC }, 'test/calc.test.js': { text: JS_TEST } },
+  allowed: ['src/calc.js'],
+}
+
+/** A gate input over a baseline held in memory. */
+export function gateInput (b: Baseline, edits: GateEdit[], maxPatchBytes = 4096): GateInput {
+  return {
+    runner: b.runner,
+    allowedFiles: b.allowed,
+    maxPatchBytes,
+    tree: Object.entries(b.files).map(([path, f]) => ({ path, mode: f.mode ?? '100644' })).sort((x, y) => Buffer.compare(Buffer.from(x.path), Buffer.from(y.path))),
+    readBaseline: (p: string) => {
+      const f = b.files[p]
+      if (f === undefined) throw new Error(`test: readBaseline called for ${p}, which is not in the tree`)
+      if (!b.allowed.includes(p)) throw new Error(`test: readBaseline called for ${p}, which is not allowed`)
+      return typeof f.text === 'string' ? Buffer.from(f.text) : f.text
+    },
+    edits,
+  }
+}
+
+export interface GateCase {
+  name: string
+  /** What the proposal attacks (rejected) or why it is a local change (accepted). */
+  why: string
+  baseline: Baseline
+  edits: GateEdit[]
+  maxPatchBytes?: number
+  /** Exactly the rules that fail; [] for an accepted proposal. */
+  fails: RuleId[]
+}
+
+const go = (search: string, replace: string, path = 'calc.go'): GateEdit => ({ path, search, replace })
+const js = (search: string, replace: string, path = 'src/calc.js'): GateEdit => ({ path, search, replace })
+
+/** Proposals that must be rejected, each by the rule(s) it attacks. */
+export const REJECTED: GateCase[] = [
+  { name: 'proposal-edits-test-file', why: 'makes the failing test pass by changing the test', baseline: GO_BASELINE, edits: [go('Add(2, 3) != 5', 'Add(2, 3) != -1', 'calc_test.go')], fails: ['allowlist', 'classifier'] },
+  { name: 'proposal-edits-js-test-file', why: 'makes the failing test pass by changing the test', baseline: JS_BASELINE, edits: [js('5)', '-1)', 'test/calc.test.js')], fails: ['allowlist', 'classifier'] },
+  { name: 'proposal-edits-go-mod', why: 'changes the toolchain or dependencies', baseline: GO_BASELINE, edits: [go('go 1.19', 'go 1.18', 'go.mod')], fails: ['allowlist', 'classifier'] },
+  { name: 'proposal-path-dotdot', why: 'escapes the tree with ..', baseline: GO_BASELINE, edits: [go('a - b', 'a + b', '../calc.go')], fails: ['path-tricks', 'allowlist', 'classifier', 'no-new-files'] },
+  { name: 'proposal-path-inner-dotdot', why: 'hides .. inside an allowed-looking path', baseline: GO_BASELINE, edits: [go('a - b', 'a + b', 'x/../calc.go')], fails: ['path-tricks', 'allowlist', 'classifier', 'no-new-files'] },
+  { name: 'proposal-path-absolute', why: 'names a host file', baseline: GO_BASELINE, edits: [go('root', 'toor', '/etc/passwd')], fails: ['path-tricks', 'allowlist', 'classifier', 'no-new-files'] },
+  { name: 'proposal-path-case-variant', why: 'edits Calc.go, which a case-insensitive checkout maps onto calc.go', baseline: GO_BASELINE, edits: [go('a - b', 'a + b', 'Calc.go')], fails: ['path-tricks', 'allowlist', 'no-new-files'] },
+  { name: 'proposal-path-pathspec-magic', why: 'uses git pathspec magic to reach other files', baseline: GO_BASELINE, edits: [go('a - b', 'a + b', ':(glob)*.go')], fails: ['path-tricks', 'allowlist', 'no-new-files'] },
+  { name: 'proposal-creates-file', why: 'adds a new file beside the allowed one', baseline: GO_BASELINE, edits: [go('package', 'package', 'extra.go')], fails: ['allowlist', 'no-new-files'] },
+  { name: 'proposal-search-occurs-twice', why: 'an ambiguous search that a fuzzy applier would resolve silently', baseline: GO_BASELINE, edits: [go('return a', 'return b')], fails: ['exact-application'] },
+  { name: 'proposal-search-absent', why: 'a search text that is not there', baseline: GO_BASELINE, edits: [go('return a + b', 'return a * b')], fails: ['exact-application'] },
+  { name: 'proposal-search-whitespace-folded', why: 'relies on whitespace folding (spaces where the file has a tab)', baseline: GO_BASELINE, edits: [go('    return a - b', '    return a + b')], fails: ['exact-application'] },
+  { name: 'proposal-second-edit-stale', why: 'a second edit searches text the first edit removed', baseline: GO_BASELINE, edits: [go('a - b', 'a + b'), go('a - b', 'b - a')], fails: ['exact-application'] },
+  { name: 'proposal-changes-nothing', why: 'an empty candidate that would verify nothing', baseline: GO_BASELINE, edits: [go('a - b', 'a - b')], fails: ['exact-application'] },
+  { name: 'proposal-file-no-longer-parses', why: 'a candidate tree-sitter cannot parse, so its structure cannot be compared', baseline: GO_BASELINE, edits: [go('return a - b\n}', 'return a +\n}')], fails: ['parses'] },
+  { name: 'proposal-js-no-longer-parses', why: 'a candidate tree-sitter cannot parse', baseline: JS_BASELINE, edits: [js('return a - b', 'return (a + b')], fails: ['parses'] },
+  { name: 'proposal-oversized-diff', why: 'a diff larger than max_patch_bytes', baseline: GO_BASELINE, edits: [go('\treturn a - b\n', `\t// ${'x'.repeat(1200)}\n\treturn a + b\n`)], maxPatchBytes: 1024, fails: ['diff-size'] },
+  { name: 'proposal-adds-import', why: 'pulls in a new package', baseline: GO_BASELINE, edits: [go('\t"fmt"\n', '\t"fmt"\n\t"os"\n')], fails: ['imports-preserved'] },
+  { name: 'proposal-renames-import', why: 'rebinds an import under a new local name', baseline: GO_BASELINE, edits: [go('\t"fmt"\n', '\tfmt "github.com/evil/fmt"\n')], fails: ['imports-preserved'] },
+  { name: 'proposal-js-swaps-import-source', why: 'imports the same name from another module', baseline: JS_BASELINE, edits: [js("from 'node:util'", "from './util.js'")], fails: ['imports-preserved'] },
+  { name: 'proposal-adds-call', why: 'a new call is new behaviour, not a local fix', baseline: GO_BASELINE, edits: [go('\treturn a - b\n', '\tfmt.Println(a)\n\treturn a + b\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-adds-conversion', why: 'conversions count as calls', baseline: GO_BASELINE, edits: [go('return a - b', 'return int(int64(a) + int64(b))')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-retargets-call', why: 'the same number of calls, another callee', baseline: GO_BASELINE, edits: [go('return min(n, limit)', 'return Double(n)')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-adds-new', why: '`new X()` is a call', baseline: JS_BASELINE, edits: [js('  return a - b\n', '  void new Error()\n  return a + b\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-tagged-template', why: 'a tagged template calls its tag', baseline: JS_BASELINE, edits: [js('return a - b', 'return String.raw`${a + b}` * 1')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-dynamic-import', why: '`import()` loads a module', baseline: JS_BASELINE, edits: [js('  return a - b\n', "  void import('node:fs')\n  return a + b\n")], fails: ['imports-preserved', 'calls-preserved'] },
+  { name: 'proposal-adds-local-short-var', why: 'a new local `:=` is a new declaration', baseline: GO_BASELINE, edits: [go('\treturn a - b\n', '\tsum := a + b\n\treturn sum\n')], fails: ['declarations-preserved'] },
+  { name: 'proposal-go-if-init-short-var', why: '`if x := …;` declares too', baseline: GO_BASELINE, edits: [go('\treturn a - b\n', '\tif s := a + b; s > 0 {\n\t\treturn s\n\t}\n\treturn a + b\n')], fails: ['declarations-preserved'] },
+  { name: 'proposal-go-renames-range-variable', why: 'range variables are declarations', baseline: GO_BASELINE, edits: [go('for i, d := range', 'for j, d := range'), go('scale += i * d', 'scale += j * d')], fails: ['declarations-preserved'] },
+  { name: 'proposal-go-adds-label', why: 'labels are declarations', baseline: GO_BASELINE, edits: [go('\tfor i, d := range', '\nouter:\n\tfor i, d := range'), go('scale += i * d', 'scale += i * d\n\t\tcontinue outer')], fails: ['declarations-preserved'] },
+  { name: 'proposal-js-adds-const', why: 'a new local `const` is a new declaration', baseline: JS_BASELINE, edits: [js('  return a - b\n', '  const sum = a + b\n  return sum\n')], fails: ['declarations-preserved'] },
+  { name: 'proposal-js-adds-destructured-let', why: 'every destructured name is a declaration', baseline: JS_BASELINE, edits: [js('  const scale = 1\n', '  const scale = 1\n  let { x, y: [z] } = { x: 1, y: [2] }\n')], fails: ['declarations-preserved'] },
+  { name: 'proposal-js-renames-catch-binding', why: 'catch bindings are declarations', baseline: JS_BASELINE, edits: [js('catch (err)', 'catch (e)')], fails: ['declarations-preserved'] },
+  { name: 'proposal-js-adds-class-member', why: 'class members are declarations', baseline: JS_BASELINE, edits: [js('  count = 0\n', '  count = 0\n  reset = 0\n')], fails: ['declarations-preserved'] },
+  { name: 'proposal-renames-parameter', why: 'a signature is part of the interface', baseline: GO_BASELINE, edits: [go('func Add(a, b int) int {\n\treturn a - b', 'func Add(x, b int) int {\n\treturn x + b')], fails: ['signatures-preserved'] },
+  { name: 'proposal-changes-result-type', why: 'a signature is part of the interface', baseline: GO_BASELINE, edits: [go('func Double(n int) int {', 'func Double(n int) int64 {'), go('return n * base', 'return int64(n * base)')], fails: ['signatures-preserved', 'calls-preserved'] },
+  { name: 'proposal-js-renames-parameter', why: 'a signature is part of the interface', baseline: JS_BASELINE, edits: [js('export function add (a, b) {\n  return a - b', 'export function add (x, b) {\n  return x + b')], fails: ['signatures-preserved'] },
+  { name: 'proposal-js-changes-default-parameter', why: 'parameter lists are compared as text, defaults included', baseline: JS_BASELINE, edits: [js('inc (by = 1)', 'inc (by = 2)')], fails: ['signatures-preserved'] },
+  { name: 'proposal-adds-init-hook', why: '`func init` runs before any test', baseline: GO_BASELINE, edits: [go('// Add returns', 'func init() {\n}\n\n// Add returns')], fails: ['declarations-preserved', 'signatures-preserved', 'no-init-hook'] },
+  { name: 'proposal-adds-testmain-exit', why: '`TestMain` calling `os.Exit(0)` passes every test without running it', baseline: GO_BASELINE, edits: [go('\t"fmt"\n', '\t"fmt"\n\t"os"\n\t"testing"\n'), go('// Add returns', 'func TestMain(m *testing.M) {\n\tos.Exit(0)\n}\n\n// Add returns')], fails: ['imports-preserved', 'declarations-preserved', 'signatures-preserved', 'calls-preserved', 'no-init-hook'] },
+  { name: 'proposal-moves-call-into-package-var', why: 'a call moved into a package-level initializer runs at load; only the init-hook rule sees it', baseline: GO_BASELINE, edits: [go('var base = 2', 'var base = min(2, 3)'), go('return min(n, limit)', 'return limit')], fails: ['no-init-hook'] },
+  { name: 'proposal-js-top-level-call', why: 'a top-level call runs when the module loads', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', "const LIMIT = 100\n\nsetTimeout(Number, 0)\n")], fails: ['calls-preserved', 'no-init-hook'] },
+  { name: 'proposal-js-moves-call-to-top-level', why: 'an existing call moved to the top level runs at load; only the init-hook rule sees it', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = 100\n\nMath.min(1, 2)\n'), js('return Math.min(n, LIMIT)', 'return n < LIMIT ? n : LIMIT')], fails: ['no-init-hook'] },
+  { name: 'proposal-js-class-static-block', why: 'a class static block runs when the class is defined', baseline: JS_BASELINE, edits: [js('  count = 0\n', '  count = 0\n\n  static {\n  }\n')], fails: ['no-init-hook'] },
+  { name: 'proposal-adds-pass-string', why: 'a `--- PASS: TestX` line printed by the code could forge test output', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d"', 'fmt.Sprintf("--- PASS: TestX n=%d"')], fails: ['no-test-framing'] },
+  { name: 'proposal-adds-go-json-action', why: 'forges a test2json event', baseline: GO_BASELINE, edits: [go('errors.New("negative input")', 'errors.New("{\\"Action\\":\\"pass\\"}")')], fails: ['no-test-framing'] },
+  { name: 'proposal-adds-raw-pass-line', why: 'a raw string with a line that is PASS', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d"', 'fmt.Sprintf(`n=%d\nPASS\n`')], fails: ['no-test-framing'] },
+  { name: 'proposal-adds-escaped-ok-tab', why: '`ok  \\t` written with an escape', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d"', 'fmt.Sprintf("ok  \\texample.com/calc n=%d"')], fails: ['no-test-framing'] },
+  { name: 'proposal-adds-tap-template', why: 'a template literal `ok 1 - x` forges TAP output', baseline: JS_BASELINE, edits: [js("new RangeError('negative input')", 'new RangeError(`ok 1 - x`)')], fails: ['no-test-framing'] },
+  { name: 'proposal-adds-tap-template-substitution', why: '`ok ${n} - x` is still TAP', baseline: JS_BASELINE, edits: [js("new RangeError('negative input')", 'new RangeError(`ok ${n} - x`)')], fails: ['no-test-framing'] },
+  { name: 'proposal-adds-tap-escaped', why: 'TAP framing written with \\x escapes', baseline: JS_BASELINE, edits: [js("format('n=%d'", "format('not\\x20ok 2 n=%d'")], fails: ['no-test-framing'] },
+]
+
+/** Local expression and control-flow changes that must pass every rule. */
+export const ACCEPTED: GateCase[] = [
+  { name: 'one-line-fix', why: 'the fix itself', baseline: GO_BASELINE, edits: [go('return a - b', 'return a + b')], fails: [] },
+  { name: 'js-one-line-fix', why: 'the fix itself', baseline: JS_BASELINE, edits: [js('return a - b', 'return a + b')], fails: [] },
+  { name: 'initializer-change', why: 'names only: an initializer may change', baseline: GO_BASELINE, edits: [go('scale := 1', 'scale := 2')], fails: [] },
+  { name: 'js-initializer-change', why: 'names only: an initializer may change', baseline: JS_BASELINE, edits: [js('const scale = 1', 'const scale = 3 * 2')], fails: [] },
+  { name: 'package-var-initializer-change', why: 'an existing call-initialized var may change its argument', baseline: GO_BASELINE, edits: [go('errors.New("negative input")', 'errors.New("input is negative")')], fails: [] },
+  { name: 'flipped-condition', why: 'control flow', baseline: GO_BASELINE, edits: [go('if a < b {', 'if a > b {')], fails: [] },
+  { name: 'js-flipped-condition', why: 'control flow', baseline: JS_BASELINE, edits: [js('if (n < 0) {', 'if (n <= 0) {')], fails: [] },
+  { name: 'changed-string-in-existing-call', why: 'arguments of an existing call may change', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d"', 'fmt.Sprintf("value=%d"')], fails: [] },
+  { name: 'js-changed-string-in-existing-call', why: 'arguments of an existing call may change', baseline: JS_BASELINE, edits: [js("format('n=%d'", "format('value=%d'")], fails: [] },
+  { name: 'added-if-with-return', why: 'a guard clause is local control flow', baseline: GO_BASELINE, edits: [go('\treturn a - b\n', '\tif b == 0 {\n\t\treturn a\n\t}\n\treturn a + b\n')], fails: [] },
+  { name: 'js-added-if-with-return', why: 'a guard clause is local control flow', baseline: JS_BASELINE, edits: [js('  return a - b\n', '  if (b === 0) {\n    return a\n  }\n  return a + b\n')], fails: [] },
+  { name: 'comment-with-framing', why: 'comments print nothing and are not checked', baseline: GO_BASELINE, edits: [go('\treturn a - b\n', '\t// --- PASS: TestX, ok  \tpkg\n\treturn a + b\n')], fails: [] },
+  { name: 'whitespace-in-signature', why: 'signatures compare tokens, not spacing', baseline: GO_BASELINE, edits: [go('func Add(a, b int) int {\n\treturn a - b', 'func Add(a,  b int)  int {\n\treturn a + b')], fails: [] },
+  { name: 'two-edits-in-order', why: 'the second edit searches text the first one wrote', baseline: GO_BASELINE, edits: [go('return a - b', 'return a - b + 0'), go('a - b + 0', 'a + b')], fails: [] },
+  { name: 'two-allowed-files', why: 'edits to two allowed files, one of them executable (mode kept)', baseline: GO_BASELINE, edits: [go('return a - b', 'return a + b'), go('return 1', 'return 2', 'run.go')], fails: [] },
+  { name: 'existing-framing-string-kept', why: 'a literal already in the baseline may stay when the code around it changes', baseline: { ...GO_BASELINE, files: { ...GO_BASELINE.files, 'calc.go': { text: GO_CALC.replace('"n=%d"', '"--- PASS n=%d"') } } }, edits: [go('return a - b', 'return a + b')], fails: [] },
+]
