@@ -3,11 +3,17 @@
 // written here in their schema-valid shape. baseline.json is written by hand (what
 // reproduce would write for a reproduced case), and tree files are read straight from the
 // fixture repository's commit, so provider tests need neither the sandbox nor Go.
+//
+// For the steps that read the extracted tree through core's tree API (gate-patch, verify):
+// admitAttempt returns the attempt with its fixture, extractAttempt writes tree.tar and
+// tree-manifest.json exactly as extract-tree builds them (core's buildTreeArchive on the
+// fixture's commit), writeReproducedBaseline and writeProposal write those steps' files.
 
 import { join } from 'node:path'
-import type { Baseline } from '@repairline/schemas'
-import { writeJsonAtomic } from '@repairline/core'
-import type { Fixture } from './fixture.ts'
+import assert from 'node:assert/strict'
+import type { Baseline, Proposal, ProposalEdit } from '@repairline/schemas'
+import { buildTreeArchive, listTree, treeManifestFor, writeFileAtomic, writeJsonAtomic } from '@repairline/core'
+import { rewriteConfig, type Fixture } from './fixture.ts'
 import { gitT } from './git.ts'
 import { runBin, errorOf } from './bin.ts'
 
@@ -59,4 +65,42 @@ export function mapReader (files: Map<string, Buffer>): (path: string) => Buffer
     if (b === undefined) throw new Error(`no ${path} in the tree`)
     return b
   }
+}
+
+export interface AdmittedAttempt { fixture: Fixture, dir: string, key: string }
+
+/** Runs `admit run` on the fixture (optionally with a changed config) and returns the attempt. */
+export async function admitAttempt (f: Fixture, o: { env?: Record<string, string>, config?: (c: Fixture['config']) => void } = {}): Promise<AdmittedAttempt> {
+  if (o.config !== undefined) rewriteConfig(f, o.config)
+  const r = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath], { env: o.env ?? {} })
+  assert.equal(r.exitCode, 0, `admit run: ${r.stderr}`)
+  const rec = r.records.find(x => x.kind === 'attempt')
+  assert.ok(rec?.kind === 'attempt')
+  return { fixture: f, dir: rec.path, key: rec.key }
+}
+
+/** Writes tree.tar and tree-manifest.json for the attempt's source_sha with core's tree API. */
+export async function extractAttempt (a: AdmittedAttempt): Promise<void> {
+  const { source_root: root, source_sha: sha } = a.fixture.config
+  const archive = await buildTreeArchive(root, await listTree(root, sha))
+  writeFileAtomic(join(a.dir, 'tree.tar'), archive.tar, { stateRoot: a.fixture.stateDir })
+  writeJsonAtomic('tree-manifest', join(a.dir, 'tree-manifest.json'), treeManifestFor(archive, a.key, sha), { stateRoot: a.fixture.stateDir })
+}
+
+/** Writes baseline.json as reproduce does for a reproduced case: `failing` failed, `passing` passed. */
+export function writeReproducedBaseline (a: AdmittedAttempt, failing: string[], passing: string[] = []): Baseline {
+  const identities: Baseline['identities'] = {}
+  for (const id of passing) identities[id] = { result: 'pass' }
+  for (const id of failing) identities[id] = { result: 'fail' }
+  const caseIdentity = a.fixture.report.cases[0]?.test.name ?? ''
+  const baseline: Baseline = { v: 1, attempt_key: a.key, case_identity: caseIdentity, reproduced: failing.includes(caseIdentity), identities, failing: [...failing].sort(), anomalies: [] }
+  writeJsonAtomic('baseline', join(a.dir, 'baseline.json'), baseline, { stateRoot: a.fixture.stateDir })
+  return baseline
+}
+
+/** Writes proposal.json as ask-provider does once the summary passed its contract. */
+export function writeProposal (a: AdmittedAttempt, edits: ProposalEdit[]): Proposal {
+  const proposal: Proposal = { summary: { cause: 'Add subtracts.', change: 'Return the sum.', risk: 'None beyond Add.' }, edits }
+  writeJsonAtomic('proposal', join(a.dir, 'proposal.json'), proposal, { stateRoot: a.fixture.stateDir })
+  return proposal
 }

@@ -39,6 +39,7 @@ export const ATTEMPT_JSON_FILES: Partial<Record<string, SchemaName>> = {
   'validation/prompt.json': 'validation',
   'validation/request_instructions.json': 'validation',
   'validation/summary.json': 'validation',
+  'gate.json': 'gate',
 }
 
 /** Reads a file without following a symlink, bounded to `maxBytes`. */

@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   // eligibility and verdicts
   NOTHING_ELIGIBLE: { exit: EXIT.NO, summary: 'no eligible, unconsumed case' },
   DEADLINE_PASSED: { exit: EXIT.NO, summary: 'the attempt passed its deadline (timed_out)' },
+  GATE_REJECTED: { exit: EXIT.NO, summary: 'a gate rule failed: the proposal is rejected for review (gate-patch)' },
   ATTEMPT_INTERRUPTED: { exit: EXIT.NO, summary: 'started, no outcome, and past deadline + 30 s (interrupted)' },
   // state root
   LOCK_HELD: { exit: EXIT.TEMP, summary: 'another attempt holds the lock' },

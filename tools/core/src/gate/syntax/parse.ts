@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Language, Parser } from 'web-tree-sitter'
 import { toolError } from '../../errors.ts'
+import { WASM_PACKAGES, type WasmFile } from './wasm-files.ts'
 
 export type GrammarName = 'go' | 'javascript'
 
@@ -44,14 +45,7 @@ export interface SyntaxTree {
   errors: string[]
 }
 
-const WASM_PACKAGES = {
-  'tree-sitter.wasm': 'web-tree-sitter/tree-sitter.wasm',
-  'tree-sitter-go.wasm': 'tree-sitter-go/tree-sitter-go.wasm',
-  'tree-sitter-javascript.wasm': 'tree-sitter-javascript/tree-sitter-javascript.wasm',
-} as const
-export type WasmFile = keyof typeof WASM_PACKAGES
-/** The .wasm files a bundle that parses needs beside it (scripts/build.ts copies them). */
-export const WASM_FILES = Object.keys(WASM_PACKAGES) as WasmFile[]
+export { WASM_FILES, type WasmFile } from './wasm-files.ts'
 
 /** The absolute path of one .wasm file: beside the running module, else from its package. */
 export function wasmPath (file: WasmFile): string {

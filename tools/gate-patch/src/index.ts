@@ -1,0 +1,137 @@
+// gate-patch: the gate step. Reads proposal.json and the baseline files (tree.tar through
+// core's tree API), runs the gate (core/gate), writes candidate.patch (when the edits apply)
+// and gate.json, prints one `rule` record per rule, and ends the attempt `rejected` when any
+// rule failed. `--check` recomputes both files and compares them byte for byte with the
+// retained ones (one `check` record each); it never writes, needs no lock and also works on a
+// sealed attempt.
+
+import { join } from 'node:path'
+import type { GateReport, Proposal } from '@repairline/schemas'
+import {
+  EXIT, faultPoint, finishAttempt, hasErrno, jsonFileBytes, loadAttempt, openStep, parseDocument, readFileNoFollow,
+  readTreeFile, readTreeManifest, sha256Hex, toolError, writeFileAtomic, writeJsonAtomic, type Attempt, type ToolIo, type ToolResult,
+} from '@repairline/core'
+import { evaluateGate, GATE_CHECKER, type GateEvaluation } from '@repairline/core/gate/index'
+
+export const CANDIDATE_PATCH = 'candidate.patch'
+export const GATE_JSON = 'gate.json'
+/** The files an earlier step must have written before the gate runs. */
+export const REQUIRES = ['tree-manifest.json', 'tree.tar', 'baseline.json', 'proposal.json'] as const
+
+export interface GatePatchOptions { attempt: string, check: boolean }
+
+/** What the gate computes for an attempt: the two files' bytes (the patch only when the edits applied). */
+export interface GateOutput {
+  evaluation: GateEvaluation
+  report: GateReport
+  gateBytes: Buffer
+  patchBytes: Buffer | undefined
+}
+
+/** Runs the gate on an attempt's proposal and baseline. Pure: reads, never writes. */
+export async function computeGate (attempt: Attempt): Promise<GateOutput> {
+  const proposalPath = join(attempt.dir, 'proposal.json')
+  let proposalBytes: Buffer
+  try {
+    proposalBytes = readFileNoFollow(proposalPath)
+  } catch (e) {
+    if (hasErrno(e, 'ENOENT')) throw toolError('ATTEMPT_INCOMPLETE', `${proposalPath} is missing: run ask-provider first`, { path: proposalPath })
+    throw e
+  }
+  const proposal: Proposal = parseDocument('proposal', proposalBytes, proposalPath)
+  const manifest = readTreeManifest(attempt.dir)
+  const { config } = attempt
+  const evaluation = await evaluateGate({
+    runner: config.runner.kind,
+    allowedFiles: config.allowed_files,
+    maxPatchBytes: config.max_patch_bytes,
+    tree: manifest.entries.map(e => ({ path: e.path, mode: e.mode })),
+    readBaseline: p => readTreeFile(attempt.dir, p),
+    edits: proposal.edits,
+  })
+  const patchBytes = evaluation.patch === undefined ? undefined : Buffer.from(evaluation.patch)
+  const report: GateReport = {
+    v: 1,
+    attempt_key: attempt.key,
+    source_sha: config.source_sha,
+    checker: { ...GATE_CHECKER },
+    proposal_sha256: sha256Hex(proposalBytes),
+    passed: evaluation.passed,
+    failed_rules: evaluation.rules.filter(r => r.status === 'fail').map(r => r.rule),
+    rules: evaluation.rules.map(r => ({ rule: r.rule, status: r.status, detail: clip(r.detail), findings: r.findings.slice(0, 64).map(clip) })),
+    changed_files: (evaluation.changed ?? []).map(f => ({
+      path: f.path,
+      mode: f.mode,
+      baseline_sha256: sha256Hex(f.before),
+      candidate_sha256: sha256Hex(f.after),
+      candidate_bytes: Buffer.byteLength(f.after),
+    })),
+    ...(patchBytes === undefined ? {} : { patch: { sha256: sha256Hex(patchBytes), bytes: patchBytes.length, max_bytes: config.max_patch_bytes } }),
+  }
+  return { evaluation, report, gateBytes: Buffer.from(jsonFileBytes(report)), patchBytes }
+}
+
+/** One line of at most 2000 characters (schema bound of gate.json's texts). */
+function clip (s: string): string {
+  const one = s.replace(/[\r\n]+/g, ' ')
+  return one.length > 2000 ? `${one.slice(0, 1999)}…` : one
+}
+
+export async function gatePatch (o: GatePatchOptions, io: ToolIo): Promise<ToolResult> {
+  if (o.check) return await checkGate(o.attempt, io)
+  const step = openStep('gate-patch', o.attempt, io, REQUIRES)
+  if (step.done) return step.result
+  const { attempt } = step
+  const out = await computeGate(attempt)
+  const stateRoot = attempt.stateRoot
+  if (out.patchBytes !== undefined) writeFileAtomic(join(attempt.dir, CANDIDATE_PATCH), out.patchBytes, { stateRoot })
+  faultPoint(io.env, 'gate')
+  writeJsonAtomic('gate', join(attempt.dir, GATE_JSON), out.report, { stateRoot })
+  for (const r of out.report.rules) {
+    io.out.write({ v: 1, kind: 'rule', rule: r.rule, status: r.status, detail: r.detail, ...(r.status === 'fail' ? { findings: r.findings } : {}) })
+  }
+  if (out.report.passed) return { exit: EXIT.OK }
+  const failed = out.report.rules.filter(r => r.status === 'fail')
+  const first = failed[0]?.findings[0]
+  io.stderr.write(`gate-patch: rejected by ${failed.map(r => r.rule).join(', ')}\n`)
+  return finishAttempt('gate-patch', attempt, io, {
+    outcome: 'rejected',
+    code: 'GATE_REJECTED',
+    message: `the gate rejected the proposal: ${failed.map(r => r.rule).join(', ')}${first === undefined ? '' : ` (${first})`}`,
+  })
+}
+
+function readRetained (path: string): Buffer | undefined {
+  try {
+    return readFileNoFollow(path)
+  } catch (e) {
+    if (hasErrno(e, 'ENOENT')) return undefined
+    if (hasErrno(e, 'ELOOP')) throw toolError('STATE_UNSAFE', `${path} is a symlink`, { path })
+    throw e
+  }
+}
+
+/** --check: recompute, compare byte for byte, print one check record per file; exit 1 on any difference. */
+async function checkGate (dir: string, io: ToolIo): Promise<ToolResult> {
+  const attempt = loadAttempt(dir)
+  io.out.write({ v: 1, kind: 'attempt', path: attempt.dir, key: attempt.key })
+  const out = await computeGate(attempt)
+  let same = true
+  for (const [file, recomputed] of [[CANDIDATE_PATCH, out.patchBytes], [GATE_JSON, out.gateBytes]] as const) {
+    const retained = readRetained(join(attempt.dir, file))
+    const match = retained === undefined ? recomputed === undefined : recomputed !== undefined && retained.equals(recomputed)
+    if (!match) {
+      same = false
+      io.stderr.write(`gate-patch: check: ${file} ${retained === undefined ? 'is missing' : recomputed === undefined ? 'exists but the edits do not apply' : 'differs from the recomputed bytes'}\n`)
+    }
+    io.out.write({
+      v: 1,
+      kind: 'check',
+      file,
+      match,
+      ...(retained === undefined ? {} : { retained_sha256: sha256Hex(retained) }),
+      ...(recomputed === undefined ? {} : { recomputed_sha256: sha256Hex(recomputed) }),
+    })
+  }
+  return { exit: same ? EXIT.OK : EXIT.NO }
+}
