@@ -25,3 +25,4 @@ export * from './text-contracts/index.ts'
 export * from './prompt/index.ts'
 // The gate (DESIGN §10) is imported as '@repairline/core/gate/index' by the tools that run it
 // (gate-patch, readback), so the other bundles stay free of the tree-sitter runtime.
+export * from './verify/compare.ts'
