@@ -18,6 +18,7 @@ import type { ReadbackRecord } from './types/record-readback.ts'
 import type { ResultRecord } from './types/record-result.ts'
 import type { RuleRecord } from './types/record-rule.ts'
 import type { StartRecord } from './types/record-start.ts'
+import type { TreeRecord } from './types/record-tree.ts'
 import type { RegisterManifest } from './types/register-manifest.ts'
 import type { ProviderRequest } from './types/request.ts'
 import type { RoutingPolicy } from './types/routing-policy.ts'
@@ -44,6 +45,7 @@ import { load as loadRecordReadback } from './validators/record-readback.ts'
 import { load as loadRecordResult } from './validators/record-result.ts'
 import { load as loadRecordRule } from './validators/record-rule.ts'
 import { load as loadRecordStart } from './validators/record-start.ts'
+import { load as loadRecordTree } from './validators/record-tree.ts'
 import { load as loadRegisterManifest } from './validators/register-manifest.ts'
 import { load as loadRequest } from './validators/request.ts'
 import { load as loadRoutingPolicy } from './validators/routing-policy.ts'
@@ -71,6 +73,7 @@ export type * from './types/record-readback.ts'
 export type * from './types/record-result.ts'
 export type * from './types/record-rule.ts'
 export type * from './types/record-start.ts'
+export type * from './types/record-tree.ts'
 export type * from './types/register-manifest.ts'
 export type * from './types/request.ts'
 export type * from './types/routing-policy.ts'
@@ -100,6 +103,7 @@ export interface SchemaTypes {
   'record-result': ResultRecord
   'record-rule': RuleRecord
   'record-start': StartRecord
+  'record-tree': TreeRecord
   'register-manifest': RegisterManifest
   'request': ProviderRequest
   'routing-policy': RoutingPolicy
@@ -133,6 +137,7 @@ const loaders: { [N in SchemaName]: () => unknown } = {
   'record-result': loadRecordResult,
   'record-rule': loadRecordRule,
   'record-start': loadRecordStart,
+  'record-tree': loadRecordTree,
   'register-manifest': loadRegisterManifest,
   'request': loadRequest,
   'routing-policy': loadRoutingPolicy,
@@ -167,6 +172,7 @@ export const schemaIds: { [N in SchemaName]: string } = {
   'record-result': 'urn:repairline:record-result:v1',
   'record-rule': 'urn:repairline:record-rule:v1',
   'record-start': 'urn:repairline:record-start:v1',
+  'record-tree': 'urn:repairline:record-tree:v1',
   'register-manifest': 'urn:repairline:register-manifest:v1',
   'request': 'urn:repairline:request:v1',
   'routing-policy': 'urn:repairline:routing-policy:v1',
@@ -187,6 +193,7 @@ export interface RecordTypes {
   'result': ResultRecord
   'rule': RuleRecord
   'start': StartRecord
+  'tree': TreeRecord
 }
 
 export type RecordKind = keyof RecordTypes
@@ -201,4 +208,5 @@ export const recordKinds: readonly RecordKind[] = [
   'result',
   'rule',
   'start',
+  'tree',
 ]

@@ -46,7 +46,7 @@ export function parseLsTree (out: Buffer): { entries: TreeEntry[], violations: T
     const rec = out.subarray(start, end)
     start = end + 1
     const tab = rec.indexOf(9)
-    if (tab === -1) throw toolError('INTERNAL', 'unexpected ls-tree output: no tab')
+    if (tab === -1) throw toolError('GIT_FAILED', 'unexpected ls-tree output: no tab')
     const meta = rec.subarray(0, tab).toString('latin1').trim().split(/ +/)
     const [mode = '', type = '', oid = '', sizeText = ''] = meta
     let path: string
@@ -57,7 +57,9 @@ export function parseLsTree (out: Buffer): { entries: TreeEntry[], violations: T
       violations.push({ code: 'TREE_PATH_UNSAFE', path: shown, message: `path ${JSON.stringify(shown)} is not valid UTF-8` })
       continue
     }
-    entries.push({ mode, type, oid, size: sizeText === '-' ? -1 : Number(sizeText), path })
+    if (!/^[0-7]{5,6}$/.test(mode) || !/^[0-9a-f]{40}$/.test(oid)) throw toolError('GIT_FAILED', `unexpected ls-tree output: ${JSON.stringify(rec.subarray(0, tab).toString('latin1'))}`)
+    // "-" for entries without a size (gitlinks); git prints "BAD" for a blob it cannot read.
+    entries.push({ mode, type, oid, size: /^[0-9]{1,15}$/.test(sizeText) ? Number(sizeText) : -1, path })
   }
   return { entries, violations }
 }
@@ -87,10 +89,15 @@ export function checkTreeListing (entries: readonly TreeEntry[]): { violations: 
   return { violations, blobCount, blobBytes }
 }
 
-/** Lists the commit's tree; returns entries and all violations (sizes only, no blob read). */
+/** Lists the commit's tree; returns entries and all violations (sizes only, no blob read). A blob whose size git cannot read is GIT_FAILED. */
 export async function listTree (root: string, sha: string): Promise<TreeListing & { violations: TreeViolation[] }> {
   const out = await gitOk(root, ['ls-tree', '-r', '-z', '--long', '--full-tree', sha], `ls-tree ${sha}`, 'SOURCE_SHA_UNKNOWN', { maxBuffer: 256 << 20 })
   const parsed = parseLsTree(out)
+  // A blob whose size ls-tree could not read: the store is incomplete.
+  const unreadable = parsed.entries.find(e => e.type === 'blob' && e.size < 0)
+  if (unreadable !== undefined) {
+    throw toolError('GIT_FAILED', `blob ${unreadable.oid} of ${unreadable.path} is missing from the repository`, { path: unreadable.path, hint: 'the object store is incomplete; run git fsck in source_root' })
+  }
   const checked = checkTreeListing(parsed.entries)
   return { entries: parsed.entries, blobCount: checked.blobCount, blobBytes: checked.blobBytes, violations: [...parsed.violations, ...checked.violations] }
 }

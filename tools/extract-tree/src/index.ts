@@ -1,0 +1,125 @@
+// extract-tree: the second step. It reads the admitted commit's tree with hermetic git
+// plumbing — never `git archive`, never the working tree — and writes tree.tar and
+// tree-manifest.json into the attempt directory, or ends the attempt `rejected` (the tree
+// breaks a rule) or `fault` (git or the repository failed). With --check it recomputes both
+// files in memory and reports whether the retained ones match byte for byte; it never writes.
+
+import { join } from 'node:path'
+import {
+  buildTreeArchive, EXIT, faultPoint, finishAttempt, hasErrno, jsonFileBytes, loadAttempt, openStep, readFileNoFollow, sha256Hex,
+  toolError, treeManifestFor, TREE_MANIFEST, TREE_TAR, writeFileAtomic, writeJsonAtomic,
+  type Attempt, type ToolIo, type ToolResult, type TreeArchive,
+} from '@repairline/core'
+import type { CheckRecord, TreeManifest } from '@repairline/schemas'
+import { readSourceListing } from './rules/source-repository.ts'
+import { assertListingObeysRules } from './rules/tree-listing.ts'
+import { verdictOf } from './rules/verdict.ts'
+
+export interface ExtractTreeOptions {
+  /** The attempt directory (absolute). */
+  attempt: string
+  /** Recompute and compare; never write. */
+  check?: boolean
+}
+
+/** The files of the step, as they would be written. */
+interface ComputedTree {
+  archive: TreeArchive
+  manifest: TreeManifest
+  manifestBytes: Buffer
+}
+
+/** Everything extraction decides, in memory: rules, listing, streamed and rehashed blobs. */
+async function computeTree (attempt: Attempt): Promise<ComputedTree> {
+  const { source_root: root, source_sha: sha } = attempt.config
+  const listing = await readSourceListing(root, sha)
+  assertListingObeysRules(listing)
+  const archive = await buildTreeArchive(root, listing)
+  const manifest = treeManifestFor(archive, attempt.key, sha)
+  return { archive, manifest, manifestBytes: Buffer.from(jsonFileBytes(manifest)) }
+}
+
+export async function extractTree (o: ExtractTreeOptions, io: ToolIo): Promise<ToolResult> {
+  return o.check === true ? await checkTree(o.attempt, io) : await writeTree(o.attempt, io)
+}
+
+async function writeTree (dir: string, io: ToolIo): Promise<ToolResult> {
+  const step = openStep('extract-tree', dir, io, ['inputs/execution.json', 'admission.json', 'started.json'])
+  if (step.done) return step.result
+  const { attempt } = step
+  let tree: ComputedTree
+  try {
+    tree = await computeTree(attempt)
+  } catch (e) {
+    const v = verdictOf(e)
+    if (v === undefined) throw e
+    const result = finishAttempt('extract-tree', attempt, io, { outcome: v.outcome, code: v.code, message: v.message })
+    // The outcome is durable; the error record tells a reader of stdout which rule decided it.
+    io.out.write({ v: 1, kind: 'error', code: v.code, message: oneLine(v.message), ...(v.path === undefined || v.path === '' ? {} : { path: v.path.slice(0, 4096) }) })
+    io.stderr.write(`extract-tree: ${v.outcome}: ${v.code}: ${oneLine(v.message)}\n`)
+    return result
+  }
+  const stateRoot = attempt.stateRoot
+  // tree.tar first, the manifest last: a step that finds the manifest finds its archive too.
+  writeFileAtomic(join(attempt.dir, TREE_TAR), tree.archive.tar, { stateRoot })
+  faultPoint(io.env, 'extraction')
+  writeJsonAtomic('tree-manifest', join(attempt.dir, TREE_MANIFEST), tree.manifest, { stateRoot })
+  io.out.write({
+    v: 1,
+    kind: 'tree',
+    source_sha: tree.manifest.source_sha,
+    entries: tree.manifest.entry_count,
+    bytes: tree.manifest.total_bytes,
+    tar_bytes: tree.manifest.tar_bytes,
+    tar_sha256: tree.manifest.tar_sha256,
+    manifest_sha256: sha256Hex(tree.manifestBytes),
+  })
+  io.stderr.write(`extract-tree: extracted ${tree.manifest.entry_count} files (${tree.manifest.total_bytes} bytes) at ${tree.manifest.source_sha.slice(0, 12)} into ${attempt.dir}/${TREE_TAR}\n`)
+  return { exit: EXIT.OK }
+}
+
+/** The retained bytes of an attempt file, or undefined when it does not exist. */
+function retained (path: string): Buffer | undefined {
+  try {
+    return readFileNoFollow(path, 512 << 20)
+  } catch (e) {
+    if (hasErrno(e, 'ENOENT')) return undefined
+    if (hasErrno(e, 'ELOOP')) throw toolError('STATE_UNSAFE', `${path} is a symlink`, { path })
+    throw e
+  }
+}
+
+function checkRecord (file: string, kept: Buffer | undefined, now: Buffer): CheckRecord {
+  return {
+    v: 1,
+    kind: 'check',
+    file,
+    match: kept !== undefined && kept.equals(now),
+    ...(kept === undefined ? {} : { retained_sha256: sha256Hex(kept) }),
+    recomputed_sha256: sha256Hex(now),
+  }
+}
+
+/**
+ * --check: recomputes tree.tar and tree-manifest.json from the repository and compares them
+ * with the retained files. Takes no lock and writes nothing, so it also audits a sealed
+ * attempt. Exit 0 when both match, 1 when either differs or is missing; a tree that now
+ * breaks a rule, or git failing, is an error with its own code and exit status.
+ */
+async function checkTree (dir: string, io: ToolIo): Promise<ToolResult> {
+  const attempt = loadAttempt(dir)
+  io.out.write({ v: 1, kind: 'attempt', path: attempt.dir, key: attempt.key })
+  const keptTar = retained(join(attempt.dir, TREE_TAR))
+  const keptManifest = retained(join(attempt.dir, TREE_MANIFEST))
+  const tree = await computeTree(attempt)
+  const records = [checkRecord(TREE_TAR, keptTar, tree.archive.tar), checkRecord(TREE_MANIFEST, keptManifest, tree.manifestBytes)]
+  for (const r of records) {
+    io.out.write(r)
+    io.stderr.write(`extract-tree: check: ${r.file} ${r.match ? 'matches' : r.retained_sha256 === undefined ? 'is missing' : `differs (retained ${r.retained_sha256}, recomputed ${r.recomputed_sha256 ?? '-'})`}\n`)
+  }
+  return { exit: records.every(r => r.match) ? EXIT.OK : EXIT.NO }
+}
+
+function oneLine (s: string): string {
+  return s.replace(/[\r\n]+/g, ' ').slice(0, 8000)
+}

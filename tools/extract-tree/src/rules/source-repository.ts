@@ -1,0 +1,22 @@
+// Rule: the source is the standalone checkout admit saw, and source_sha is a commit in it
+// (DESIGN §8). Its objects may not come from elsewhere: alternates, grafts or a shallow
+// history are shared metadata (TREE_SHARED_METADATA, rejected); a directory that is no
+// longer the top of a checkout or a commit that is gone is a fault. The three git reads run
+// concurrently (none reads a blob body); their verdicts are taken in the order above.
+
+import { assertCommit, assertNoSharedMetadata, listTree, repoInfo } from '@repairline/core'
+
+export type Listing = Awaited<ReturnType<typeof listTree>>
+
+function settled<T> (r: PromiseSettledResult<T>): T {
+  if (r.status === 'rejected') throw r.reason
+  return r.value
+}
+
+/** Checks the repository and returns the commit's listing (its violations not yet judged). */
+export async function readSourceListing (root: string, sha: string): Promise<Listing> {
+  const [info, commit, listing] = await Promise.allSettled([repoInfo(root), assertCommit(root, sha), listTree(root, sha)])
+  assertNoSharedMetadata(settled(info))
+  settled(commit)
+  return settled(listing)
+}
