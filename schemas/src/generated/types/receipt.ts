@@ -209,7 +209,7 @@ export interface SealedValidation {
     /**
      * Checker version.
      */
-    version: string
+    version: number
   }
   /**
    * sha256 of the exact bytes checked.

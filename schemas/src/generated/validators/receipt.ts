@@ -5,7 +5,7 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","title":"Receipt","description":"receipt.json: the sealed, content-addressed record of one attempt (DESIGN §12). It binds the attempt key and its inputs, the route, both register tuples, every sealed file by path, size and sha256, the test commands, the validation records, the outcome, and what was not proven. Digests catch inconsistent edits, not a writer who recomputes them (see stated_limits).","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt key."},"attempt_dir_name":{"description":"The attempt directory's name: the first 16 hex digits of the key. A receipt moved to another attempt no longer matches.","type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs","description":"The seven key inputs."},"case":{"$ref":"urn:repairline:case:v1","description":"The admitted case."},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute","description":"The recomputed route."},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister","description":"The task row resolution."},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister","description":"The prompt row resolution."},"outcome":{"description":"The outcome as outcome.json states it.","type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome","description":"The terminal state."},"retryable":{"description":"provider_error only.","type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool","description":"The tool that decided it."},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"The reason code."}}},"files":{"description":"Every file of the attempt directory except receipt.json, work/ and logs/, sorted by path.","type":"array","items":{"title":"SealedFile","description":"One sealed file.","type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath","description":"Path relative to the attempt directory."},"bytes":{"description":"Size in bytes.","type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the exact bytes."}}}},"commands":{"description":"The fixed test commands the attempt ran in the sandbox: argv arrays, environment variable names only, exit state, timing, and the digest of their event output.","type":"array","items":{"title":"SealedCommand","description":"One test command.","type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"description":"Which run.","type":"string","enum":["reproduce","verify"]},"argv":{"description":"The argv array, as run inside the sandbox.","type":"array","minItems":1,"items":{"type":"string","description":"One argument."}},"env_names":{"description":"Names of the environment variables set (never their values).","type":"array","items":{"type":"string","description":"A variable name.","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"description":"Exit status, when the command exited.","type":"integer"},"signal":{"description":"The signal that ended it, if any.","type":"string"},"timed_out":{"description":"Killed at the deadline.","type":"boolean"},"duration_ms":{"description":"Wall time.","type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the events file it produced."}}}},"validation":{"description":"The validation records present, in stage order (all four for scoped_test_verified).","type":"array","maxItems":4,"items":{"title":"SealedValidation","description":"One validation record, summarized.","type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"description":"The stage.","type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"description":"The checker's verdict.","type":"string","enum":["pass","fail","not_applicable"]},"checker":{"description":"The checker and its version.","type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"description":"Checker name.","type":"string"},"version":{"description":"Checker version.","type":"string"}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the exact bytes checked."}}}},"checkout":{"description":"The source checkout: clean at admission, and whether it was still clean and at the same commit when sealed.","type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"source_root."},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha","description":"source_sha."},"clean_before":{"description":"Clean at admission.","const":true},"clean_after":{"description":"Clean when sealed (false also when it could not be checked).","type":"boolean"},"after_detail":{"description":"What was seen when not clean after.","type":"string"}}},"test_hooks":{"description":"Whether REPAIRLINE_TEST_HOOKS=1 was in force at admission or seal (test clock, fault hook): such a receipt is evidence of a test, not of a repair.","type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"When sealed."},"stated_limits":{"description":"What this receipt does not prove.","type":"array","minItems":1,"items":{"type":"string","description":"One limit, one line."}}}};
+const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","title":"Receipt","description":"receipt.json: the sealed, content-addressed record of one attempt (DESIGN §12). It binds the attempt key and its inputs, the route, both register tuples, every sealed file by path, size and sha256, the test commands, the validation records, the outcome, and what was not proven. Digests catch inconsistent edits, not a writer who recomputes them (see stated_limits).","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt key."},"attempt_dir_name":{"description":"The attempt directory's name: the first 16 hex digits of the key. A receipt moved to another attempt no longer matches.","type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs","description":"The seven key inputs."},"case":{"$ref":"urn:repairline:case:v1","description":"The admitted case."},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute","description":"The recomputed route."},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister","description":"The task row resolution."},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister","description":"The prompt row resolution."},"outcome":{"description":"The outcome as outcome.json states it.","type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome","description":"The terminal state."},"retryable":{"description":"provider_error only.","type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool","description":"The tool that decided it."},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"The reason code."}}},"files":{"description":"Every file of the attempt directory except receipt.json, work/ and logs/, sorted by path.","type":"array","items":{"title":"SealedFile","description":"One sealed file.","type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath","description":"Path relative to the attempt directory."},"bytes":{"description":"Size in bytes.","type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the exact bytes."}}}},"commands":{"description":"The fixed test commands the attempt ran in the sandbox: argv arrays, environment variable names only, exit state, timing, and the digest of their event output.","type":"array","items":{"title":"SealedCommand","description":"One test command.","type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"description":"Which run.","type":"string","enum":["reproduce","verify"]},"argv":{"description":"The argv array, as run inside the sandbox.","type":"array","minItems":1,"items":{"type":"string","description":"One argument."}},"env_names":{"description":"Names of the environment variables set (never their values).","type":"array","items":{"type":"string","description":"A variable name.","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"description":"Exit status, when the command exited.","type":"integer"},"signal":{"description":"The signal that ended it, if any.","type":"string"},"timed_out":{"description":"Killed at the deadline.","type":"boolean"},"duration_ms":{"description":"Wall time.","type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the events file it produced."}}}},"validation":{"description":"The validation records present, in stage order (all four for scoped_test_verified).","type":"array","maxItems":4,"items":{"title":"SealedValidation","description":"One validation record, summarized.","type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"description":"The stage.","type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"description":"The checker's verdict.","type":"string","enum":["pass","fail","not_applicable"]},"checker":{"description":"The checker and its version.","type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"description":"Checker name.","type":"string"},"version":{"description":"Checker version.","type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the exact bytes checked."}}}},"checkout":{"description":"The source checkout: clean at admission, and whether it was still clean and at the same commit when sealed.","type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"source_root."},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha","description":"source_sha."},"clean_before":{"description":"Clean at admission.","const":true},"clean_after":{"description":"Clean when sealed (false also when it could not be checked).","type":"boolean"},"after_detail":{"description":"What was seen when not clean after.","type":"string"}}},"test_hooks":{"description":"Whether REPAIRLINE_TEST_HOOKS=1 was in force at admission or seal (test clock, fault hook): such a receipt is evidence of a test, not of a repair.","type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"When sealed."},"stated_limits":{"description":"What this receipt does not prove.","type":"array","minItems":1,"items":{"type":"string","description":"One limit, one line."}}}};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
 const schema98 = {"description":"An attempt's terminal state (DESIGN §3).","type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
 const schema99 = {"description":"The name of a repairline executable.","type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
@@ -2405,8 +2405,9 @@ errors++;
 }
 }
 if(data34.version !== undefined){
-if(typeof data34.version !== "string"){
-const err86 = {instancePath:instancePath+"/validation/" + i4+"/checker/version",schemaPath:"#/properties/validation/items/properties/checker/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data36 = data34.version;
+if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
+const err86 = {instancePath:instancePath+"/validation/" + i4+"/checker/version",schemaPath:"#/properties/validation/items/properties/checker/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -2415,10 +2416,9 @@ vErrors.push(err86);
 }
 errors++;
 }
-}
-}
-else {
-const err87 = {instancePath:instancePath+"/validation/" + i4+"/checker",schemaPath:"#/properties/validation/items/properties/checker/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 < 1 || isNaN(data36)){
+const err87 = {instancePath:instancePath+"/validation/" + i4+"/checker/version",schemaPath:"#/properties/validation/items/properties/checker/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -2428,11 +2428,10 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(data31.input_sha256 !== undefined){
-let data37 = data31.input_sha256;
-if(typeof data37 === "string"){
-if(!pattern4.test(data37)){
-const err88 = {instancePath:instancePath+"/validation/" + i4+"/input_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+}
+}
+else {
+const err88 = {instancePath:instancePath+"/validation/" + i4+"/checker",schemaPath:"#/properties/validation/items/properties/checker/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -2442,8 +2441,11 @@ vErrors.push(err88);
 errors++;
 }
 }
-else {
-const err89 = {instancePath:instancePath+"/validation/" + i4+"/input_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31.input_sha256 !== undefined){
+let data37 = data31.input_sha256;
+if(typeof data37 === "string"){
+if(!pattern4.test(data37)){
+const err89 = {instancePath:instancePath+"/validation/" + i4+"/input_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -2453,9 +2455,8 @@ vErrors.push(err89);
 errors++;
 }
 }
-}
 else {
-const err90 = {instancePath:instancePath+"/validation/" + i4,schemaPath:"#/properties/validation/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err90 = {instancePath:instancePath+"/validation/" + i4+"/input_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -2467,7 +2468,7 @@ errors++;
 }
 }
 else {
-const err91 = {instancePath:instancePath+"/validation",schemaPath:"#/properties/validation/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err91 = {instancePath:instancePath+"/validation/" + i4,schemaPath:"#/properties/validation/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -2477,11 +2478,9 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(data.checkout !== undefined){
-let data38 = data.checkout;
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-if(data38.root === undefined){
-const err92 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
+}
+else {
+const err92 = {instancePath:instancePath+"/validation",schemaPath:"#/properties/validation/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -2490,8 +2489,12 @@ vErrors.push(err92);
 }
 errors++;
 }
-if(data38.sha === undefined){
-const err93 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "sha"},message:"must have required property '"+"sha"+"'"};
+}
+if(data.checkout !== undefined){
+let data38 = data.checkout;
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+if(data38.root === undefined){
+const err93 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -2500,8 +2503,8 @@ vErrors.push(err93);
 }
 errors++;
 }
-if(data38.clean_before === undefined){
-const err94 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "clean_before"},message:"must have required property '"+"clean_before"+"'"};
+if(data38.sha === undefined){
+const err94 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "sha"},message:"must have required property '"+"sha"+"'"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -2510,8 +2513,8 @@ vErrors.push(err94);
 }
 errors++;
 }
-if(data38.clean_after === undefined){
-const err95 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "clean_after"},message:"must have required property '"+"clean_after"+"'"};
+if(data38.clean_before === undefined){
+const err95 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "clean_before"},message:"must have required property '"+"clean_before"+"'"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -2520,9 +2523,8 @@ vErrors.push(err95);
 }
 errors++;
 }
-for(const key6 in data38){
-if(!(((((key6 === "root") || (key6 === "sha")) || (key6 === "clean_before")) || (key6 === "clean_after")) || (key6 === "after_detail"))){
-const err96 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(data38.clean_after === undefined){
+const err96 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "clean_after"},message:"must have required property '"+"clean_after"+"'"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -2531,12 +2533,9 @@ vErrors.push(err96);
 }
 errors++;
 }
-}
-if(data38.root !== undefined){
-let data39 = data38.root;
-if(typeof data39 === "string"){
-if(func2(data39) > 4096){
-const err97 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+for(const key6 in data38){
+if(!(((((key6 === "root") || (key6 === "sha")) || (key6 === "clean_before")) || (key6 === "clean_after")) || (key6 === "after_detail"))){
+const err97 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -2545,8 +2544,12 @@ vErrors.push(err97);
 }
 errors++;
 }
-if(!pattern19.test(data39)){
-const err98 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
+}
+if(data38.root !== undefined){
+let data39 = data38.root;
+if(typeof data39 === "string"){
+if(func2(data39) > 4096){
+const err98 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -2555,9 +2558,8 @@ vErrors.push(err98);
 }
 errors++;
 }
-}
-else {
-const err99 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern19.test(data39)){
+const err99 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -2567,11 +2569,8 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data38.sha !== undefined){
-let data40 = data38.sha;
-if(typeof data40 === "string"){
-if(!pattern5.test(data40)){
-const err100 = {instancePath:instancePath+"/checkout/sha",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40}$"},message:"must match pattern \""+"^[0-9a-f]{40}$"+"\""};
+else {
+const err100 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -2581,8 +2580,11 @@ vErrors.push(err100);
 errors++;
 }
 }
-else {
-const err101 = {instancePath:instancePath+"/checkout/sha",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data38.sha !== undefined){
+let data40 = data38.sha;
+if(typeof data40 === "string"){
+if(!pattern5.test(data40)){
+const err101 = {instancePath:instancePath+"/checkout/sha",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40}$"},message:"must match pattern \""+"^[0-9a-f]{40}$"+"\""};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -2592,9 +2594,8 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(data38.clean_before !== undefined){
-if(true !== data38.clean_before){
-const err102 = {instancePath:instancePath+"/checkout/clean_before",schemaPath:"#/properties/checkout/properties/clean_before/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+else {
+const err102 = {instancePath:instancePath+"/checkout/sha",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -2604,9 +2605,9 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data38.clean_after !== undefined){
-if(typeof data38.clean_after !== "boolean"){
-const err103 = {instancePath:instancePath+"/checkout/clean_after",schemaPath:"#/properties/checkout/properties/clean_after/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data38.clean_before !== undefined){
+if(true !== data38.clean_before){
+const err103 = {instancePath:instancePath+"/checkout/clean_before",schemaPath:"#/properties/checkout/properties/clean_before/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -2616,9 +2617,9 @@ vErrors.push(err103);
 errors++;
 }
 }
-if(data38.after_detail !== undefined){
-if(typeof data38.after_detail !== "string"){
-const err104 = {instancePath:instancePath+"/checkout/after_detail",schemaPath:"#/properties/checkout/properties/after_detail/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data38.clean_after !== undefined){
+if(typeof data38.clean_after !== "boolean"){
+const err104 = {instancePath:instancePath+"/checkout/clean_after",schemaPath:"#/properties/checkout/properties/clean_after/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -2628,9 +2629,9 @@ vErrors.push(err104);
 errors++;
 }
 }
-}
-else {
-const err105 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data38.after_detail !== undefined){
+if(typeof data38.after_detail !== "string"){
+const err105 = {instancePath:instancePath+"/checkout/after_detail",schemaPath:"#/properties/checkout/properties/after_detail/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -2640,9 +2641,9 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(data.test_hooks !== undefined){
-if(typeof data.test_hooks !== "boolean"){
-const err106 = {instancePath:instancePath+"/test_hooks",schemaPath:"#/properties/test_hooks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err106 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -2652,11 +2653,9 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(data.sealed_at !== undefined){
-let data45 = data.sealed_at;
-if(typeof data45 === "string"){
-if(!pattern17.test(data45)){
-const err107 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
+if(data.test_hooks !== undefined){
+if(typeof data.test_hooks !== "boolean"){
+const err107 = {instancePath:instancePath+"/test_hooks",schemaPath:"#/properties/test_hooks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -2666,8 +2665,11 @@ vErrors.push(err107);
 errors++;
 }
 }
-else {
-const err108 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.sealed_at !== undefined){
+let data45 = data.sealed_at;
+if(typeof data45 === "string"){
+if(!pattern17.test(data45)){
+const err108 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -2677,11 +2679,8 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data.stated_limits !== undefined){
-let data46 = data.stated_limits;
-if(Array.isArray(data46)){
-if(data46.length < 1){
-const err109 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+else {
+const err109 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -2690,10 +2689,12 @@ vErrors.push(err109);
 }
 errors++;
 }
-const len5 = data46.length;
-for(let i5=0; i5<len5; i5++){
-if(typeof data46[i5] !== "string"){
-const err110 = {instancePath:instancePath+"/stated_limits/" + i5,schemaPath:"#/properties/stated_limits/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.stated_limits !== undefined){
+let data46 = data.stated_limits;
+if(Array.isArray(data46)){
+if(data46.length < 1){
+const err110 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -2702,10 +2703,10 @@ vErrors.push(err110);
 }
 errors++;
 }
-}
-}
-else {
-const err111 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const len5 = data46.length;
+for(let i5=0; i5<len5; i5++){
+if(typeof data46[i5] !== "string"){
+const err111 = {instancePath:instancePath+"/stated_limits/" + i5,schemaPath:"#/properties/stated_limits/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -2717,12 +2718,24 @@ errors++;
 }
 }
 else {
-const err112 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err112 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err112];
 }
 else {
 vErrors.push(err112);
+}
+errors++;
+}
+}
+}
+else {
+const err113 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
 }
 errors++;
 }

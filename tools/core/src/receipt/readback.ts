@@ -1,0 +1,154 @@
+// Readback (DESIGN §12): revalidates one retained attempt from its bytes alone. It recomputes
+// every digest, recomputes the attempt key from the retained inputs, re-resolves the route
+// and both register tuples, checks the stage records form a contiguous prefix complete for
+// the outcome, and reruns the current checkers where the attempt retains what they need
+// (readback/checks.ts). Each finding has its own code; any finding of severity error makes
+// the attempt invalid. `admit status` uses the same code.
+
+import { existsSync, lstatSync, readdirSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import type { Admission, OutcomeFile, Receipt, ReadbackFinding, SchemaName } from '@repairline/schemas'
+import { parseJsonBytes } from '../json.ts'
+import { schemaErrors } from '../contracts.ts'
+import { readFileNoFollow, ATTEMPT_JSON_FILES } from '../attempt-dir.ts'
+import { sha256Hex } from '../digest.ts'
+import { listAttemptFiles, RECEIPT_FILE } from './files.ts'
+import { checkStagePrefix } from './stages.ts'
+import { runContentChecks } from './checks.ts'
+
+export interface ReadbackOptions {
+  /** Report test hooks as a notice instead of an error (crash-matrix tests). */
+  allowTestHooks?: boolean
+}
+
+export interface ReadbackResult {
+  attemptDir: string
+  attemptKey?: string
+  outcome?: OutcomeFile['outcome']
+  valid: boolean
+  findings: ReadbackFinding[]
+}
+
+/** Collects findings; `error` unless said otherwise. */
+export class Findings {
+  readonly list: ReadbackFinding[] = []
+  add (code: string, message: string, path?: string, severity: 'error' | 'notice' = 'error'): void {
+    this.list.push({ code, severity, message: message.replace(/[\r\n]+/g, ' ').slice(0, 2000), ...(path === undefined ? {} : { path }) })
+  }
+
+  has (code: string): boolean { return this.list.some(f => f.code === code) }
+}
+
+/** A sealed JSON file, parsed strictly and validated; a finding (MALFORMED) and undefined if not. */
+export function readSealedJson<N extends SchemaName> (dir: string, rel: string, schema: N, f: Findings): unknown {
+  let bytes: Buffer
+  try {
+    bytes = readFileNoFollow(join(dir, rel))
+  } catch (e) {
+    f.add('MALFORMED', `${rel} cannot be read: ${(e as Error).message}`, rel)
+    return undefined
+  }
+  const parsed = parseJsonBytes(bytes)
+  if (!parsed.ok) {
+    f.add('MALFORMED', `${rel} is not strict JSON: ${parsed.message}`, rel)
+    return undefined
+  }
+  const errs = schemaErrors(schema, parsed.value)
+  if (errs.length > 0) {
+    f.add('MALFORMED', `${rel} breaks its schema: ${errs.slice(0, 3).join('; ')}`, rel)
+    return undefined
+  }
+  return parsed.value
+}
+
+/** Revalidates one attempt directory. Never writes. */
+export async function readbackAttempt (dir: string, o: ReadbackOptions = {}): Promise<ReadbackResult> {
+  const f = new Findings()
+  const done = (admission?: Admission, outcome?: OutcomeFile): ReadbackResult => ({
+    attemptDir: dir,
+    ...(admission === undefined ? {} : { attemptKey: admission.attempt_key }),
+    ...(outcome === undefined ? {} : { outcome: outcome.outcome }),
+    valid: !f.list.some(x => x.severity === 'error'),
+    findings: f.list,
+  })
+  if (!existsSync(join(dir, 'admission.json'))) {
+    f.add('MISSING_STAGE_RECORD', 'admission.json is missing: this is not an admitted attempt', 'admission.json')
+    return done()
+  }
+  const listing = listAttemptFiles(dir)
+  for (const s of listing.special) f.add('UNSEALED_FILE', `${s} is not a regular file`, s)
+
+  // Every JSON file of ours must parse strictly and validate, sealed or not.
+  const docs = new Map<string, unknown>()
+  for (const rel of listing.files) {
+    const schema = ATTEMPT_JSON_FILES[rel]
+    if (schema !== undefined) docs.set(rel, readSealedJson(dir, rel, schema, f))
+  }
+  const admission = docs.get('admission.json') as Admission | undefined
+  const outcome = docs.get('outcome.json') as OutcomeFile | undefined
+  if (admission === undefined) return done()
+
+  // The receipt.
+  let receipt: Receipt | undefined
+  if (!existsSync(join(dir, RECEIPT_FILE))) {
+    f.add('NOT_SEALED', outcome === undefined ? 'no outcome and no receipt: the attempt is running or was interrupted and not yet sealed' : 'outcome.json exists but receipt.json does not: run receipt seal', RECEIPT_FILE)
+  } else {
+    receipt = readSealedJson(dir, RECEIPT_FILE, 'receipt', f) as Receipt | undefined
+  }
+
+  if (receipt !== undefined) {
+    if (receipt.attempt_key !== admission.attempt_key || receipt.attempt_dir_name !== basename(dir) || basename(dir) !== admission.attempt_key.slice(0, 16)) {
+      f.add('ATTEMPT_BINDING_MISMATCH', `receipt.json names attempt ${receipt.attempt_dir_name} (key ${receipt.attempt_key.slice(0, 16)}…), but this is ${basename(dir)} (key ${admission.attempt_key.slice(0, 16)}…)`, RECEIPT_FILE)
+    }
+    for (const [field, a, b] of [
+      ['key_inputs', receipt.key_inputs, admission.key_inputs],
+      ['case', receipt.case, admission.case],
+      ['route', receipt.route, admission.route],
+    ] as const) {
+      if (JSON.stringify(a) !== JSON.stringify(b)) f.add('ATTEMPT_BINDING_MISMATCH', `receipt.json's ${field} differs from admission.json's`, RECEIPT_FILE)
+    }
+    if (JSON.stringify(receipt.task_register) !== JSON.stringify(admission.task_register) || JSON.stringify(receipt.prompt_register) !== JSON.stringify(admission.prompt_register)) {
+      f.add('REGISTER_TUPLE_MISMATCH', "receipt.json's register tuples differ from admission.json's", RECEIPT_FILE)
+    }
+    // Files: every sealed file present with its digest; nothing unsealed outside work/ and logs/.
+    const sealed = new Map<string, { bytes: number, sha256: string }>()
+    for (const s of receipt.files) {
+      if (sealed.has(s.path)) f.add('DUPLICATE_STAGE_RECORD', `receipt.json lists ${s.path} twice`, s.path)
+      sealed.set(s.path, s)
+    }
+    const present = new Set(listing.files)
+    for (const [path, s] of sealed) {
+      if (!present.has(path)) {
+        f.add('SEALED_FILE_MISSING', `${path} is sealed but missing`, path)
+        continue
+      }
+      const bytes = readFileNoFollow(join(dir, path), 1 << 30)
+      if (bytes.length !== s.bytes || sha256Hex(bytes) !== s.sha256) f.add('DIGEST_MISMATCH', `${path} does not match its sealed digest`, path)
+    }
+    for (const path of listing.files) if (!sealed.has(path)) f.add('UNSEALED_FILE', `${path} is not covered by the receipt`, path)
+    if (outcome !== undefined) {
+      const r = receipt.outcome
+      if (r.outcome !== outcome.outcome || r.step !== outcome.step || r.code !== outcome.reason.code || r.retryable !== outcome.retryable) {
+        f.add('OUTCOME_MISMATCH', `receipt.json says ${r.outcome} (${r.code}), outcome.json says ${outcome.outcome} (${outcome.reason.code})`, RECEIPT_FILE)
+      }
+    }
+    if (receipt.test_hooks !== admission.test_hooks && !receipt.test_hooks) f.add('ATTEMPT_BINDING_MISMATCH', 'admission.json says test hooks were enabled, receipt.json says not', RECEIPT_FILE)
+  }
+
+  if (outcome === undefined && receipt !== undefined) f.add('MISSING_STAGE_RECORD', 'receipt.json exists without outcome.json', 'outcome.json')
+  for (const s of checkStagePrefix(new Set(listing.files), outcome)) f.add(s.code, s.message, s.path)
+
+  if (admission.test_hooks || receipt?.test_hooks === true) {
+    f.add('TEST_HOOKS_ENABLED', 'the attempt ran with REPAIRLINE_TEST_HOOKS=1 (test clock and fault hook): evidence of a test, not of a repair', 'admission.json', o.allowTestHooks === true ? 'notice' : 'error')
+  }
+
+  await runContentChecks({ dir, admission, outcome, docs, files: new Set(listing.files), findings: f })
+  return done(admission, outcome)
+}
+
+/** The attempt directories of a state root, sorted. */
+export function attemptDirsOf (stateDir: string): string[] {
+  const root = join(stateDir, 'attempts')
+  if (!existsSync(root)) return []
+  return readdirSync(root).filter(n => lstatSync(join(root, n)).isDirectory()).sort().map(n => join(root, n))
+}

@@ -1,0 +1,108 @@
+// Building receipt.json (DESIGN §12): the key and its inputs, route, register tuples, every
+// sealed file by path, size and sha256, the sandboxed test commands, the validation records,
+// the outcome, the checkout before and after, and what the receipt does not prove.
+
+import { existsSync, readFileSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import type { Receipt, SealedCommand, SealedValidation, ValidationRecord } from '@repairline/schemas'
+import { sha256File } from '../digest.ts'
+import { readJsonFile, readOutcome, type Attempt } from '../attempt-dir.ts'
+import { toolError } from '../errors.ts'
+import { assertClean } from '../git.ts'
+import { listAttemptFiles } from './files.ts'
+import { VALIDATION_FILES } from './stages.ts'
+
+/** What every receipt says it does not prove. */
+export const STATED_LIMITS: readonly string[] = [
+  'Scoped tests only: the candidate passed the configured test_packages under the fixed command; nothing else about the code was tested.',
+  'It does not claim the original failure corpus, other packages or other platforms are fixed.',
+  'Digests are not signatures: anyone who can write the state directory can rewrite a file and recompute every digest consistently; readback catches inconsistent edits only.',
+  'Test events are not proof of arbitrary semantics: a test that passes says only what its assertions check.',
+  'The provider is trusted for nothing: its proposal passed the gates and the tests, and was never executed outside the sandbox.',
+]
+
+export const TEST_HOOKS_LIMIT = 'Test hooks were enabled (REPAIRLINE_TEST_HOOKS=1): the clock and crash points may have been driven by a test; this receipt is evidence of a test run, not of a repair.'
+export const NO_TEST_HOOKS_LIMIT = 'Test hooks were not enabled: deadlines used the wall clock.'
+
+interface RunLike { command?: string[], env_names?: string[], exit?: { code?: number | null, signal?: string | null }, timing?: { duration_ms?: number }, stop?: { reason?: string } }
+
+/** The sandboxed command of a baseline.json / verify.json, if it ran. */
+function commandOf (step: 'reproduce' | 'verify', doc: Record<string, unknown>): SealedCommand | undefined {
+  const run = doc.run as RunLike | undefined
+  const events = doc.events as { sha256?: string } | undefined
+  const argv = run?.command ?? (doc.command as string[] | undefined)
+  if (argv === undefined || argv.length === 0 || events?.sha256 === undefined) return undefined
+  const code = run?.exit?.code ?? (doc.exit_code as number | null | undefined)
+  const signal = run?.exit?.signal
+  return {
+    step,
+    argv,
+    env_names: run?.env_names ?? [],
+    ...(typeof code === 'number' ? { exit_code: code } : {}),
+    ...(typeof signal === 'string' ? { signal } : {}),
+    timed_out: doc.timed_out === true || run?.stop?.reason === 'deadline',
+    duration_ms: run?.timing?.duration_ms ?? 0,
+    events_sha256: events.sha256,
+  }
+}
+
+/** A step's summary file, already validated by its step; read here only for its command. */
+function readJsonLoose (path: string): Record<string, unknown> | undefined {
+  if (!existsSync(path)) return undefined
+  return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>
+}
+
+export interface SealInputs {
+  attempt: Attempt
+  now: Date
+  testHooks: boolean
+}
+
+/** Builds the receipt of an attempt that has an outcome. Reads only; the caller writes it. */
+export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Promise<Receipt> {
+  const outcome = readOutcome(attempt.dir)
+  if (outcome === undefined) throw toolError('ATTEMPT_INCOMPLETE', `${attempt.dir} has no outcome.json to seal`)
+  const listing = listAttemptFiles(attempt.dir)
+  if (listing.special.length > 0) throw toolError('STATE_UNSAFE', `${attempt.dir} holds entries that are not regular files: ${listing.special.join(', ')}`)
+  const files = listing.files.map(path => ({ path, ...sha256File(join(attempt.dir, path)) }))
+  const commands: SealedCommand[] = []
+  for (const [step, file] of [['reproduce', 'baseline.json'], ['verify', 'verify.json']] as const) {
+    const doc = readJsonLoose(join(attempt.dir, file))
+    const c = doc === undefined ? undefined : commandOf(step, doc)
+    if (c !== undefined) commands.push(c)
+  }
+  const validation: SealedValidation[] = []
+  for (const f of VALIDATION_FILES) {
+    if (!existsSync(join(attempt.dir, f))) continue
+    const r: ValidationRecord = readJsonFile('validation', join(attempt.dir, f))
+    validation.push({ stage: r.stage, status: r.status, checker: { name: r.checker.name, version: r.checker.version }, input_sha256: r.input_sha256 })
+  }
+  let cleanAfter = true
+  let afterDetail: string | undefined
+  try {
+    await assertClean(attempt.config.source_root)
+  } catch (e) {
+    cleanAfter = false
+    afterDetail = (e as Error).message
+  }
+  const { admission } = attempt
+  const hooks = testHooks || admission.test_hooks
+  return {
+    v: 1,
+    attempt_key: attempt.key,
+    attempt_dir_name: basename(attempt.dir),
+    key_inputs: admission.key_inputs,
+    case: admission.case,
+    route: admission.route,
+    task_register: admission.task_register,
+    prompt_register: admission.prompt_register,
+    outcome: { outcome: outcome.outcome, ...(outcome.retryable === undefined ? {} : { retryable: outcome.retryable }), step: outcome.step, code: outcome.reason.code },
+    files,
+    commands,
+    validation,
+    checkout: { root: admission.source.root, sha: admission.source.sha, clean_before: true, clean_after: cleanAfter, ...(afterDetail === undefined ? {} : { after_detail: afterDetail.slice(0, 2000) }) },
+    test_hooks: hooks,
+    sealed_at: now.toISOString(),
+    stated_limits: [...STATED_LIMITS, hooks ? TEST_HOOKS_LIMIT : NO_TEST_HOOKS_LIMIT],
+  }
+}
