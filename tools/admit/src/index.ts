@@ -7,7 +7,7 @@
 import { join } from 'node:path'
 import type { Admission, Case, Lock, SuiteReport } from '@repairline/schemas'
 import {
-  acquireLock, attemptKey, releaseLock, readLock, isLockStale, EXIT, ensureDir, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
+  acquireLock, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
   resolveTaskRegister, testHooksEnabled, toolError, writeFileAtomic, writeJsonAtomic, writeOutcome, readJsonFile,
   type ToolIo, type ToolResult,
 } from '@repairline/core'
@@ -134,7 +134,12 @@ export async function admitStatus (o: AdmitOptions, io: ToolIo): Promise<ToolRes
   for (const a of p.assessed) {
     const base = { v: 1 as const, kind: 'case-status' as const, case_id: a.c.id, attempt_key: a.key }
     const dir = a.state.state === 'none' ? {} : { attempt_dir: a.state.dir }
-    if (a.state.state === 'consumed') io.out.write({ ...base, ...dir, status: 'consumed', outcome: a.state.outcome.outcome })
+    if (a.state.state === 'consumed') {
+      // A consumed attempt is a success only if it reads back: otherwise consumed but invalid.
+      const rb = await readbackAttempt(a.state.dir, { allowTestHooks: testHooksEnabled(io.env) })
+      const codes = [...new Set(rb.findings.filter(x => x.severity === 'error').map(x => x.code))]
+      io.out.write({ ...base, ...dir, status: 'consumed', outcome: a.state.outcome.outcome, readback: rb.valid ? { valid: true } : { valid: false, codes } })
+    }
     else if (a.state.state === 'running' || a.state.state === 'interrupted') io.out.write({ ...base, ...dir, status: a.state.state })
     else if (!a.eligibility.eligible) io.out.write({ ...base, status: 'ineligible', reason: { code: a.eligibility.code, message: a.eligibility.message } })
     else io.out.write({ ...base, status: 'eligible' })

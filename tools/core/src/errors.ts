@@ -51,6 +51,7 @@ export const ERROR_CODES = {
   TREE_FILE_MISSING: { exit: EXIT.DATA, summary: 'a path is not a regular file of the extracted tree' },
   // eligibility and verdicts
   NOTHING_ELIGIBLE: { exit: EXIT.NO, summary: 'no eligible, unconsumed case' },
+  ATTEMPT_RUNNING: { exit: EXIT.TEMP, summary: 'the attempt has no outcome and its deadline has not passed' },
   DEADLINE_PASSED: { exit: EXIT.NO, summary: 'the attempt passed its deadline (timed_out)' },
   GATE_REJECTED: { exit: EXIT.NO, summary: 'a gate rule failed: the proposal is rejected for review (gate-patch)' },
   ATTEMPT_INTERRUPTED: { exit: EXIT.NO, summary: 'started, no outcome, and past deadline + 30 s (interrupted)' },

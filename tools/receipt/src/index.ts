@@ -1,0 +1,76 @@
+// receipt: `seal` writes outcome.json when the attempt has none (timed_out past the
+// deadline, interrupted past deadline + 30 s) and receipt.json over every sealed file, then
+// releases the lock if it names this attempt. `readback` revalidates retained attempts with
+// core's readback (the code admit status uses) and prints one readback record each.
+
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Receipt } from '@repairline/schemas'
+import {
+  attemptDirsOf, buildReceipt, EXIT, faultPoint, loadAttempt, outcomeExit, readbackAttempt, readOutcome, releaseLock,
+  STALE_GRACE_MS, testHooksEnabled, toolError, writeJsonAtomic, writeOutcome, readJsonFile, type ToolIo, type ToolResult,
+} from '@repairline/core'
+
+export async function seal (dir: string, io: ToolIo): Promise<ToolResult> {
+  const attempt = loadAttempt(dir)
+  io.out.write({ v: 1, kind: 'attempt', path: attempt.dir, key: attempt.key })
+  const receiptPath = join(attempt.dir, 'receipt.json')
+  if (existsSync(receiptPath)) {
+    const sealed: Receipt = readJsonFile('receipt', receiptPath)
+    io.stderr.write(`receipt: ${attempt.dir} is already sealed (${sealed.outcome.outcome}); nothing written\n`)
+    releaseLock(attempt.stateRoot, attempt.key, attempt.dir)
+    return { exit: outcomeExit(sealed.outcome.outcome, sealed.outcome.retryable), outcome: sealed.outcome.outcome }
+  }
+  const now = io.now()
+  let outcome = readOutcome(attempt.dir)
+  if (outcome === undefined) {
+    const deadline = Date.parse(attempt.admission.deadline)
+    if (now.getTime() <= deadline) {
+      throw toolError('ATTEMPT_RUNNING', `${attempt.dir} has no outcome and its deadline ${attempt.admission.deadline} has not passed: a step is still due`, { hint: 'run the next step, or seal after the deadline' })
+    }
+    const interrupted = now.getTime() > deadline + STALE_GRACE_MS
+    outcome = writeOutcome(attempt.stateRoot, attempt.dir, attempt.key, 'receipt', interrupted
+      ? { outcome: 'interrupted', code: 'ATTEMPT_INTERRUPTED', message: `no step wrote an outcome and the deadline ${attempt.admission.deadline} passed by more than 30 s (a crash)` }
+      : { outcome: 'timed_out', code: 'DEADLINE_PASSED', message: `no step wrote an outcome and the deadline ${attempt.admission.deadline} passed` }, now, readOutcome)
+  }
+  faultPoint(io.env, 'seal')
+  const receipt = await buildReceipt({ attempt, now, testHooks: testHooksEnabled(io.env) })
+  writeJsonAtomic('receipt', receiptPath, receipt, { stateRoot: attempt.stateRoot, exclusive: true })
+  const released = releaseLock(attempt.stateRoot, attempt.key, attempt.dir)
+  io.stderr.write(`receipt: sealed ${attempt.dir} (${outcome.outcome}, ${receipt.files.length} files)${released ? '; lock released' : ''}\n`)
+  return { exit: outcomeExit(outcome.outcome, outcome.retryable), outcome: outcome.outcome }
+}
+
+export interface ReadbackOptions { stateDir?: string, allowTestHooks: boolean }
+
+export async function readback (dirs: readonly string[], o: ReadbackOptions, io: ToolIo): Promise<ToolResult> {
+  if (dirs.length === 1 && o.stateDir === undefined) {
+    const a = dirs[0] ?? ''
+    try {
+      const admission = readJsonFile('admission', join(a, 'admission.json'))
+      io.out.write({ v: 1, kind: 'attempt', path: a, key: admission.attempt_key })
+    } catch {}
+  }
+  let invalid = 0
+  for (const dir of dirs) {
+    const r = await readbackAttempt(dir, { allowTestHooks: o.allowTestHooks })
+    if (!r.valid) invalid++
+    io.out.write({
+      v: 1,
+      kind: 'readback',
+      attempt_dir: r.attemptDir,
+      ...(r.attemptKey === undefined ? {} : { attempt_key: r.attemptKey }),
+      ...(r.outcome === undefined ? {} : { outcome: r.outcome }),
+      valid: r.valid,
+      findings: r.findings,
+    })
+    if (!r.valid) io.stderr.write(`receipt: ${dir}: invalid: ${r.findings.filter(x => x.severity === 'error').map(x => x.code).join(', ')}\n`)
+  }
+  io.stderr.write(`receipt: read back ${dirs.length} attempt${dirs.length === 1 ? '' : 's'}, ${invalid} invalid\n`)
+  return { exit: invalid === 0 ? EXIT.OK : EXIT.NO }
+}
+
+export function stateDirAttempts (stateDir: string): string[] {
+  if (!existsSync(stateDir)) throw toolError('INPUT_MISSING', `state dir ${stateDir} does not exist`, { path: stateDir })
+  return attemptDirsOf(stateDir)
+}
