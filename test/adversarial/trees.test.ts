@@ -1,0 +1,330 @@
+// Adversarial source trees (threat matrix §4, §9.3 group G), each built in code with real git
+// and named after the threat. Two layers where they apply: `admit run` (the real bin) refuses
+// before anything is consumed — exact code, exit status, no state directory — and
+// `extract-tree` on an attempt admitted directly with core functions (admitDirect: admit's
+// cheap check bypassed, as if the repository changed after admission) ends `rejected` with
+// the same code and writes nothing but outcome.json. Every "blocked" result has a positive
+// control showing the attack works without the protection.
+
+import { test, type TestContext } from 'node:test'
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { readOutcome, readTreeFile, readTreeManifest, run } from '@repairline/core'
+import { makeFixture, rewriteConfig, type Fixture } from '../helpers/fixture.ts'
+import { admitDirect } from '../helpers/admit-direct.ts'
+import { errorOf, runBin } from '../helpers/bin.ts'
+import { runInProcess, type InProcessRun } from '../helpers/in-process.ts'
+import { tempDir } from '../helpers/tmp.ts'
+import { commitAll, createRepo, gitT, TEST_GIT_ENV } from '../helpers/git.ts'
+import { commitTree, commitWithExtra, filesOf, hashBlob, literalTree, mktree, treeFromPaths, writeLooseObject, type RawEntry } from '../helpers/trees.ts'
+import { extractTree } from '../../tools/extract-tree/src/index.ts'
+
+async function fixture (t: TestContext): Promise<Fixture> {
+  return await makeFixture(tempDir(t))
+}
+
+/** Points the fixture's config at `sha` (a commit that is never checked out, so the checkout stays clean). */
+function useCommit (f: Fixture, sha: string): void {
+  rewriteConfig(f, c => ({ ...c, source_sha: sha }))
+}
+
+async function admit (f: Fixture): Promise<Awaited<ReturnType<typeof runBin>>> {
+  return await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath])
+}
+
+/** admit run refuses with `code`/`exit` and writes nothing: the state directory does not exist. */
+async function assertAdmitRefuses (f: Fixture, code: string, exit = 65): Promise<void> {
+  const r = await admit(f)
+  assert.equal(errorOf(r)?.code, code, r.stderr)
+  assert.equal(r.exitCode, exit)
+  assert.deepEqual(r.records.map(x => x.kind), ['start', 'error', 'result'])
+  assert.equal(existsSync(f.stateDir), false, 'admit wrote the state directory')
+}
+
+async function extract (dir: string, check = false): Promise<InProcessRun> {
+  return await runInProcess('extract-tree', async io => await extractTree({ attempt: dir, check }, io))
+}
+
+function listing (dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()
+}
+
+/** extract-tree on a directly admitted attempt ends `rejected` with `code`; only outcome.json is added. */
+async function assertExtractRejects (f: Fixture, code: string): Promise<void> {
+  const a = await admitDirect(f)
+  const before = listing(a.dir)
+  const r = await extract(a.dir)
+  assert.equal(r.exit, 1, r.stderr)
+  assert.deepEqual(r.records.at(-1), { v: 1, kind: 'result', tool: 'extract-tree', exit: 1, outcome: 'rejected' })
+  assert.equal(r.records.find(x => x.kind === 'error')?.code, code)
+  const o = readOutcome(a.dir)
+  assert.deepEqual([o?.outcome, o?.step, o?.reason.code], ['rejected', 'extract-tree', code])
+  assert.deepEqual(listing(a.dir), [...before, 'outcome.json'].sort())
+}
+
+async function bothLayers (f: Fixture, code: string): Promise<void> {
+  await assertAdmitRefuses(f, code)
+  await assertExtractRejects(f, code)
+}
+
+/** A loose blob object whose header claims `declared` bytes but holds only three: any read of its body fails. */
+async function bogusBlob (repo: string, declared: number): Promise<string> {
+  const oid = createHash('sha1').update(`bogus ${declared} ${Math.random()}`).digest('hex')
+  writeLooseObject(repo, oid, 'blob', declared, Buffer.from('abc'))
+  // Positive control: git reports the declared size, and reading the body yields 3 bytes, not `declared`.
+  assert.equal((await gitT(repo, ['cat-file', '-s', oid])).trim(), String(declared))
+  assert.equal((await run('/usr/bin/git', ['-C', repo, 'cat-file', 'blob', oid], { env: TEST_GIT_ENV })).stdout.length, 3)
+  return oid
+}
+
+test('tree-with-symlink: a committed symlink is refused (TREE_SYMLINK)', async t => {
+  const f = await fixture(t)
+  symlinkSync('/etc/passwd', join(f.repo, 'passwd.go'))
+  useCommit(f, await commitAll(f.repo, 'add a symlink'))
+  assert.match(await gitT(f.repo, ['ls-tree', 'HEAD', 'passwd.go']), /^120000 /)
+  await bothLayers(f, 'TREE_SYMLINK')
+})
+
+test('tree-with-gitlink: a submodule entry is refused (TREE_GITLINK)', async t => {
+  const f = await fixture(t)
+  const other = createHash('sha1').update('someone else\'s commit').digest('hex')
+  useCommit(f, await commitWithExtra(f.repo, new Map([['vendor/lib', { mode: '160000', oid: other }]])))
+  await bothLayers(f, 'TREE_GITLINK')
+})
+
+test('tree-with-dotgit-and-control-names: .git, .GIT, .., trailing CR and ESC names made with git mktree are refused (TREE_PATH_UNSAFE)', async t => {
+  const hostile: Array<[string, string]> = [
+    ['.git/config', '[core]\n\tfsmonitor = /tmp/pwned\n'],
+    ['.GIT', 'x'],
+    ['..', 'x'],
+    ['sub/..', 'x'],
+    ['hooks.sh\r', 'x'],
+    ['\u001b[31mred', 'x'],
+    ['.g\u200cit/hooks/post-checkout', '#!/bin/sh\n'],
+  ]
+  for (const [path, content] of hostile) {
+    const f = await fixture(t)
+    const sha = await commitWithExtra(f.repo, new Map([[path, { mode: '100644', oid: await hashBlob(f.repo, content) }]]))
+    useCommit(f, sha)
+    // Positive control: git itself stores and lists the name as given.
+    assert.ok((await gitT(f.repo, ['ls-tree', '-r', '-z', '--name-only', sha])).split('\0').includes(path), JSON.stringify(path))
+    await bothLayers(f, 'TREE_PATH_UNSAFE')
+  }
+})
+
+/** The root entries of HEAD, one level, as raw tree entries. */
+async function rootEntries (repo: string): Promise<RawEntry[]> {
+  const out = await gitT(repo, ['ls-tree', '-z', 'HEAD'])
+  return out.split('\0').filter(Boolean).map(rec => {
+    const [meta = '', name = ''] = rec.split('\t')
+    const [mode = '', , oid = ''] = meta.split(' ')
+    return { mode, name, oid }
+  })
+}
+
+test('tree-with-duplicate-entries: the same name twice, written with hash-object --literally, is refused (TREE_PATH_DUPLICATE)', async t => {
+  const f = await fixture(t)
+  const entries = await rootEntries(f.repo)
+  const evil = await hashBlob(f.repo, 'package calc\n\nfunc Add(a, b int) int { return 0 }\n')
+  const i = entries.findIndex(e => e.name === 'calc.go')
+  entries.splice(i + 1, 0, { mode: '100644', name: 'calc.go', oid: evil })
+  const tree = await literalTree(f.repo, entries)
+  useCommit(f, await commitTree(f.repo, tree))
+  // Positive control: git lists both entries; which one a checkout writes depends on the tool.
+  assert.equal((await gitT(f.repo, ['ls-tree', tree])).split('\n').filter(l => l.endsWith('\tcalc.go')).length, 2)
+  await bothLayers(f, 'TREE_PATH_DUPLICATE')
+})
+
+test('tree-with-unsorted-entries: a tree out of git\'s canonical order is refused (TREE_MALFORMED)', async t => {
+  const f = await fixture(t)
+  const entries = (await rootEntries(f.repo)).reverse()
+  useCommit(f, await commitTree(f.repo, await literalTree(f.repo, entries)))
+  await bothLayers(f, 'TREE_MALFORMED')
+})
+
+test('tree-with-case-collision: README and readme (one file on macOS and Windows) are refused (TREE_PATH_DUPLICATE)', async t => {
+  const f = await fixture(t)
+  const a = await hashBlob(f.repo, 'one\n')
+  const b = await hashBlob(f.repo, 'two\n')
+  useCommit(f, await commitWithExtra(f.repo, new Map([['README', { mode: '100644', oid: a }], ['readme', { mode: '100644', oid: b }]])))
+  await bothLayers(f, 'TREE_PATH_DUPLICATE')
+})
+
+test('tree-with-tracked-node-modules: a committed node_modules (the dependency mount point) is refused (TREE_NODE_MODULES)', async t => {
+  const f = await fixture(t)
+  mkdirSync(join(f.repo, 'node_modules', 'left-pad'), { recursive: true })
+  writeFileSync(join(f.repo, 'node_modules', 'left-pad', 'index.js'), 'module.exports = () => { throw new Error("hijacked") }\n')
+  useCommit(f, await commitAll(f.repo, 'vendor node_modules'))
+  await bothLayers(f, 'TREE_NODE_MODULES')
+})
+
+/** A commit of HEAD's files plus `n` entries under many/ pointing at one blob. */
+async function commitWithMany (f: Fixture, n: number, oid: string): Promise<string> {
+  const many: RawEntry[] = Array.from({ length: n }, (_, i) => ({ mode: '100644', name: `f${String(i).padStart(5, '0')}`, oid }))
+  const manyTree = await mktree(f.repo, many)
+  const root = [...(await rootEntries(f.repo)), { mode: '40000', name: 'many', oid: manyTree }]
+  return await commitTree(f.repo, await mktree(f.repo, root))
+}
+
+test('tree-with-20001-blobs: refused from ls-tree sizes before any blob body is read (TREE_TOO_MANY_ENTRIES)', async t => {
+  const f = await fixture(t)
+  const base = (await filesOf(f.repo, 'HEAD')).size
+  // Every extra entry names a blob whose body cannot be read: reading any of them would fail.
+  const bogus = await bogusBlob(f.repo, 10)
+  useCommit(f, await commitWithMany(f, 20_001 - base, bogus))
+  await bothLayers(f, 'TREE_TOO_MANY_ENTRIES')
+  // Positive control: at exactly 20,000 blobs the bound passes and extraction reads the
+  // bodies — and fails on the unreadable one (a fault, not a rejection).
+  const g = await fixture(t)
+  const bogus2 = await bogusBlob(g.repo, 10)
+  useCommit(g, await commitWithMany(g, 20_000 - base, bogus2))
+  const a = await admitDirect(g)
+  const r = await extract(a.dir)
+  assert.deepEqual([r.exit, readOutcome(a.dir)?.outcome, readOutcome(a.dir)?.reason.code], [1, 'fault', 'GIT_FAILED'])
+})
+
+/** Summed blob sizes of a commit, as ls-tree -l reports them. */
+async function blobBytes (repo: string, rev: string): Promise<number> {
+  return (await gitT(repo, ['ls-tree', '-r', '-l', rev])).split('\n').filter(Boolean).reduce((n, l) => n + Number(l.split(/\s+/)[3]), 0)
+}
+
+test('tree-over-16mib: 16 MiB + 1 blob bytes are refused from sizes before any body is read (TREE_TOO_LARGE)', async t => {
+  const f = await fixture(t)
+  const baseBytes = await blobBytes(f.repo, 'HEAD')
+  const big = await bogusBlob(f.repo, 16 * 1024 * 1024 + 1 - baseBytes)
+  const sha = await commitWithExtra(f.repo, new Map([['big.bin', { mode: '100644', oid: big }]]))
+  useCommit(f, sha)
+  assert.equal(await blobBytes(f.repo, sha), 16 * 1024 * 1024 + 1)
+  await bothLayers(f, 'TREE_TOO_LARGE')
+  // Positive control: at exactly 16 MiB the bound passes, the body is read, and the short blob is caught.
+  const g = await fixture(t)
+  const fits = await bogusBlob(g.repo, 16 * 1024 * 1024 - baseBytes)
+  useCommit(g, await commitWithExtra(g.repo, new Map([['big.bin', { mode: '100644', oid: fits }]])))
+  const a = await admitDirect(g)
+  const r = await extract(a.dir)
+  assert.deepEqual([r.exit, readOutcome(a.dir)?.outcome, readOutcome(a.dir)?.reason.code], [1, 'fault', 'GIT_FAILED'])
+})
+
+test('replace-ref: git replace of a blob and of the commit changes nothing extracted; the original bytes are in tree.tar', async t => {
+  const f = await fixture(t)
+  const original = readFileSync(join(f.repo, 'calc.go'))
+  const blob = (await gitT(f.repo, ['rev-parse', 'HEAD:calc.go'])).trim()
+  const evil = await hashBlob(f.repo, 'package calc\n\nfunc Add(a, b int) int { return a + b } // replaced\n')
+  await gitT(f.repo, ['replace', blob, evil])
+  const files = await filesOf(f.repo, 'HEAD')
+  files.set('pwned.go', { mode: '100644', oid: evil })
+  const otherCommit = await commitTree(f.repo, await treeFromPaths(f.repo, files))
+  await gitT(f.repo, ['replace', '-f', f.sha, otherCommit])
+  // Positive control: without GIT_NO_REPLACE_OBJECTS git serves the replacements.
+  assert.match(await gitT(f.repo, ['cat-file', 'blob', blob]), /replaced/)
+  assert.match(await gitT(f.repo, ['ls-tree', '-r', '--name-only', f.sha]), /pwned\.go/)
+  const admitted = await admit(f)
+  assert.equal(admitted.exitCode, 0, admitted.stderr)
+  const r = await runBin('extract-tree', [], { input: admitted.stdout })
+  assert.equal(r.exitCode, 0, r.stderr)
+  const attempt = r.records.find(x => x.kind === 'attempt')
+  assert.ok(attempt?.kind === 'attempt')
+  assert.deepEqual(readTreeFile(attempt.path, 'calc.go'), original)
+  assert.deepEqual(readTreeManifest(attempt.path).entries.map(e => e.path), ['.repairline/registers.json', 'calc.go', 'calc_test.go', 'go.mod'])
+})
+
+test('tampered-loose-object: a blob rewritten in the object store is refused on rehash (TREE_OBJECT_MISMATCH)', async t => {
+  const f = await fixture(t)
+  const blob = (await gitT(f.repo, ['rev-parse', 'HEAD:calc.go'])).trim()
+  const size = statSync(join(f.repo, 'calc.go')).size
+  const evil = Buffer.from('package calc\n\nfunc Add(a, b int) int { return a + b } // EVIL'.padEnd(size - 1, ' ') + '\n')
+  assert.equal(evil.length, size)
+  writeLooseObject(f.repo, blob, 'blob', size, evil)
+  // Positive control: git serves the tampered bytes under the original id, exit 0.
+  assert.deepEqual(Buffer.from(await gitT(f.repo, ['cat-file', 'blob', blob])), evil)
+  // admit's cheap check reads sizes only (same size here), so admission succeeds; extraction refuses.
+  await assertExtractRejects(f, 'TREE_OBJECT_MISMATCH')
+  // The one blob admit does read, the register manifest, is rehashed there too.
+  const g = await fixture(t)
+  const reg = (await gitT(g.repo, ['rev-parse', 'HEAD:.repairline/registers.json'])).trim()
+  const regBytes = readFileSync(join(g.repo, '.repairline', 'registers.json'))
+  writeLooseObject(g.repo, reg, 'blob', regBytes.length, Buffer.from(regBytes.toString().replace('internal', 'docs\u0020\u0020\u0020\u0020')))
+  await assertAdmitRefuses(g, 'TREE_OBJECT_MISMATCH')
+})
+
+test('alternates, grafts and shallow: shared object metadata is refused (TREE_SHARED_METADATA)', async t => {
+  const f = await fixture(t)
+  const elsewhere = join(tempDir(t), 'elsewhere')
+  await createRepo(elsewhere, { 'only-there.txt': 'an object that lives in another repository\n' })
+  const foreign = (await gitT(elsewhere, ['rev-parse', 'HEAD:only-there.txt'])).trim()
+  // Positive control: before, the object is unknown; through alternates, git reads it.
+  assert.notEqual((await run('/usr/bin/git', ['-C', f.repo, 'cat-file', '-e', foreign], { env: TEST_GIT_ENV })).exitCode, 0)
+  const alternates = join(f.repo, '.git', 'objects', 'info', 'alternates')
+  mkdirSync(join(f.repo, '.git', 'objects', 'info'), { recursive: true })
+  writeFileSync(alternates, `${join(elsewhere, '.git', 'objects')}\n`)
+  assert.equal((await run('/usr/bin/git', ['-C', f.repo, 'cat-file', '-e', foreign], { env: TEST_GIT_ENV })).exitCode, 0)
+  await assertAdmitRefuses(f, 'TREE_SHARED_METADATA')
+  await assertExtractRejects(f, 'TREE_SHARED_METADATA')
+  for (const rel of ['info/grafts', 'shallow']) {
+    const g = await fixture(t)
+    writeFileSync(join(g.repo, '.git', rel), `${g.sha}\n`)
+    await assertAdmitRefuses(g, 'TREE_SHARED_METADATA')
+  }
+})
+
+test('hostile core.fsmonitor in the repository config: no process is spawned by admit or extract-tree', async t => {
+  const f = await fixture(t)
+  const marker = join(f.dir, 'fsmonitor-ran')
+  const hook = join(f.dir, 'fsmonitor-hook')
+  writeFileSync(hook, `#!/bin/sh\necho "$@" >> ${marker}\nexit 1\n`)
+  chmodSync(hook, 0o755)
+  await gitT(f.repo, ['config', 'core.fsmonitor', hook])
+  // Positive control: a plain `git status` in this checkout runs the hook.
+  await run('/usr/bin/git', ['-C', f.repo, 'status', '--porcelain'], { env: TEST_GIT_ENV })
+  assert.ok(existsSync(marker), 'the positive control did not run the hook')
+  rmSync(marker)
+  const admitted = await admit(f)
+  assert.equal(admitted.exitCode, 0, admitted.stderr)
+  const r = await runBin('extract-tree', [], { input: admitted.stdout })
+  assert.equal(r.exitCode, 0, r.stderr)
+  const check = await runBin('extract-tree', ['--check'], { input: admitted.stdout })
+  assert.equal(check.exitCode, 0, check.stderr)
+  assert.equal(existsSync(marker), false, 'admit or extract-tree ran the fsmonitor hook')
+})
+
+test('dirty and untracked files: admit refuses a dirty checkout; files changed after admission never reach tree.tar', async t => {
+  const f = await fixture(t)
+  const committed = readFileSync(join(f.repo, 'calc.go'))
+  writeFileSync(join(f.repo, 'calc.go'), 'package calc\n// edited, not committed\n')
+  await assertAdmitRefuses(f, 'CHECKOUT_DIRTY', 78)
+  writeFileSync(join(f.repo, 'calc.go'), committed)
+  writeFileSync(join(f.repo, 'untracked.go'), 'package calc\n')
+  await assertAdmitRefuses(f, 'CHECKOUT_DIRTY', 78)
+  rmSync(join(f.repo, 'untracked.go'))
+  const admitted = await admit(f)
+  assert.equal(admitted.exitCode, 0, admitted.stderr)
+  // After admission: an edit, an untracked file, and export attributes in .git/info.
+  writeFileSync(join(f.repo, 'calc.go'), 'package calc\n// edited after admission\n')
+  writeFileSync(join(f.repo, 'untracked.go'), 'package calc\n')
+  writeFileSync(join(f.repo, '.git', 'info', 'attributes'), 'calc.go export-ignore\ngo.mod export-subst\n')
+  const r = await runBin('extract-tree', [], { input: admitted.stdout })
+  assert.equal(r.exitCode, 0, r.stderr)
+  const attempt = r.records.find(x => x.kind === 'attempt')
+  assert.ok(attempt?.kind === 'attempt')
+  assert.deepEqual(readTreeFile(attempt.path, 'calc.go'), committed)
+  assert.deepEqual(readTreeManifest(attempt.path).entries.map(e => e.path), ['.repairline/registers.json', 'calc.go', 'calc_test.go', 'go.mod'])
+  // Positive control: git archive of the same commit obeys the local attributes and drops calc.go.
+  const archived = await run('/usr/bin/git', ['-C', f.repo, 'archive', '--format=tar', f.sha], { env: TEST_GIT_ENV })
+  assert.equal(archived.exitCode, 0)
+  assert.equal(archived.stdout.includes('calc.go'), false)
+  assert.ok(archived.stdout.includes('calc_test.go'))
+})
+
+test('extract-tree --check on a hostile tree reports the rule, writes nothing', async t => {
+  const f = await fixture(t)
+  symlinkSync('../../etc/shadow', join(f.repo, 'shadow.go'))
+  useCommit(f, await commitAll(f.repo, 'add a symlink'))
+  const a = await admitDirect(f)
+  const before = listing(a.dir)
+  const r = await extract(a.dir, true)
+  assert.equal(r.exit, 65)
+  assert.equal(r.records.find(x => x.kind === 'error')?.code, 'TREE_SYMLINK')
+  assert.deepEqual(listing(a.dir), before)
+})
