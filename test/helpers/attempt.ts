@@ -5,14 +5,13 @@
 // fixture repository's commit, so provider tests need neither the sandbox nor Go.
 //
 // For the steps that read the extracted tree through core's tree API (gate-patch, verify):
-// admitAttempt returns the attempt with its fixture, extractAttempt writes tree.tar and
-// tree-manifest.json exactly as extract-tree builds them (core's buildTreeArchive on the
-// fixture's commit), writeReproducedBaseline and writeProposal write those steps' files.
+// admitAttempt returns the attempt with its fixture, extractAttempt runs the real extract-tree
+// bin, writeReproducedBaseline and writeProposal write those steps' files.
 
 import { join } from 'node:path'
 import assert from 'node:assert/strict'
 import type { Baseline, Proposal, ProposalEdit } from '@repairline/schemas'
-import { buildTreeArchive, listTree, treeManifestFor, writeFileAtomic, writeJsonAtomic } from '@repairline/core'
+import { writeJsonAtomic } from '@repairline/core'
 import { rewriteConfig, type Fixture } from './fixture.ts'
 import { gitT } from './git.ts'
 import { runBin, errorOf } from './bin.ts'
@@ -79,12 +78,10 @@ export async function admitAttempt (f: Fixture, o: { env?: Record<string, string
   return { fixture: f, dir: rec.path, key: rec.key }
 }
 
-/** Writes tree.tar and tree-manifest.json for the attempt's source_sha with core's tree API. */
-export async function extractAttempt (a: AdmittedAttempt): Promise<void> {
-  const { source_root: root, source_sha: sha } = a.fixture.config
-  const archive = await buildTreeArchive(root, await listTree(root, sha))
-  writeFileAtomic(join(a.dir, 'tree.tar'), archive.tar, { stateRoot: a.fixture.stateDir })
-  writeJsonAtomic('tree-manifest', join(a.dir, 'tree-manifest.json'), treeManifestFor(archive, a.key, sha), { stateRoot: a.fixture.stateDir })
+/** Runs the real extract-tree bin on the attempt (tree.tar, tree-manifest.json). */
+export async function extractAttempt (a: AdmittedAttempt, env: Record<string, string> = {}): Promise<void> {
+  const r = await runBin('extract-tree', ['--attempt', a.dir], { env })
+  assert.equal(r.exitCode, 0, `extract-tree: ${r.stderr}`)
 }
 
 /** Writes baseline.json as reproduce does for a reproduced case: `failing` failed, `passing` passed. */
