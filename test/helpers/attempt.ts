@@ -29,6 +29,18 @@ export async function admitFixture (f: Fixture, env: Record<string, string> = {}
   return { dir: attempt.path, key: attempt.key }
 }
 
+/** The fields of baseline.json about the run itself, as a hand-written go run that exited 1. */
+export function handWrittenRunFields (runner: 'go' | 'node' = 'go'): Pick<Baseline, 'runner' | 'toolchain' | 'command' | 'exit_code' | 'timed_out' | 'events'> {
+  return {
+    runner,
+    toolchain: runner === 'go' ? 'go1.19.8' : 'node v20.20.2',
+    command: runner === 'go' ? ['/usr/lib/go-1.19/bin/go', 'test', '-json', '-count=1', '-timeout=100s', '.'] : ['/usr/bin/node', '--test', '--test-concurrency=1', '--test-reporter=/repairline/ndjson-reporter.mjs', 'test'],
+    exit_code: 1,
+    timed_out: false,
+    events: { count: 0, bytes: 0, sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' },
+  }
+}
+
 /**
  * Writes the baseline.json reproduce would write for a reproduced case: the case identity
  * failed, every other identity passed.
@@ -44,6 +56,7 @@ export function writeBaseline (f: Fixture, a: Admitted, o: { failing?: string[],
     identities: Object.fromEntries(failing.map(id => [id, { result: 'fail' as const }])),
     failing,
     anomalies: [],
+    ...handWrittenRunFields(f.config.runner.kind),
   }
   writeJsonAtomic('baseline', join(a.dir, 'baseline.json'), baseline, { stateRoot: f.stateDir })
   return baseline
@@ -90,7 +103,7 @@ export function writeReproducedBaseline (a: AdmittedAttempt, failing: string[], 
   for (const id of passing) identities[id] = { result: 'pass' }
   for (const id of failing) identities[id] = { result: 'fail' }
   const caseIdentity = a.fixture.report.cases[0]?.test.name ?? ''
-  const baseline: Baseline = { v: 1, attempt_key: a.key, case_identity: caseIdentity, reproduced: failing.includes(caseIdentity), identities, failing: [...failing].sort(), anomalies: [] }
+  const baseline: Baseline = { v: 1, attempt_key: a.key, case_identity: caseIdentity, reproduced: failing.includes(caseIdentity), identities, failing: [...failing].sort(), anomalies: [], ...handWrittenRunFields(a.fixture.config.runner.kind) }
   writeJsonAtomic('baseline', join(a.dir, 'baseline.json'), baseline, { stateRoot: a.fixture.stateDir })
   return baseline
 }

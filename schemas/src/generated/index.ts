@@ -6,14 +6,17 @@ import type { Case } from './types/case.ts'
 import type { ErrorInfo } from './types/error.ts'
 import type { ExecutionConfig } from './types/execution.ts'
 import type { GateReport } from './types/gate.ts'
+import type { LimitReading } from './types/limit-reading.ts'
 import type { Lock } from './types/lock.ts'
 import type { OutcomeFile } from './types/outcome.ts'
 import type { Proposal } from './types/proposal.ts'
 import type { Receipt } from './types/receipt.ts'
 import type { AttemptRecord } from './types/record-attempt.ts'
+import type { BaselineRecord } from './types/record-baseline.ts'
 import type { CaseStatusRecord } from './types/record-case-status.ts'
 import type { CheckRecord } from './types/record-check.ts'
 import type { ErrorRecord } from './types/record-error.ts'
+import type { PreflightRecord } from './types/record-preflight.ts'
 import type { ReadbackRecord } from './types/record-readback.ts'
 import type { ResultRecord } from './types/record-result.ts'
 import type { RuleRecord } from './types/record-rule.ts'
@@ -21,7 +24,9 @@ import type { StartRecord } from './types/record-start.ts'
 import type { TreeRecord } from './types/record-tree.ts'
 import type { RegisterManifest } from './types/register-manifest.ts'
 import type { ProviderRequest } from './types/request.ts'
+import type { ResourceSample } from './types/resource-sample.ts'
 import type { RoutingPolicy } from './types/routing-policy.ts'
+import type { SandboxRun } from './types/sandbox-run.ts'
 import type { Started } from './types/started.ts'
 import type { SuiteReport } from './types/suite-report.ts'
 import type { TestEvent } from './types/test-event.ts'
@@ -33,14 +38,17 @@ import { load as loadCase } from './validators/case.ts'
 import { load as loadError } from './validators/error.ts'
 import { load as loadExecution } from './validators/execution.ts'
 import { load as loadGate } from './validators/gate.ts'
+import { load as loadLimitReading } from './validators/limit-reading.ts'
 import { load as loadLock } from './validators/lock.ts'
 import { load as loadOutcome } from './validators/outcome.ts'
 import { load as loadProposal } from './validators/proposal.ts'
 import { load as loadReceipt } from './validators/receipt.ts'
 import { load as loadRecordAttempt } from './validators/record-attempt.ts'
+import { load as loadRecordBaseline } from './validators/record-baseline.ts'
 import { load as loadRecordCaseStatus } from './validators/record-case-status.ts'
 import { load as loadRecordCheck } from './validators/record-check.ts'
 import { load as loadRecordError } from './validators/record-error.ts'
+import { load as loadRecordPreflight } from './validators/record-preflight.ts'
 import { load as loadRecordReadback } from './validators/record-readback.ts'
 import { load as loadRecordResult } from './validators/record-result.ts'
 import { load as loadRecordRule } from './validators/record-rule.ts'
@@ -48,7 +56,9 @@ import { load as loadRecordStart } from './validators/record-start.ts'
 import { load as loadRecordTree } from './validators/record-tree.ts'
 import { load as loadRegisterManifest } from './validators/register-manifest.ts'
 import { load as loadRequest } from './validators/request.ts'
+import { load as loadResourceSample } from './validators/resource-sample.ts'
 import { load as loadRoutingPolicy } from './validators/routing-policy.ts'
+import { load as loadSandboxRun } from './validators/sandbox-run.ts'
 import { load as loadStarted } from './validators/started.ts'
 import { load as loadSuiteReport } from './validators/suite-report.ts'
 import { load as loadTestEvent } from './validators/test-event.ts'
@@ -61,14 +71,17 @@ export type * from './types/case.ts'
 export type * from './types/error.ts'
 export type * from './types/execution.ts'
 export type * from './types/gate.ts'
+export type * from './types/limit-reading.ts'
 export type * from './types/lock.ts'
 export type * from './types/outcome.ts'
 export type * from './types/proposal.ts'
 export type * from './types/receipt.ts'
 export type * from './types/record-attempt.ts'
+export type * from './types/record-baseline.ts'
 export type * from './types/record-case-status.ts'
 export type * from './types/record-check.ts'
 export type * from './types/record-error.ts'
+export type * from './types/record-preflight.ts'
 export type * from './types/record-readback.ts'
 export type * from './types/record-result.ts'
 export type * from './types/record-rule.ts'
@@ -76,7 +89,9 @@ export type * from './types/record-start.ts'
 export type * from './types/record-tree.ts'
 export type * from './types/register-manifest.ts'
 export type * from './types/request.ts'
+export type * from './types/resource-sample.ts'
 export type * from './types/routing-policy.ts'
+export type * from './types/sandbox-run.ts'
 export type * from './types/started.ts'
 export type * from './types/suite-report.ts'
 export type * from './types/test-event.ts'
@@ -91,14 +106,17 @@ export interface SchemaTypes {
   'error': ErrorInfo
   'execution': ExecutionConfig
   'gate': GateReport
+  'limit-reading': LimitReading
   'lock': Lock
   'outcome': OutcomeFile
   'proposal': Proposal
   'receipt': Receipt
   'record-attempt': AttemptRecord
+  'record-baseline': BaselineRecord
   'record-case-status': CaseStatusRecord
   'record-check': CheckRecord
   'record-error': ErrorRecord
+  'record-preflight': PreflightRecord
   'record-readback': ReadbackRecord
   'record-result': ResultRecord
   'record-rule': RuleRecord
@@ -106,7 +124,9 @@ export interface SchemaTypes {
   'record-tree': TreeRecord
   'register-manifest': RegisterManifest
   'request': ProviderRequest
+  'resource-sample': ResourceSample
   'routing-policy': RoutingPolicy
+  'sandbox-run': SandboxRun
   'started': Started
   'suite-report': SuiteReport
   'test-event': TestEvent
@@ -125,14 +145,17 @@ const loaders: { [N in SchemaName]: () => unknown } = {
   'error': loadError,
   'execution': loadExecution,
   'gate': loadGate,
+  'limit-reading': loadLimitReading,
   'lock': loadLock,
   'outcome': loadOutcome,
   'proposal': loadProposal,
   'receipt': loadReceipt,
   'record-attempt': loadRecordAttempt,
+  'record-baseline': loadRecordBaseline,
   'record-case-status': loadRecordCaseStatus,
   'record-check': loadRecordCheck,
   'record-error': loadRecordError,
+  'record-preflight': loadRecordPreflight,
   'record-readback': loadRecordReadback,
   'record-result': loadRecordResult,
   'record-rule': loadRecordRule,
@@ -140,7 +163,9 @@ const loaders: { [N in SchemaName]: () => unknown } = {
   'record-tree': loadRecordTree,
   'register-manifest': loadRegisterManifest,
   'request': loadRequest,
+  'resource-sample': loadResourceSample,
   'routing-policy': loadRoutingPolicy,
+  'sandbox-run': loadSandboxRun,
   'started': loadStarted,
   'suite-report': loadSuiteReport,
   'test-event': loadTestEvent,
@@ -160,14 +185,17 @@ export const schemaIds: { [N in SchemaName]: string } = {
   'error': 'urn:repairline:error:v1',
   'execution': 'urn:repairline:execution:v1',
   'gate': 'urn:repairline:gate:v1',
+  'limit-reading': 'urn:repairline:limit-reading:v1',
   'lock': 'urn:repairline:lock:v1',
   'outcome': 'urn:repairline:outcome:v1',
   'proposal': 'urn:repairline:proposal:v1',
   'receipt': 'urn:repairline:receipt:v1',
   'record-attempt': 'urn:repairline:record-attempt:v1',
+  'record-baseline': 'urn:repairline:record-baseline:v1',
   'record-case-status': 'urn:repairline:record-case-status:v1',
   'record-check': 'urn:repairline:record-check:v1',
   'record-error': 'urn:repairline:record-error:v1',
+  'record-preflight': 'urn:repairline:record-preflight:v1',
   'record-readback': 'urn:repairline:record-readback:v1',
   'record-result': 'urn:repairline:record-result:v1',
   'record-rule': 'urn:repairline:record-rule:v1',
@@ -175,7 +203,9 @@ export const schemaIds: { [N in SchemaName]: string } = {
   'record-tree': 'urn:repairline:record-tree:v1',
   'register-manifest': 'urn:repairline:register-manifest:v1',
   'request': 'urn:repairline:request:v1',
+  'resource-sample': 'urn:repairline:resource-sample:v1',
   'routing-policy': 'urn:repairline:routing-policy:v1',
+  'sandbox-run': 'urn:repairline:sandbox-run:v1',
   'started': 'urn:repairline:started:v1',
   'suite-report': 'urn:repairline:suite-report:v1',
   'test-event': 'urn:repairline:test-event:v1',
@@ -186,9 +216,11 @@ export const schemaIds: { [N in SchemaName]: string } = {
 /** Each NDJSON record kind (a schema named record-<kind>) and its type. */
 export interface RecordTypes {
   'attempt': AttemptRecord
+  'baseline': BaselineRecord
   'case-status': CaseStatusRecord
   'check': CheckRecord
   'error': ErrorRecord
+  'preflight': PreflightRecord
   'readback': ReadbackRecord
   'result': ResultRecord
   'rule': RuleRecord
@@ -201,9 +233,11 @@ export type RecordKind = keyof RecordTypes
 /** The closed set of record kinds. */
 export const recordKinds: readonly RecordKind[] = [
   'attempt',
+  'baseline',
   'case-status',
   'check',
   'error',
+  'preflight',
   'readback',
   'result',
   'rule',

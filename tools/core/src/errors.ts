@@ -65,6 +65,15 @@ export const ERROR_CODES = {
   // environment
   GIT_FAILED: { exit: EXIT.NO_INPUT, summary: 'git failed or the source repository could not be read (extract-tree: fault)' },
   SANDBOX_UNAVAILABLE: { exit: EXIT.NO_PERM, summary: 'a sandbox primitive is missing or did not take' },
+  SANDBOX_BIND_UNSAFE: { exit: EXIT.NO_PERM, summary: 'a sandbox bind source holds a socket, FIFO or device, or the sandbox user cannot read it' },
+  RESOURCES_LOW: { exit: EXIT.TEMP, summary: 'available memory or free disk is below the 2 GiB floor' },
+  // test runs that say nothing about the code (reproduce and verify end them as fault)
+  TOOLCHAIN_UNSUPPORTED: { exit: EXIT.NO, summary: 'the tree needs a newer Go than the local toolchain can read' },
+  TESTS_NOT_RUN: { exit: EXIT.NO, summary: 'the test command ran zero tests' },
+  EVENTS_EXIT_MISMATCH: { exit: EXIT.NO, summary: 'the exit code and the test events disagree' },
+  RESOURCE_LIMIT_HIT: { exit: EXIT.NO, summary: 'the run hit the memory or tasks limit' },
+  OUTPUT_LIMIT: { exit: EXIT.NO, summary: 'the run printed more than the output cap' },
+  RUN_INCOMPLETE: { exit: EXIT.NO, summary: 'the test command was stopped or killed before it finished' },
   HOSTILE_ENVIRONMENT: { exit: EXIT.CONFIG, summary: 'an environment variable that weakens TLS or leaks secrets is set' },
   // binding of retained inputs (ask-provider, readback)
   ATTEMPT_BINDING_MISMATCH: { exit: EXIT.DATA, summary: 'a retained input no longer hashes to the admitted key inputs' },

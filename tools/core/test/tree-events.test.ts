@@ -56,7 +56,7 @@ test('events: last terminal wins, forged names and unfinished tests are flagged,
   const s = summarizeEvents(lines.map(l => normalizeEventLine(l)).filter(e => e !== undefined))
   assert.deepEqual(s.identities, {
     'm/broken::': { result: 'fail', buildFailed: true },
-    'm::TestA': { result: 'fail', duplicateTerminal: true },
+    'm::TestA': { result: 'fail', duplicateTerminal: true, conflicting: true },
     'm::TestHang': { result: 'fail', unfinished: true },
   })
   assert.deepEqual(s.failing, ['m/broken::', 'm::TestA', 'm::TestHang'])

@@ -5,11 +5,2099 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:baseline:v1","title":"Baseline","description":"baseline.json: the fixed test command's run on the baseline tree in the sandbox, summarized (DESIGN §9, §11).","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","reproduced","identities","failing","anomalies"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt's key."},"case_identity":{"description":"The case's test identity (test.name).","type":"string","minLength":3,"maxLength":4096},"reproduced":{"description":"True when the case's identity failed on the baseline.","type":"boolean"},"identities":{"description":"Every identity the run reported, with its result.","type":"object","additionalProperties":{"$ref":"#/$defs/identityState"}},"failing":{"description":"Failed identities, sorted: the only test information the provider sees.","type":"array","items":{"type":"string","description":"A failed identity."}},"anomalies":{"description":"One line per event anomaly (forged names, duplicate terminals, unfinished tests).","type":"array","items":{"type":"string","description":"An anomaly."}}},"$defs":{"identityState":{"title":"IdentityState","description":"One identity's result.","type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"description":"The last terminal event (unfinished counts as fail).","type":"string","enum":["pass","fail","skip"]},"unfinished":{"description":"Started and never finished.","const":true},"duplicateTerminal":{"description":"More than one terminal event.","const":true},"buildFailed":{"description":"The package failed to build.","const":true}}}}};
+const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:baseline:v1","title":"Baseline","description":"baseline.json: the fixed test command's run on the baseline tree in the sandbox, summarized (DESIGN §9, §11). Written by reproduce whenever the command ran or was refused for the tree's toolchain; the normalized events are in baseline.events.ndjson.","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","reproduced","runner","toolchain","command","exit_code","timed_out","identities","failing","anomalies","events"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt's key."},"case_identity":{"description":"The case's test identity (test.name).","type":"string","minLength":3,"maxLength":4096},"reproduced":{"description":"True when the case's identity failed on the baseline and the run was usable (no fault).","type":"boolean"},"runner":{"description":"Which fixed command ran.","type":"string","enum":["go","node"]},"toolchain":{"description":"The toolchain that ran it (go1.19.8, node v20.20.2).","type":"string","minLength":1,"maxLength":200},"command":{"description":"The test command inside the sandbox.","type":"array","minItems":1,"items":{"type":"string","description":"One argument."}},"exit_code":{"description":"The command's exit code, or null when it was killed or never started.","type":["integer","null"]},"timed_out":{"description":"The deadline stopped the run.","type":"boolean"},"fault":{"description":"Present when the run says nothing usable about the code (zero tests, exit and events disagree, a limit hit, a toolchain that cannot read the tree).","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable code."},"message":{"description":"One line.","type":"string","maxLength":8000}}},"identities":{"description":"Every identity the run reported, with its result.","type":"object","additionalProperties":{"$ref":"#/$defs/identityState"}},"failing":{"description":"Failed identities, sorted: the only test information the provider sees.","type":"array","items":{"type":"string","description":"A failed identity."}},"anomalies":{"description":"One line per event anomaly (forged names, duplicate terminals, unfinished tests, stray output).","type":"array","items":{"type":"string","description":"An anomaly."}},"events":{"description":"baseline.events.ndjson: how many normalized events, its size and sha256.","type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"description":"Events (lines).","type":"integer","minimum":0},"bytes":{"description":"File size.","type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the file's bytes."}}},"run":{"$ref":"urn:repairline:sandbox-run:v1","description":"The sandbox run: argv, environment names, limits in force and how each was read back, resource samples, usage, exit, timing. Absent when the run was refused before it started."},"go_cache":{"description":"go: the private GOCACHE the run used.","type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"The host build cache it was copied from."},"files":{"description":"Files copied.","type":"integer","minimum":0},"bytes":{"description":"Bytes copied.","type":"integer","minimum":0},"note":{"description":"Why it was not seeded.","type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"node: the digest of the reporter that ran (the pinned one)."},"stderr_tail":{"description":"The last lines of the command's stderr (build errors, runner messages), at most 8 KiB.","type":"string","maxLength":8192}},"$defs":{"identityState":{"title":"IdentityState","description":"One identity's result.","type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"description":"The last terminal event (unfinished counts as fail).","type":"string","enum":["pass","fail","skip"]},"unfinished":{"description":"Started and never finished.","const":true},"duplicateTerminal":{"description":"More than one terminal event.","const":true},"conflicting":{"description":"Its terminal events disagreed (pass and fail); the last one is not to be trusted alone.","const":true},"buildFailed":{"description":"The package failed to build.","const":true}}}}};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
-const schema66 = {"title":"IdentityState","description":"One identity's result.","type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"description":"The last terminal event (unfinished counts as fail).","type":"string","enum":["pass","fail","skip"]},"unfinished":{"description":"Started and never finished.","const":true},"duplicateTerminal":{"description":"More than one terminal event.","const":true},"buildFailed":{"description":"The package failed to build.","const":true}}};
-const pattern4 = new RegExp("^[0-9a-f]{64}$", "u");
+const schema66 = {"description":"A stable error code in SCREAMING_SNAKE_CASE.","type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
+const schema67 = {"title":"IdentityState","description":"One identity's result.","type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"description":"The last terminal event (unfinished counts as fail).","type":"string","enum":["pass","fail","skip"]},"unfinished":{"description":"Started and never finished.","const":true},"duplicateTerminal":{"description":"More than one terminal event.","const":true},"conflicting":{"description":"Its terminal events disagreed (pass and fail); the last one is not to be trusted alone.","const":true},"buildFailed":{"description":"The package failed to build.","const":true}}};
+const schema62 = {"description":"A normalized absolute path: starts with /, no empty, . or .. components, no trailing slash, no NUL.","type":"string","maxLength":4096,"pattern":"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"};
+const func1 = Object.prototype.hasOwnProperty;
 const func2 = runtime_ucs2length.default;
+const pattern4 = new RegExp("^[0-9a-f]{64}$", "u");
+const pattern22 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
+const pattern19 = new RegExp("^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$", "u");
+const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:sandbox-run:v1","title":"SandboxRun","description":"One run of a fixed test command in the sandbox (DESIGN §11): the launch argv and the command, environment variable names only, the mounts, every limit in force with how it was read back, the namespaces, what the run used, resource samples, how it ended and its timing.","type":"object","additionalProperties":false,"required":["argv","command","cwd","env_names","uid","gid","mounts","exit","limits","namespaces","usage","samples","survivors","closed_inherited_fds","output","timing"],"properties":{"argv":{"description":"The full launch argv: prlimit … -- setpriv … -- bwrap … -- command.","type":"array","minItems":1,"items":{"type":"string","description":"One argument."}},"command":{"description":"The command inside the sandbox.","type":"array","minItems":1,"items":{"type":"string","description":"One argument."}},"cwd":{"description":"Its working directory inside the sandbox.","type":"string","minLength":1},"env_names":{"description":"The names of the variables set inside the sandbox (values are never recorded).","type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$","description":"A variable name."}},"uid":{"description":"The host uid the sandbox ran as.","type":"integer","minimum":1},"gid":{"description":"The host gid the sandbox ran as.","type":"integer","minimum":0},"mounts":{"description":"The mounts beyond /usr, the loader paths, /proc, /dev and the private /tmp.","type":"array","items":{"type":"object","additionalProperties":false,"required":["source","dest","mode"],"description":"One bind mount.","properties":{"source":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"Host path."},"dest":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"Path inside the sandbox."},"mode":{"description":"ro or rw.","type":"string","enum":["ro","rw"]}}}},"exit":{"description":"How the command ended: its exit code as bwrap reports it (128 + n for a signal inside), or the signal that killed bwrap.","type":"object","additionalProperties":false,"required":["code","signal"],"properties":{"code":{"description":"Exit code, or null when bwrap itself was killed.","type":["integer","null"]},"signal":{"description":"The signal that ended bwrap, or null.","type":["string","null"]}}},"stop":{"description":"Present when the supervisor stopped the run: at the deadline, for its output, for low resources, or on cancel.","type":"object","additionalProperties":false,"required":["reason","detail"],"properties":{"reason":{"description":"Why it was stopped.","type":"string","enum":["deadline","output_limit","resource_low","aborted"]},"detail":{"description":"One line of detail.","type":"string"}}},"limits":{"description":"Every limit in force and how it was read back.","type":"array","items":{"$ref":"urn:repairline:limit-reading:v1","description":"One reading."}},"namespaces":{"description":"Every namespace of the sandbox next to the host's (/proc/<pid>/ns); all differ.","type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"description":"One namespace.","properties":{"name":{"description":"user, mnt, pid, net, ipc, uts or cgroup.","type":"string"},"host":{"description":"The supervisor's namespace id, e.g. net:[4026531833].","type":"string"},"sandbox":{"description":"The sandbox's.","type":"string"}}}},"usage":{"description":"What the process tree used and which limits it hit, from the cgroup files after the run.","type":"object","additionalProperties":false,"required":["memory_peak_bytes","memory_failcnt","oom_kills","tasks_limit_hits","cpu_throttled_periods","cpu_throttled_ns"],"properties":{"memory_peak_bytes":{"description":"memory.max_usage_in_bytes.","type":"integer","minimum":0},"memory_failcnt":{"description":"memory.failcnt: times usage reached the limit.","type":"integer","minimum":0},"oom_kills":{"description":"memory.oom_control oom_kill: processes the memory limit killed.","type":"integer","minimum":0},"tasks_limit_hits":{"description":"pids.events max: forks the tasks limit refused.","type":"integer","minimum":0},"cpu_throttled_periods":{"description":"cpu.stat nr_throttled.","type":"integer","minimum":0},"cpu_throttled_ns":{"description":"cpu.stat throttled_time.","type":"integer","minimum":0}}},"samples":{"description":"Resource samples, the first before the spawn.","type":"array","minItems":1,"items":{"$ref":"urn:repairline:resource-sample:v1","description":"One sample."}},"survivors":{"description":"Sandbox processes still present 2 s after the kill (0 when the teardown held).","type":"integer","minimum":0},"closed_inherited_fds":{"description":"Descriptors this process inherited without close-on-exec and closed so the sandbox could not inherit them.","type":"array","items":{"type":"integer","minimum":3,"description":"A descriptor number."}},"output":{"description":"What the command printed: bytes seen, bytes kept (at most the cap), and the sha256 of what was kept.","type":"object","additionalProperties":false,"required":["stdout_bytes","stdout_kept","stdout_sha256","stderr_bytes","stderr_kept","stderr_sha256"],"properties":{"stdout_bytes":{"description":"Bytes read from stdout.","type":"integer","minimum":0},"stdout_kept":{"description":"Bytes of stdout kept.","type":"integer","minimum":0},"stdout_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the stdout kept."},"stderr_bytes":{"description":"Bytes read from stderr.","type":"integer","minimum":0},"stderr_kept":{"description":"Bytes of stderr kept.","type":"integer","minimum":0},"stderr_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the stderr kept."}}},"timing":{"description":"When it ran and how long each phase took.","type":"object","additionalProperties":false,"required":["started_at","ended_at","setup_ms","run_ms","teardown_ms"],"properties":{"started_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"Start of setup."},"ended_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"End of teardown."},"setup_ms":{"description":"Samples, bind checks, cgroups, spawn and readback.","type":"number","minimum":0},"run_ms":{"description":"From release to the command's end.","type":"number","minimum":0},"teardown_ms":{"description":"Kill, drain and removal of the cgroups.","type":"number","minimum":0}}}}};
+const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:limit-reading:v1","title":"LimitReading","description":"One sandbox limit in force (DESIGN §11): what was asked, what the kernel (or the supervisor) reports, by which mechanism, and the file it was read from. A reading that differs from the ask is a refusal, so a recorded reading always has got equal to want.","type":"object","additionalProperties":false,"required":["name","want","got","mechanism","source"],"properties":{"name":{"description":"The limit, e.g. memory, tasks, cpu quota (us per period), open files per process, tmpfs /tmp size, mount /src.","type":"string","minLength":1,"maxLength":200},"want":{"description":"The value asked for, as the source file spells it.","type":"string","maxLength":200},"got":{"description":"The value read back.","type":"string","maxLength":200},"mechanism":{"description":"How it is applied: cgroup-v1 (memory, memsw, pids, cpu files), rlimit (prlimit, read from /proc/<pid>/limits), tmpfs (bwrap --size, read from the sandbox's mountinfo), mount (read-only binds, same), uid (setpriv, read from /proc/<pid>/status), supervisor (output caps kept by the reader), host (a host fact such as no swap).","type":"string","enum":["cgroup-v1","rlimit","tmpfs","mount","uid","supervisor","host"]},"source":{"description":"Where the reading came from (a file path, or the supervisor).","type":"string","minLength":1,"maxLength":4096}}};
+const schema60 = {"description":"An RFC 3339 UTC timestamp with millisecond precision, as Date.prototype.toISOString prints it.","type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"};
+const pattern24 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
+const pattern17 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$", "u");
+const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:resource-sample:v1","title":"ResourceSample","description":"One resource sample (DESIGN §11), taken before the sandbox starts and at most every 30 s while it runs; below 2 GiB of available memory or free disk the run is refused or stopped.","type":"object","additionalProperties":false,"required":["at","mem_available_bytes","disks"],"properties":{"at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"When it was taken."},"mem_available_bytes":{"description":"MemAvailable from /proc/meminfo, in bytes.","type":"integer","minimum":0},"disks":{"description":"Free space (available to unprivileged users) on each sampled filesystem, one path per filesystem.","type":"array","items":{"type":"object","additionalProperties":false,"required":["path","free_bytes"],"description":"One filesystem.","properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"A path on the filesystem."},"free_bytes":{"description":"statfs f_bavail × f_bsize.","type":"integer","minimum":0}}}}}};
+
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:repairline:resource-sample:v1" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate34.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.at === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.mem_available_bytes === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mem_available_bytes"},message:"must have required property '"+"mem_available_bytes"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.disks === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "disks"},message:"must have required property '"+"disks"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "at") || (key0 === "mem_available_bytes")) || (key0 === "disks"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.at !== undefined){
+let data0 = data.at;
+if(typeof data0 === "string"){
+if(!pattern17.test(data0)){
+const err4 = {instancePath:instancePath+"/at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.mem_available_bytes !== undefined){
+let data1 = data.mem_available_bytes;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err6 = {instancePath:instancePath+"/mem_available_bytes",schemaPath:"#/properties/mem_available_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+const err7 = {instancePath:instancePath+"/mem_available_bytes",schemaPath:"#/properties/mem_available_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+if(data.disks !== undefined){
+let data2 = data.disks;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.path === undefined){
+const err8 = {instancePath:instancePath+"/disks/" + i0,schemaPath:"#/properties/disks/items/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data3.free_bytes === undefined){
+const err9 = {instancePath:instancePath+"/disks/" + i0,schemaPath:"#/properties/disks/items/required",keyword:"required",params:{missingProperty: "free_bytes"},message:"must have required property '"+"free_bytes"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+for(const key1 in data3){
+if(!((key1 === "path") || (key1 === "free_bytes"))){
+const err10 = {instancePath:instancePath+"/disks/" + i0,schemaPath:"#/properties/disks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data4 = data3.path;
+if(typeof data4 === "string"){
+if(func2(data4) > 4096){
+const err11 = {instancePath:instancePath+"/disks/" + i0+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!pattern19.test(data4)){
+const err12 = {instancePath:instancePath+"/disks/" + i0+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/disks/" + i0+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data3.free_bytes !== undefined){
+let data5 = data3.free_bytes;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err14 = {instancePath:instancePath+"/disks/" + i0+"/free_bytes",schemaPath:"#/properties/disks/items/properties/free_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err15 = {instancePath:instancePath+"/disks/" + i0+"/free_bytes",schemaPath:"#/properties/disks/items/properties/free_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/disks/" + i0,schemaPath:"#/properties/disks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/disks",schemaPath:"#/properties/disks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+validate34.errors = vErrors;
+return errors === 0;
+}
+validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:repairline:sandbox-run:v1" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate33.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.argv === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "argv"},message:"must have required property '"+"argv"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.command === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.cwd === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cwd"},message:"must have required property '"+"cwd"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.env_names === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "env_names"},message:"must have required property '"+"env_names"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.uid === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uid"},message:"must have required property '"+"uid"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.gid === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "gid"},message:"must have required property '"+"gid"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.mounts === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mounts"},message:"must have required property '"+"mounts"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.exit === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "exit"},message:"must have required property '"+"exit"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.limits === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "limits"},message:"must have required property '"+"limits"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.namespaces === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "namespaces"},message:"must have required property '"+"namespaces"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.usage === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "usage"},message:"must have required property '"+"usage"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data.samples === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "samples"},message:"must have required property '"+"samples"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data.survivors === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "survivors"},message:"must have required property '"+"survivors"+"'"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(data.closed_inherited_fds === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "closed_inherited_fds"},message:"must have required property '"+"closed_inherited_fds"+"'"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(data.output === undefined){
+const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "output"},message:"must have required property '"+"output"+"'"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data.timing === undefined){
+const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "timing"},message:"must have required property '"+"timing"+"'"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema69.properties, key0))){
+const err16 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.argv !== undefined){
+let data0 = data.argv;
+if(Array.isArray(data0)){
+if(data0.length < 1){
+const err17 = {instancePath:instancePath+"/argv",schemaPath:"#/properties/argv/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data0[i0] !== "string"){
+const err18 = {instancePath:instancePath+"/argv/" + i0,schemaPath:"#/properties/argv/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/argv",schemaPath:"#/properties/argv/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.command !== undefined){
+let data2 = data.command;
+if(Array.isArray(data2)){
+if(data2.length < 1){
+const err20 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+const len1 = data2.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data2[i1] !== "string"){
+const err21 = {instancePath:instancePath+"/command/" + i1,schemaPath:"#/properties/command/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.cwd !== undefined){
+let data4 = data.cwd;
+if(typeof data4 === "string"){
+if(func2(data4) < 1){
+const err23 = {instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.env_names !== undefined){
+let data5 = data.env_names;
+if(Array.isArray(data5)){
+const len2 = data5.length;
+for(let i2=0; i2<len2; i2++){
+let data6 = data5[i2];
+if(typeof data6 === "string"){
+if(!pattern24.test(data6)){
+const err25 = {instancePath:instancePath+"/env_names/" + i2,schemaPath:"#/properties/env_names/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/env_names/" + i2,schemaPath:"#/properties/env_names/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/env_names",schemaPath:"#/properties/env_names/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.uid !== undefined){
+let data7 = data.uid;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err28 = {instancePath:instancePath+"/uid",schemaPath:"#/properties/uid/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 < 1 || isNaN(data7)){
+const err29 = {instancePath:instancePath+"/uid",schemaPath:"#/properties/uid/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+if(data.gid !== undefined){
+let data8 = data.gid;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err30 = {instancePath:instancePath+"/gid",schemaPath:"#/properties/gid/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 0 || isNaN(data8)){
+const err31 = {instancePath:instancePath+"/gid",schemaPath:"#/properties/gid/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+}
+if(data.mounts !== undefined){
+let data9 = data.mounts;
+if(Array.isArray(data9)){
+const len3 = data9.length;
+for(let i3=0; i3<len3; i3++){
+let data10 = data9[i3];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.source === undefined){
+const err32 = {instancePath:instancePath+"/mounts/" + i3,schemaPath:"#/properties/mounts/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(data10.dest === undefined){
+const err33 = {instancePath:instancePath+"/mounts/" + i3,schemaPath:"#/properties/mounts/items/required",keyword:"required",params:{missingProperty: "dest"},message:"must have required property '"+"dest"+"'"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if(data10.mode === undefined){
+const err34 = {instancePath:instancePath+"/mounts/" + i3,schemaPath:"#/properties/mounts/items/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+for(const key1 in data10){
+if(!(((key1 === "source") || (key1 === "dest")) || (key1 === "mode"))){
+const err35 = {instancePath:instancePath+"/mounts/" + i3,schemaPath:"#/properties/mounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data10.source !== undefined){
+let data11 = data10.source;
+if(typeof data11 === "string"){
+if(func2(data11) > 4096){
+const err36 = {instancePath:instancePath+"/mounts/" + i3+"/source",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(!pattern19.test(data11)){
+const err37 = {instancePath:instancePath+"/mounts/" + i3+"/source",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/mounts/" + i3+"/source",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data10.dest !== undefined){
+let data12 = data10.dest;
+if(typeof data12 === "string"){
+if(func2(data12) > 4096){
+const err39 = {instancePath:instancePath+"/mounts/" + i3+"/dest",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(!pattern19.test(data12)){
+const err40 = {instancePath:instancePath+"/mounts/" + i3+"/dest",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/mounts/" + i3+"/dest",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data10.mode !== undefined){
+let data13 = data10.mode;
+if(typeof data13 !== "string"){
+const err42 = {instancePath:instancePath+"/mounts/" + i3+"/mode",schemaPath:"#/properties/mounts/items/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if(!((data13 === "ro") || (data13 === "rw"))){
+const err43 = {instancePath:instancePath+"/mounts/" + i3+"/mode",schemaPath:"#/properties/mounts/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema69.properties.mounts.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/mounts/" + i3,schemaPath:"#/properties/mounts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/mounts",schemaPath:"#/properties/mounts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data.exit !== undefined){
+let data14 = data.exit;
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(data14.code === undefined){
+const err46 = {instancePath:instancePath+"/exit",schemaPath:"#/properties/exit/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+if(data14.signal === undefined){
+const err47 = {instancePath:instancePath+"/exit",schemaPath:"#/properties/exit/required",keyword:"required",params:{missingProperty: "signal"},message:"must have required property '"+"signal"+"'"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+for(const key2 in data14){
+if(!((key2 === "code") || (key2 === "signal"))){
+const err48 = {instancePath:instancePath+"/exit",schemaPath:"#/properties/exit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(data14.code !== undefined){
+let data15 = data14.code;
+if((!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))) && (data15 !== null)){
+const err49 = {instancePath:instancePath+"/exit/code",schemaPath:"#/properties/exit/properties/code/type",keyword:"type",params:{type: schema69.properties.exit.properties.code.type},message:"must be integer,null"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+if(data14.signal !== undefined){
+let data16 = data14.signal;
+if((typeof data16 !== "string") && (data16 !== null)){
+const err50 = {instancePath:instancePath+"/exit/signal",schemaPath:"#/properties/exit/properties/signal/type",keyword:"type",params:{type: schema69.properties.exit.properties.signal.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+}
+else {
+const err51 = {instancePath:instancePath+"/exit",schemaPath:"#/properties/exit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+if(data.stop !== undefined){
+let data17 = data.stop;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(data17.reason === undefined){
+const err52 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+if(data17.detail === undefined){
+const err53 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/required",keyword:"required",params:{missingProperty: "detail"},message:"must have required property '"+"detail"+"'"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+for(const key3 in data17){
+if(!((key3 === "reason") || (key3 === "detail"))){
+const err54 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+if(data17.reason !== undefined){
+let data18 = data17.reason;
+if(typeof data18 !== "string"){
+const err55 = {instancePath:instancePath+"/stop/reason",schemaPath:"#/properties/stop/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+if(!((((data18 === "deadline") || (data18 === "output_limit")) || (data18 === "resource_low")) || (data18 === "aborted"))){
+const err56 = {instancePath:instancePath+"/stop/reason",schemaPath:"#/properties/stop/properties/reason/enum",keyword:"enum",params:{allowedValues: schema69.properties.stop.properties.reason.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+if(data17.detail !== undefined){
+if(typeof data17.detail !== "string"){
+const err57 = {instancePath:instancePath+"/stop/detail",schemaPath:"#/properties/stop/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+}
+else {
+const err58 = {instancePath:instancePath+"/stop",schemaPath:"#/properties/stop/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(data.limits !== undefined){
+let data20 = data.limits;
+if(Array.isArray(data20)){
+const len4 = data20.length;
+for(let i4=0; i4<len4; i4++){
+let data21 = data20[i4];
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if(data21.name === undefined){
+const err59 = {instancePath:instancePath+"/limits/" + i4,schemaPath:"urn:repairline:limit-reading:v1/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+if(data21.want === undefined){
+const err60 = {instancePath:instancePath+"/limits/" + i4,schemaPath:"urn:repairline:limit-reading:v1/required",keyword:"required",params:{missingProperty: "want"},message:"must have required property '"+"want"+"'"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+if(data21.got === undefined){
+const err61 = {instancePath:instancePath+"/limits/" + i4,schemaPath:"urn:repairline:limit-reading:v1/required",keyword:"required",params:{missingProperty: "got"},message:"must have required property '"+"got"+"'"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+if(data21.mechanism === undefined){
+const err62 = {instancePath:instancePath+"/limits/" + i4,schemaPath:"urn:repairline:limit-reading:v1/required",keyword:"required",params:{missingProperty: "mechanism"},message:"must have required property '"+"mechanism"+"'"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+if(data21.source === undefined){
+const err63 = {instancePath:instancePath+"/limits/" + i4,schemaPath:"urn:repairline:limit-reading:v1/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+for(const key4 in data21){
+if(!(((((key4 === "name") || (key4 === "want")) || (key4 === "got")) || (key4 === "mechanism")) || (key4 === "source"))){
+const err64 = {instancePath:instancePath+"/limits/" + i4,schemaPath:"urn:repairline:limit-reading:v1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+if(data21.name !== undefined){
+let data22 = data21.name;
+if(typeof data22 === "string"){
+if(func2(data22) > 200){
+const err65 = {instancePath:instancePath+"/limits/" + i4+"/name",schemaPath:"urn:repairline:limit-reading:v1/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+if(func2(data22) < 1){
+const err66 = {instancePath:instancePath+"/limits/" + i4+"/name",schemaPath:"urn:repairline:limit-reading:v1/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+}
+else {
+const err67 = {instancePath:instancePath+"/limits/" + i4+"/name",schemaPath:"urn:repairline:limit-reading:v1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+}
+if(data21.want !== undefined){
+let data23 = data21.want;
+if(typeof data23 === "string"){
+if(func2(data23) > 200){
+const err68 = {instancePath:instancePath+"/limits/" + i4+"/want",schemaPath:"urn:repairline:limit-reading:v1/properties/want/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+}
+else {
+const err69 = {instancePath:instancePath+"/limits/" + i4+"/want",schemaPath:"urn:repairline:limit-reading:v1/properties/want/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+if(data21.got !== undefined){
+let data24 = data21.got;
+if(typeof data24 === "string"){
+if(func2(data24) > 200){
+const err70 = {instancePath:instancePath+"/limits/" + i4+"/got",schemaPath:"urn:repairline:limit-reading:v1/properties/got/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+else {
+const err71 = {instancePath:instancePath+"/limits/" + i4+"/got",schemaPath:"urn:repairline:limit-reading:v1/properties/got/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+if(data21.mechanism !== undefined){
+let data25 = data21.mechanism;
+if(typeof data25 !== "string"){
+const err72 = {instancePath:instancePath+"/limits/" + i4+"/mechanism",schemaPath:"urn:repairline:limit-reading:v1/properties/mechanism/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+if(!(((((((data25 === "cgroup-v1") || (data25 === "rlimit")) || (data25 === "tmpfs")) || (data25 === "mount")) || (data25 === "uid")) || (data25 === "supervisor")) || (data25 === "host"))){
+const err73 = {instancePath:instancePath+"/limits/" + i4+"/mechanism",schemaPath:"urn:repairline:limit-reading:v1/properties/mechanism/enum",keyword:"enum",params:{allowedValues: schema72.properties.mechanism.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+if(data21.source !== undefined){
+let data26 = data21.source;
+if(typeof data26 === "string"){
+if(func2(data26) > 4096){
+const err74 = {instancePath:instancePath+"/limits/" + i4+"/source",schemaPath:"urn:repairline:limit-reading:v1/properties/source/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+if(func2(data26) < 1){
+const err75 = {instancePath:instancePath+"/limits/" + i4+"/source",schemaPath:"urn:repairline:limit-reading:v1/properties/source/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+else {
+const err76 = {instancePath:instancePath+"/limits/" + i4+"/source",schemaPath:"urn:repairline:limit-reading:v1/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+}
+else {
+const err77 = {instancePath:instancePath+"/limits/" + i4,schemaPath:"urn:repairline:limit-reading:v1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+}
+}
+else {
+const err78 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+}
+if(data.namespaces !== undefined){
+let data27 = data.namespaces;
+if(Array.isArray(data27)){
+const len5 = data27.length;
+for(let i5=0; i5<len5; i5++){
+let data28 = data27[i5];
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+if(data28.name === undefined){
+const err79 = {instancePath:instancePath+"/namespaces/" + i5,schemaPath:"#/properties/namespaces/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+if(data28.host === undefined){
+const err80 = {instancePath:instancePath+"/namespaces/" + i5,schemaPath:"#/properties/namespaces/items/required",keyword:"required",params:{missingProperty: "host"},message:"must have required property '"+"host"+"'"};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+if(data28.sandbox === undefined){
+const err81 = {instancePath:instancePath+"/namespaces/" + i5,schemaPath:"#/properties/namespaces/items/required",keyword:"required",params:{missingProperty: "sandbox"},message:"must have required property '"+"sandbox"+"'"};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+for(const key5 in data28){
+if(!(((key5 === "name") || (key5 === "host")) || (key5 === "sandbox"))){
+const err82 = {instancePath:instancePath+"/namespaces/" + i5,schemaPath:"#/properties/namespaces/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+}
+if(data28.name !== undefined){
+if(typeof data28.name !== "string"){
+const err83 = {instancePath:instancePath+"/namespaces/" + i5+"/name",schemaPath:"#/properties/namespaces/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+}
+if(data28.host !== undefined){
+if(typeof data28.host !== "string"){
+const err84 = {instancePath:instancePath+"/namespaces/" + i5+"/host",schemaPath:"#/properties/namespaces/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+}
+if(data28.sandbox !== undefined){
+if(typeof data28.sandbox !== "string"){
+const err85 = {instancePath:instancePath+"/namespaces/" + i5+"/sandbox",schemaPath:"#/properties/namespaces/items/properties/sandbox/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+}
+}
+else {
+const err86 = {instancePath:instancePath+"/namespaces/" + i5,schemaPath:"#/properties/namespaces/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+}
+}
+else {
+const err87 = {instancePath:instancePath+"/namespaces",schemaPath:"#/properties/namespaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+}
+if(data.usage !== undefined){
+let data32 = data.usage;
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+if(data32.memory_peak_bytes === undefined){
+const err88 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/required",keyword:"required",params:{missingProperty: "memory_peak_bytes"},message:"must have required property '"+"memory_peak_bytes"+"'"};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+if(data32.memory_failcnt === undefined){
+const err89 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/required",keyword:"required",params:{missingProperty: "memory_failcnt"},message:"must have required property '"+"memory_failcnt"+"'"};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+}
+if(data32.oom_kills === undefined){
+const err90 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/required",keyword:"required",params:{missingProperty: "oom_kills"},message:"must have required property '"+"oom_kills"+"'"};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
+}
+errors++;
+}
+if(data32.tasks_limit_hits === undefined){
+const err91 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/required",keyword:"required",params:{missingProperty: "tasks_limit_hits"},message:"must have required property '"+"tasks_limit_hits"+"'"};
+if(vErrors === null){
+vErrors = [err91];
+}
+else {
+vErrors.push(err91);
+}
+errors++;
+}
+if(data32.cpu_throttled_periods === undefined){
+const err92 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/required",keyword:"required",params:{missingProperty: "cpu_throttled_periods"},message:"must have required property '"+"cpu_throttled_periods"+"'"};
+if(vErrors === null){
+vErrors = [err92];
+}
+else {
+vErrors.push(err92);
+}
+errors++;
+}
+if(data32.cpu_throttled_ns === undefined){
+const err93 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/required",keyword:"required",params:{missingProperty: "cpu_throttled_ns"},message:"must have required property '"+"cpu_throttled_ns"+"'"};
+if(vErrors === null){
+vErrors = [err93];
+}
+else {
+vErrors.push(err93);
+}
+errors++;
+}
+for(const key6 in data32){
+if(!((((((key6 === "memory_peak_bytes") || (key6 === "memory_failcnt")) || (key6 === "oom_kills")) || (key6 === "tasks_limit_hits")) || (key6 === "cpu_throttled_periods")) || (key6 === "cpu_throttled_ns"))){
+const err94 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+}
+if(data32.memory_peak_bytes !== undefined){
+let data33 = data32.memory_peak_bytes;
+if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
+const err95 = {instancePath:instancePath+"/usage/memory_peak_bytes",schemaPath:"#/properties/usage/properties/memory_peak_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+if((typeof data33 == "number") && (isFinite(data33))){
+if(data33 < 0 || isNaN(data33)){
+const err96 = {instancePath:instancePath+"/usage/memory_peak_bytes",schemaPath:"#/properties/usage/properties/memory_peak_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
+}
+errors++;
+}
+}
+}
+if(data32.memory_failcnt !== undefined){
+let data34 = data32.memory_failcnt;
+if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
+const err97 = {instancePath:instancePath+"/usage/memory_failcnt",schemaPath:"#/properties/usage/properties/memory_failcnt/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err97];
+}
+else {
+vErrors.push(err97);
+}
+errors++;
+}
+if((typeof data34 == "number") && (isFinite(data34))){
+if(data34 < 0 || isNaN(data34)){
+const err98 = {instancePath:instancePath+"/usage/memory_failcnt",schemaPath:"#/properties/usage/properties/memory_failcnt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err98];
+}
+else {
+vErrors.push(err98);
+}
+errors++;
+}
+}
+}
+if(data32.oom_kills !== undefined){
+let data35 = data32.oom_kills;
+if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
+const err99 = {instancePath:instancePath+"/usage/oom_kills",schemaPath:"#/properties/usage/properties/oom_kills/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err99];
+}
+else {
+vErrors.push(err99);
+}
+errors++;
+}
+if((typeof data35 == "number") && (isFinite(data35))){
+if(data35 < 0 || isNaN(data35)){
+const err100 = {instancePath:instancePath+"/usage/oom_kills",schemaPath:"#/properties/usage/properties/oom_kills/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err100];
+}
+else {
+vErrors.push(err100);
+}
+errors++;
+}
+}
+}
+if(data32.tasks_limit_hits !== undefined){
+let data36 = data32.tasks_limit_hits;
+if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
+const err101 = {instancePath:instancePath+"/usage/tasks_limit_hits",schemaPath:"#/properties/usage/properties/tasks_limit_hits/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err101];
+}
+else {
+vErrors.push(err101);
+}
+errors++;
+}
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 < 0 || isNaN(data36)){
+const err102 = {instancePath:instancePath+"/usage/tasks_limit_hits",schemaPath:"#/properties/usage/properties/tasks_limit_hits/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err102];
+}
+else {
+vErrors.push(err102);
+}
+errors++;
+}
+}
+}
+if(data32.cpu_throttled_periods !== undefined){
+let data37 = data32.cpu_throttled_periods;
+if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
+const err103 = {instancePath:instancePath+"/usage/cpu_throttled_periods",schemaPath:"#/properties/usage/properties/cpu_throttled_periods/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err103];
+}
+else {
+vErrors.push(err103);
+}
+errors++;
+}
+if((typeof data37 == "number") && (isFinite(data37))){
+if(data37 < 0 || isNaN(data37)){
+const err104 = {instancePath:instancePath+"/usage/cpu_throttled_periods",schemaPath:"#/properties/usage/properties/cpu_throttled_periods/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
+}
+errors++;
+}
+}
+}
+if(data32.cpu_throttled_ns !== undefined){
+let data38 = data32.cpu_throttled_ns;
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+const err105 = {instancePath:instancePath+"/usage/cpu_throttled_ns",schemaPath:"#/properties/usage/properties/cpu_throttled_ns/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err105];
+}
+else {
+vErrors.push(err105);
+}
+errors++;
+}
+if((typeof data38 == "number") && (isFinite(data38))){
+if(data38 < 0 || isNaN(data38)){
+const err106 = {instancePath:instancePath+"/usage/cpu_throttled_ns",schemaPath:"#/properties/usage/properties/cpu_throttled_ns/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err106];
+}
+else {
+vErrors.push(err106);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err107 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err107];
+}
+else {
+vErrors.push(err107);
+}
+errors++;
+}
+}
+if(data.samples !== undefined){
+let data39 = data.samples;
+if(Array.isArray(data39)){
+if(data39.length < 1){
+const err108 = {instancePath:instancePath+"/samples",schemaPath:"#/properties/samples/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err108];
+}
+else {
+vErrors.push(err108);
+}
+errors++;
+}
+const len6 = data39.length;
+for(let i6=0; i6<len6; i6++){
+if(!(validate34(data39[i6], {instancePath:instancePath+"/samples/" + i6,parentData:data39,parentDataProperty:i6,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err109 = {instancePath:instancePath+"/samples",schemaPath:"#/properties/samples/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err109];
+}
+else {
+vErrors.push(err109);
+}
+errors++;
+}
+}
+if(data.survivors !== undefined){
+let data41 = data.survivors;
+if(!(((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41))) && (isFinite(data41)))){
+const err110 = {instancePath:instancePath+"/survivors",schemaPath:"#/properties/survivors/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
+}
+errors++;
+}
+if((typeof data41 == "number") && (isFinite(data41))){
+if(data41 < 0 || isNaN(data41)){
+const err111 = {instancePath:instancePath+"/survivors",schemaPath:"#/properties/survivors/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
+}
+}
+if(data.closed_inherited_fds !== undefined){
+let data42 = data.closed_inherited_fds;
+if(Array.isArray(data42)){
+const len7 = data42.length;
+for(let i7=0; i7<len7; i7++){
+let data43 = data42[i7];
+if(!(((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43))) && (isFinite(data43)))){
+const err112 = {instancePath:instancePath+"/closed_inherited_fds/" + i7,schemaPath:"#/properties/closed_inherited_fds/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+}
+if((typeof data43 == "number") && (isFinite(data43))){
+if(data43 < 3 || isNaN(data43)){
+const err113 = {instancePath:instancePath+"/closed_inherited_fds/" + i7,schemaPath:"#/properties/closed_inherited_fds/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 3},message:"must be >= 3"};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err114 = {instancePath:instancePath+"/closed_inherited_fds",schemaPath:"#/properties/closed_inherited_fds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+}
+}
+if(data.output !== undefined){
+let data44 = data.output;
+if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
+if(data44.stdout_bytes === undefined){
+const err115 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/required",keyword:"required",params:{missingProperty: "stdout_bytes"},message:"must have required property '"+"stdout_bytes"+"'"};
+if(vErrors === null){
+vErrors = [err115];
+}
+else {
+vErrors.push(err115);
+}
+errors++;
+}
+if(data44.stdout_kept === undefined){
+const err116 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/required",keyword:"required",params:{missingProperty: "stdout_kept"},message:"must have required property '"+"stdout_kept"+"'"};
+if(vErrors === null){
+vErrors = [err116];
+}
+else {
+vErrors.push(err116);
+}
+errors++;
+}
+if(data44.stdout_sha256 === undefined){
+const err117 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/required",keyword:"required",params:{missingProperty: "stdout_sha256"},message:"must have required property '"+"stdout_sha256"+"'"};
+if(vErrors === null){
+vErrors = [err117];
+}
+else {
+vErrors.push(err117);
+}
+errors++;
+}
+if(data44.stderr_bytes === undefined){
+const err118 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/required",keyword:"required",params:{missingProperty: "stderr_bytes"},message:"must have required property '"+"stderr_bytes"+"'"};
+if(vErrors === null){
+vErrors = [err118];
+}
+else {
+vErrors.push(err118);
+}
+errors++;
+}
+if(data44.stderr_kept === undefined){
+const err119 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/required",keyword:"required",params:{missingProperty: "stderr_kept"},message:"must have required property '"+"stderr_kept"+"'"};
+if(vErrors === null){
+vErrors = [err119];
+}
+else {
+vErrors.push(err119);
+}
+errors++;
+}
+if(data44.stderr_sha256 === undefined){
+const err120 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/required",keyword:"required",params:{missingProperty: "stderr_sha256"},message:"must have required property '"+"stderr_sha256"+"'"};
+if(vErrors === null){
+vErrors = [err120];
+}
+else {
+vErrors.push(err120);
+}
+errors++;
+}
+for(const key7 in data44){
+if(!((((((key7 === "stdout_bytes") || (key7 === "stdout_kept")) || (key7 === "stdout_sha256")) || (key7 === "stderr_bytes")) || (key7 === "stderr_kept")) || (key7 === "stderr_sha256"))){
+const err121 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err121];
+}
+else {
+vErrors.push(err121);
+}
+errors++;
+}
+}
+if(data44.stdout_bytes !== undefined){
+let data45 = data44.stdout_bytes;
+if(!(((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45))) && (isFinite(data45)))){
+const err122 = {instancePath:instancePath+"/output/stdout_bytes",schemaPath:"#/properties/output/properties/stdout_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err122];
+}
+else {
+vErrors.push(err122);
+}
+errors++;
+}
+if((typeof data45 == "number") && (isFinite(data45))){
+if(data45 < 0 || isNaN(data45)){
+const err123 = {instancePath:instancePath+"/output/stdout_bytes",schemaPath:"#/properties/output/properties/stdout_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err123];
+}
+else {
+vErrors.push(err123);
+}
+errors++;
+}
+}
+}
+if(data44.stdout_kept !== undefined){
+let data46 = data44.stdout_kept;
+if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
+const err124 = {instancePath:instancePath+"/output/stdout_kept",schemaPath:"#/properties/output/properties/stdout_kept/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err124];
+}
+else {
+vErrors.push(err124);
+}
+errors++;
+}
+if((typeof data46 == "number") && (isFinite(data46))){
+if(data46 < 0 || isNaN(data46)){
+const err125 = {instancePath:instancePath+"/output/stdout_kept",schemaPath:"#/properties/output/properties/stdout_kept/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
+}
+errors++;
+}
+}
+}
+if(data44.stdout_sha256 !== undefined){
+let data47 = data44.stdout_sha256;
+if(typeof data47 === "string"){
+if(!pattern4.test(data47)){
+const err126 = {instancePath:instancePath+"/output/stdout_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
+}
+errors++;
+}
+}
+else {
+const err127 = {instancePath:instancePath+"/output/stdout_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err127];
+}
+else {
+vErrors.push(err127);
+}
+errors++;
+}
+}
+if(data44.stderr_bytes !== undefined){
+let data48 = data44.stderr_bytes;
+if(!(((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48))) && (isFinite(data48)))){
+const err128 = {instancePath:instancePath+"/output/stderr_bytes",schemaPath:"#/properties/output/properties/stderr_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err128];
+}
+else {
+vErrors.push(err128);
+}
+errors++;
+}
+if((typeof data48 == "number") && (isFinite(data48))){
+if(data48 < 0 || isNaN(data48)){
+const err129 = {instancePath:instancePath+"/output/stderr_bytes",schemaPath:"#/properties/output/properties/stderr_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err129];
+}
+else {
+vErrors.push(err129);
+}
+errors++;
+}
+}
+}
+if(data44.stderr_kept !== undefined){
+let data49 = data44.stderr_kept;
+if(!(((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49))) && (isFinite(data49)))){
+const err130 = {instancePath:instancePath+"/output/stderr_kept",schemaPath:"#/properties/output/properties/stderr_kept/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err130];
+}
+else {
+vErrors.push(err130);
+}
+errors++;
+}
+if((typeof data49 == "number") && (isFinite(data49))){
+if(data49 < 0 || isNaN(data49)){
+const err131 = {instancePath:instancePath+"/output/stderr_kept",schemaPath:"#/properties/output/properties/stderr_kept/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err131];
+}
+else {
+vErrors.push(err131);
+}
+errors++;
+}
+}
+}
+if(data44.stderr_sha256 !== undefined){
+let data50 = data44.stderr_sha256;
+if(typeof data50 === "string"){
+if(!pattern4.test(data50)){
+const err132 = {instancePath:instancePath+"/output/stderr_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err132];
+}
+else {
+vErrors.push(err132);
+}
+errors++;
+}
+}
+else {
+const err133 = {instancePath:instancePath+"/output/stderr_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err133];
+}
+else {
+vErrors.push(err133);
+}
+errors++;
+}
+}
+}
+else {
+const err134 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err134];
+}
+else {
+vErrors.push(err134);
+}
+errors++;
+}
+}
+if(data.timing !== undefined){
+let data51 = data.timing;
+if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
+if(data51.started_at === undefined){
+const err135 = {instancePath:instancePath+"/timing",schemaPath:"#/properties/timing/required",keyword:"required",params:{missingProperty: "started_at"},message:"must have required property '"+"started_at"+"'"};
+if(vErrors === null){
+vErrors = [err135];
+}
+else {
+vErrors.push(err135);
+}
+errors++;
+}
+if(data51.ended_at === undefined){
+const err136 = {instancePath:instancePath+"/timing",schemaPath:"#/properties/timing/required",keyword:"required",params:{missingProperty: "ended_at"},message:"must have required property '"+"ended_at"+"'"};
+if(vErrors === null){
+vErrors = [err136];
+}
+else {
+vErrors.push(err136);
+}
+errors++;
+}
+if(data51.setup_ms === undefined){
+const err137 = {instancePath:instancePath+"/timing",schemaPath:"#/properties/timing/required",keyword:"required",params:{missingProperty: "setup_ms"},message:"must have required property '"+"setup_ms"+"'"};
+if(vErrors === null){
+vErrors = [err137];
+}
+else {
+vErrors.push(err137);
+}
+errors++;
+}
+if(data51.run_ms === undefined){
+const err138 = {instancePath:instancePath+"/timing",schemaPath:"#/properties/timing/required",keyword:"required",params:{missingProperty: "run_ms"},message:"must have required property '"+"run_ms"+"'"};
+if(vErrors === null){
+vErrors = [err138];
+}
+else {
+vErrors.push(err138);
+}
+errors++;
+}
+if(data51.teardown_ms === undefined){
+const err139 = {instancePath:instancePath+"/timing",schemaPath:"#/properties/timing/required",keyword:"required",params:{missingProperty: "teardown_ms"},message:"must have required property '"+"teardown_ms"+"'"};
+if(vErrors === null){
+vErrors = [err139];
+}
+else {
+vErrors.push(err139);
+}
+errors++;
+}
+for(const key8 in data51){
+if(!(((((key8 === "started_at") || (key8 === "ended_at")) || (key8 === "setup_ms")) || (key8 === "run_ms")) || (key8 === "teardown_ms"))){
+const err140 = {instancePath:instancePath+"/timing",schemaPath:"#/properties/timing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err140];
+}
+else {
+vErrors.push(err140);
+}
+errors++;
+}
+}
+if(data51.started_at !== undefined){
+let data52 = data51.started_at;
+if(typeof data52 === "string"){
+if(!pattern17.test(data52)){
+const err141 = {instancePath:instancePath+"/timing/started_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err141];
+}
+else {
+vErrors.push(err141);
+}
+errors++;
+}
+}
+else {
+const err142 = {instancePath:instancePath+"/timing/started_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err142];
+}
+else {
+vErrors.push(err142);
+}
+errors++;
+}
+}
+if(data51.ended_at !== undefined){
+let data53 = data51.ended_at;
+if(typeof data53 === "string"){
+if(!pattern17.test(data53)){
+const err143 = {instancePath:instancePath+"/timing/ended_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err143];
+}
+else {
+vErrors.push(err143);
+}
+errors++;
+}
+}
+else {
+const err144 = {instancePath:instancePath+"/timing/ended_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err144];
+}
+else {
+vErrors.push(err144);
+}
+errors++;
+}
+}
+if(data51.setup_ms !== undefined){
+let data54 = data51.setup_ms;
+if((typeof data54 == "number") && (isFinite(data54))){
+if(data54 < 0 || isNaN(data54)){
+const err145 = {instancePath:instancePath+"/timing/setup_ms",schemaPath:"#/properties/timing/properties/setup_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err145];
+}
+else {
+vErrors.push(err145);
+}
+errors++;
+}
+}
+else {
+const err146 = {instancePath:instancePath+"/timing/setup_ms",schemaPath:"#/properties/timing/properties/setup_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err146];
+}
+else {
+vErrors.push(err146);
+}
+errors++;
+}
+}
+if(data51.run_ms !== undefined){
+let data55 = data51.run_ms;
+if((typeof data55 == "number") && (isFinite(data55))){
+if(data55 < 0 || isNaN(data55)){
+const err147 = {instancePath:instancePath+"/timing/run_ms",schemaPath:"#/properties/timing/properties/run_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err147];
+}
+else {
+vErrors.push(err147);
+}
+errors++;
+}
+}
+else {
+const err148 = {instancePath:instancePath+"/timing/run_ms",schemaPath:"#/properties/timing/properties/run_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err148];
+}
+else {
+vErrors.push(err148);
+}
+errors++;
+}
+}
+if(data51.teardown_ms !== undefined){
+let data56 = data51.teardown_ms;
+if((typeof data56 == "number") && (isFinite(data56))){
+if(data56 < 0 || isNaN(data56)){
+const err149 = {instancePath:instancePath+"/timing/teardown_ms",schemaPath:"#/properties/timing/properties/teardown_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err149];
+}
+else {
+vErrors.push(err149);
+}
+errors++;
+}
+}
+else {
+const err150 = {instancePath:instancePath+"/timing/teardown_ms",schemaPath:"#/properties/timing/properties/teardown_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err150];
+}
+else {
+vErrors.push(err150);
+}
+errors++;
+}
+}
+}
+else {
+const err151 = {instancePath:instancePath+"/timing",schemaPath:"#/properties/timing/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err151];
+}
+else {
+vErrors.push(err151);
+}
+errors++;
+}
+}
+}
+else {
+const err152 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err152];
+}
+else {
+vErrors.push(err152);
+}
+errors++;
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:baseline:v1" */;
@@ -63,8 +2151,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.identities === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "identities"},message:"must have required property '"+"identities"+"'"};
+if(data.runner === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "runner"},message:"must have required property '"+"runner"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -73,8 +2161,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.failing === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "failing"},message:"must have required property '"+"failing"+"'"};
+if(data.toolchain === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "toolchain"},message:"must have required property '"+"toolchain"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -83,8 +2171,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.anomalies === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "anomalies"},message:"must have required property '"+"anomalies"+"'"};
+if(data.command === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -93,9 +2181,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(((((((key0 === "v") || (key0 === "attempt_key")) || (key0 === "case_identity")) || (key0 === "reproduced")) || (key0 === "identities")) || (key0 === "failing")) || (key0 === "anomalies"))){
-const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.exit_code === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "exit_code"},message:"must have required property '"+"exit_code"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -104,10 +2191,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.v !== undefined){
-if(1 !== data.v){
-const err8 = {instancePath:instancePath+"/v",schemaPath:"#/properties/v/const",keyword:"const",params:{allowedValue: 1},message:"must be equal to constant"};
+if(data.timed_out === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "timed_out"},message:"must have required property '"+"timed_out"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -116,12 +2201,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.attempt_key !== undefined){
-let data1 = data.attempt_key;
-if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
-const err9 = {instancePath:instancePath+"/attempt_key",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(data.identities === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "identities"},message:"must have required property '"+"identities"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -130,9 +2211,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/attempt_key",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.failing === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "failing"},message:"must have required property '"+"failing"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -141,12 +2221,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.case_identity !== undefined){
-let data2 = data.case_identity;
-if(typeof data2 === "string"){
-if(func2(data2) > 4096){
-const err11 = {instancePath:instancePath+"/case_identity",schemaPath:"#/properties/case_identity/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(data.anomalies === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "anomalies"},message:"must have required property '"+"anomalies"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -155,8 +2231,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(func2(data2) < 3){
-const err12 = {instancePath:instancePath+"/case_identity",schemaPath:"#/properties/case_identity/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
+if(data.events === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "events"},message:"must have required property '"+"events"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -165,9 +2241,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/case_identity",schemaPath:"#/properties/case_identity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema64.properties, key0))){
+const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -177,9 +2253,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.reproduced !== undefined){
-if(typeof data.reproduced !== "boolean"){
-const err14 = {instancePath:instancePath+"/reproduced",schemaPath:"#/properties/reproduced/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.v !== undefined){
+if(1 !== data.v){
+const err14 = {instancePath:instancePath+"/v",schemaPath:"#/properties/v/const",keyword:"const",params:{allowedValue: 1},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -189,14 +2265,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.identities !== undefined){
-let data4 = data.identities;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-for(const key1 in data4){
-let data5 = data4[key1];
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.result === undefined){
-const err15 = {instancePath:instancePath+"/identities/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/identityState/required",keyword:"required",params:{missingProperty: "result"},message:"must have required property '"+"result"+"'"};
+if(data.attempt_key !== undefined){
+let data1 = data.attempt_key;
+if(typeof data1 === "string"){
+if(!pattern4.test(data1)){
+const err15 = {instancePath:instancePath+"/attempt_key",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -205,9 +2278,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-for(const key2 in data5){
-if(!((((key2 === "result") || (key2 === "unfinished")) || (key2 === "duplicateTerminal")) || (key2 === "buildFailed"))){
-const err16 = {instancePath:instancePath+"/identities/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/identityState/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+}
+else {
+const err16 = {instancePath:instancePath+"/attempt_key",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -217,10 +2290,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data5.result !== undefined){
-let data6 = data5.result;
-if(typeof data6 !== "string"){
-const err17 = {instancePath:instancePath+"/identities/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/result",schemaPath:"#/$defs/identityState/properties/result/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.case_identity !== undefined){
+let data2 = data.case_identity;
+if(typeof data2 === "string"){
+if(func2(data2) > 4096){
+const err17 = {instancePath:instancePath+"/case_identity",schemaPath:"#/properties/case_identity/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -229,8 +2303,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(((data6 === "pass") || (data6 === "fail")) || (data6 === "skip"))){
-const err18 = {instancePath:instancePath+"/identities/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/result",schemaPath:"#/$defs/identityState/properties/result/enum",keyword:"enum",params:{allowedValues: schema66.properties.result.enum},message:"must be equal to one of the allowed values"};
+if(func2(data2) < 3){
+const err18 = {instancePath:instancePath+"/case_identity",schemaPath:"#/properties/case_identity/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -240,9 +2314,8 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data5.unfinished !== undefined){
-if(true !== data5.unfinished){
-const err19 = {instancePath:instancePath+"/identities/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/unfinished",schemaPath:"#/$defs/identityState/properties/unfinished/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+else {
+const err19 = {instancePath:instancePath+"/case_identity",schemaPath:"#/properties/case_identity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -252,9 +2325,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data5.duplicateTerminal !== undefined){
-if(true !== data5.duplicateTerminal){
-const err20 = {instancePath:instancePath+"/identities/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/duplicateTerminal",schemaPath:"#/$defs/identityState/properties/duplicateTerminal/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(data.reproduced !== undefined){
+if(typeof data.reproduced !== "boolean"){
+const err20 = {instancePath:instancePath+"/reproduced",schemaPath:"#/properties/reproduced/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -264,9 +2337,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data5.buildFailed !== undefined){
-if(true !== data5.buildFailed){
-const err21 = {instancePath:instancePath+"/identities/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/buildFailed",schemaPath:"#/$defs/identityState/properties/buildFailed/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(data.runner !== undefined){
+let data4 = data.runner;
+if(typeof data4 !== "string"){
+const err21 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -275,10 +2349,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/identities/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/identityState/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((data4 === "go") || (data4 === "node"))){
+const err22 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema64.properties.runner.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -288,9 +2360,11 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
-else {
-const err23 = {instancePath:instancePath+"/identities",schemaPath:"#/properties/identities/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.toolchain !== undefined){
+let data5 = data.toolchain;
+if(typeof data5 === "string"){
+if(func2(data5) > 200){
+const err23 = {instancePath:instancePath+"/toolchain",schemaPath:"#/properties/toolchain/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -299,14 +2373,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-if(data.failing !== undefined){
-let data10 = data.failing;
-if(Array.isArray(data10)){
-const len0 = data10.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data10[i0] !== "string"){
-const err24 = {instancePath:instancePath+"/failing/" + i0,schemaPath:"#/properties/failing/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data5) < 1){
+const err24 = {instancePath:instancePath+"/toolchain",schemaPath:"#/properties/toolchain/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -316,9 +2384,8 @@ vErrors.push(err24);
 errors++;
 }
 }
-}
 else {
-const err25 = {instancePath:instancePath+"/failing",schemaPath:"#/properties/failing/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err25 = {instancePath:instancePath+"/toolchain",schemaPath:"#/properties/toolchain/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -328,13 +2395,11 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.anomalies !== undefined){
-let data12 = data.anomalies;
-if(Array.isArray(data12)){
-const len1 = data12.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data12[i1] !== "string"){
-const err26 = {instancePath:instancePath+"/anomalies/" + i1,schemaPath:"#/properties/anomalies/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.command !== undefined){
+let data6 = data.command;
+if(Array.isArray(data6)){
+if(data6.length < 1){
+const err26 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -343,10 +2408,10 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/anomalies",schemaPath:"#/properties/anomalies/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data6[i0] !== "string"){
+const err27 = {instancePath:instancePath+"/command/" + i0,schemaPath:"#/properties/command/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -358,12 +2423,657 @@ errors++;
 }
 }
 else {
-const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err28 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err28];
 }
 else {
 vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.exit_code !== undefined){
+let data8 = data.exit_code;
+if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
+const err29 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema64.properties.exit_code.type},message:"must be integer,null"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.timed_out !== undefined){
+if(typeof data.timed_out !== "boolean"){
+const err30 = {instancePath:instancePath+"/timed_out",schemaPath:"#/properties/timed_out/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.fault !== undefined){
+let data10 = data.fault;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.code === undefined){
+const err31 = {instancePath:instancePath+"/fault",schemaPath:"#/properties/fault/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(data10.message === undefined){
+const err32 = {instancePath:instancePath+"/fault",schemaPath:"#/properties/fault/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+for(const key1 in data10){
+if(!((key1 === "code") || (key1 === "message"))){
+const err33 = {instancePath:instancePath+"/fault",schemaPath:"#/properties/fault/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data10.code !== undefined){
+let data11 = data10.code;
+if(typeof data11 === "string"){
+if(!pattern22.test(data11)){
+const err34 = {instancePath:instancePath+"/fault/code",schemaPath:"urn:repairline:defs:v1#/$defs/errorCode/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{1,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{1,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/fault/code",schemaPath:"urn:repairline:defs:v1#/$defs/errorCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data10.message !== undefined){
+let data12 = data10.message;
+if(typeof data12 === "string"){
+if(func2(data12) > 8000){
+const err36 = {instancePath:instancePath+"/fault/message",schemaPath:"#/properties/fault/properties/message/maxLength",keyword:"maxLength",params:{limit: 8000},message:"must NOT have more than 8000 characters"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/fault/message",schemaPath:"#/properties/fault/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/fault",schemaPath:"#/properties/fault/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.identities !== undefined){
+let data13 = data.identities;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+for(const key2 in data13){
+let data14 = data13[key2];
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(data14.result === undefined){
+const err39 = {instancePath:instancePath+"/identities/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/identityState/required",keyword:"required",params:{missingProperty: "result"},message:"must have required property '"+"result"+"'"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+for(const key3 in data14){
+if(!(((((key3 === "result") || (key3 === "unfinished")) || (key3 === "duplicateTerminal")) || (key3 === "conflicting")) || (key3 === "buildFailed"))){
+const err40 = {instancePath:instancePath+"/identities/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/identityState/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data14.result !== undefined){
+let data15 = data14.result;
+if(typeof data15 !== "string"){
+const err41 = {instancePath:instancePath+"/identities/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/result",schemaPath:"#/$defs/identityState/properties/result/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if(!(((data15 === "pass") || (data15 === "fail")) || (data15 === "skip"))){
+const err42 = {instancePath:instancePath+"/identities/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/result",schemaPath:"#/$defs/identityState/properties/result/enum",keyword:"enum",params:{allowedValues: schema67.properties.result.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data14.unfinished !== undefined){
+if(true !== data14.unfinished){
+const err43 = {instancePath:instancePath+"/identities/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/unfinished",schemaPath:"#/$defs/identityState/properties/unfinished/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+if(data14.duplicateTerminal !== undefined){
+if(true !== data14.duplicateTerminal){
+const err44 = {instancePath:instancePath+"/identities/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/duplicateTerminal",schemaPath:"#/$defs/identityState/properties/duplicateTerminal/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data14.conflicting !== undefined){
+if(true !== data14.conflicting){
+const err45 = {instancePath:instancePath+"/identities/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/conflicting",schemaPath:"#/$defs/identityState/properties/conflicting/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data14.buildFailed !== undefined){
+if(true !== data14.buildFailed){
+const err46 = {instancePath:instancePath+"/identities/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/buildFailed",schemaPath:"#/$defs/identityState/properties/buildFailed/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/identities/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/identityState/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/identities",schemaPath:"#/properties/identities/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(data.failing !== undefined){
+let data20 = data.failing;
+if(Array.isArray(data20)){
+const len1 = data20.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data20[i1] !== "string"){
+const err49 = {instancePath:instancePath+"/failing/" + i1,schemaPath:"#/properties/failing/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/failing",schemaPath:"#/properties/failing/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+if(data.anomalies !== undefined){
+let data22 = data.anomalies;
+if(Array.isArray(data22)){
+const len2 = data22.length;
+for(let i2=0; i2<len2; i2++){
+if(typeof data22[i2] !== "string"){
+const err51 = {instancePath:instancePath+"/anomalies/" + i2,schemaPath:"#/properties/anomalies/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/anomalies",schemaPath:"#/properties/anomalies/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+if(data.events !== undefined){
+let data24 = data.events;
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+if(data24.count === undefined){
+const err53 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+if(data24.bytes === undefined){
+const err54 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/required",keyword:"required",params:{missingProperty: "bytes"},message:"must have required property '"+"bytes"+"'"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+if(data24.sha256 === undefined){
+const err55 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/required",keyword:"required",params:{missingProperty: "sha256"},message:"must have required property '"+"sha256"+"'"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+for(const key4 in data24){
+if(!(((key4 === "count") || (key4 === "bytes")) || (key4 === "sha256"))){
+const err56 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+if(data24.count !== undefined){
+let data25 = data24.count;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+const err57 = {instancePath:instancePath+"/events/count",schemaPath:"#/properties/events/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 < 0 || isNaN(data25)){
+const err58 = {instancePath:instancePath+"/events/count",schemaPath:"#/properties/events/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+}
+if(data24.bytes !== undefined){
+let data26 = data24.bytes;
+if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
+const err59 = {instancePath:instancePath+"/events/bytes",schemaPath:"#/properties/events/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+if((typeof data26 == "number") && (isFinite(data26))){
+if(data26 < 0 || isNaN(data26)){
+const err60 = {instancePath:instancePath+"/events/bytes",schemaPath:"#/properties/events/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+}
+if(data24.sha256 !== undefined){
+let data27 = data24.sha256;
+if(typeof data27 === "string"){
+if(!pattern4.test(data27)){
+const err61 = {instancePath:instancePath+"/events/sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+else {
+const err62 = {instancePath:instancePath+"/events/sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+}
+else {
+const err63 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+if(data.run !== undefined){
+if(!(validate33(data.run, {instancePath:instancePath+"/run",parentData:data,parentDataProperty:"run",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+errors = vErrors.length;
+}
+}
+if(data.go_cache !== undefined){
+let data29 = data.go_cache;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(data29.files === undefined){
+const err64 = {instancePath:instancePath+"/go_cache",schemaPath:"#/properties/go_cache/required",keyword:"required",params:{missingProperty: "files"},message:"must have required property '"+"files"+"'"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+if(data29.bytes === undefined){
+const err65 = {instancePath:instancePath+"/go_cache",schemaPath:"#/properties/go_cache/required",keyword:"required",params:{missingProperty: "bytes"},message:"must have required property '"+"bytes"+"'"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+for(const key5 in data29){
+if(!((((key5 === "seeded_from") || (key5 === "files")) || (key5 === "bytes")) || (key5 === "note"))){
+const err66 = {instancePath:instancePath+"/go_cache",schemaPath:"#/properties/go_cache/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+}
+if(data29.seeded_from !== undefined){
+let data30 = data29.seeded_from;
+if(typeof data30 === "string"){
+if(func2(data30) > 4096){
+const err67 = {instancePath:instancePath+"/go_cache/seeded_from",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+if(!pattern19.test(data30)){
+const err68 = {instancePath:instancePath+"/go_cache/seeded_from",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+}
+else {
+const err69 = {instancePath:instancePath+"/go_cache/seeded_from",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+if(data29.files !== undefined){
+let data31 = data29.files;
+if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
+const err70 = {instancePath:instancePath+"/go_cache/files",schemaPath:"#/properties/go_cache/properties/files/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+if((typeof data31 == "number") && (isFinite(data31))){
+if(data31 < 0 || isNaN(data31)){
+const err71 = {instancePath:instancePath+"/go_cache/files",schemaPath:"#/properties/go_cache/properties/files/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+}
+if(data29.bytes !== undefined){
+let data32 = data29.bytes;
+if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
+const err72 = {instancePath:instancePath+"/go_cache/bytes",schemaPath:"#/properties/go_cache/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+if((typeof data32 == "number") && (isFinite(data32))){
+if(data32 < 0 || isNaN(data32)){
+const err73 = {instancePath:instancePath+"/go_cache/bytes",schemaPath:"#/properties/go_cache/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+}
+if(data29.note !== undefined){
+if(typeof data29.note !== "string"){
+const err74 = {instancePath:instancePath+"/go_cache/note",schemaPath:"#/properties/go_cache/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+}
+else {
+const err75 = {instancePath:instancePath+"/go_cache",schemaPath:"#/properties/go_cache/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+if(data.reporter_sha256 !== undefined){
+let data34 = data.reporter_sha256;
+if(typeof data34 === "string"){
+if(!pattern4.test(data34)){
+const err76 = {instancePath:instancePath+"/reporter_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+else {
+const err77 = {instancePath:instancePath+"/reporter_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+}
+if(data.stderr_tail !== undefined){
+let data35 = data.stderr_tail;
+if(typeof data35 === "string"){
+if(func2(data35) > 8192){
+const err78 = {instancePath:instancePath+"/stderr_tail",schemaPath:"#/properties/stderr_tail/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+}
+else {
+const err79 = {instancePath:instancePath+"/stderr_tail",schemaPath:"#/properties/stderr_tail/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+}
+}
+else {
+const err80 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
 }
 errors++;
 }

@@ -1,0 +1,109 @@
+// Helpers for sandbox tests: directories the sandbox user can reach, small limits that
+// prove each limit quickly, node probe scripts run inside the real sandbox, and a scan of
+// the host's processes for a marker (survivor checks).
+
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { TestContext } from 'node:test'
+import { findHierarchies, nodeInstall, runSandbox, SANDBOX_LIMITS, type SandboxLimits, type SandboxResult, type SandboxSpec } from '@repairline/core'
+import { tempDir } from './tmp.ts'
+
+const MiB = 1024 ** 2
+
+/** Limits small enough to hit quickly and large enough for node and go to start. */
+export const TEST_LIMITS: SandboxLimits = {
+  ...SANDBOX_LIMITS,
+  memoryBytes: 512 * MiB,
+  tasks: 64,
+  cpuSeconds: 60,
+  fileSizeBytes: 64 * MiB,
+  openFiles: 256,
+  tmpfsBytes: 64 * MiB,
+  stdoutBytes: 8 * MiB,
+  stderrBytes: 1 * MiB,
+  minAvailableMemoryBytes: 512 * MiB,
+  minFreeDiskBytes: 512 * MiB,
+  sampleIntervalMs: 1000,
+}
+
+/** A temp directory the sandbox user (65534) can traverse and read. */
+export function sandboxTemp (t: TestContext | { after: (fn: () => void) => void }, prefix = 'rl-sbx-'): string {
+  const dir = tempDir(t, prefix)
+  chmodSync(dir, 0o755)
+  return dir
+}
+
+/** A fresh directory (0755) with `files` (0644) in it. */
+export function makeTree (parent: string, name: string, files: Record<string, string>): string {
+  const dir = join(parent, name)
+  mkdirSync(dir, { mode: 0o755 })
+  chmodSync(dir, 0o755)
+  for (const [rel, content] of Object.entries(files)) {
+    const p = join(dir, rel)
+    mkdirSync(join(p, '..'), { recursive: true, mode: 0o755 })
+    writeFileSync(p, content, { mode: 0o644 })
+    chmodSync(p, 0o644)
+  }
+  return dir
+}
+
+export interface ProbeOptions {
+  limits?: Partial<SandboxLimits>
+  timeoutMs?: number
+  args?: string[]
+  env?: Record<string, string>
+  extra?: Partial<SandboxSpec>
+}
+
+/**
+ * Runs `source` as an ES module with the host's node inside the real sandbox; the tree is
+ * mounted read-only at /src. Returns the sandbox result.
+ */
+export async function runNodeProbe (tree: string, source: string, o: ProbeOptions = {}): Promise<SandboxResult> {
+  writeFileSync(join(tree, 'probe.mjs'), source, { mode: 0o644 })
+  chmodSync(join(tree, 'probe.mjs'), 0o644)
+  const node = nodeInstall()
+  return await runSandbox({
+    command: [node.execPath, '/src/probe.mjs', ...(o.args ?? [])],
+    cwd: '/src',
+    env: { PATH: '/usr/bin:/bin', HOME: '/tmp', ...o.env },
+    mounts: [{ source: tree, dest: '/src' }],
+    systemDirs: [node.prefix],
+    limits: { ...TEST_LIMITS, ...o.limits },
+    timeoutMs: o.timeoutMs ?? 30_000,
+    ...o.extra,
+  })
+}
+
+/** Parses the probe's stdout as one JSON object (the probes print exactly one). */
+export function probeJson (r: SandboxResult): Record<string, unknown> {
+  const text = r.stdout.toString('utf8').trim()
+  try {
+    return JSON.parse(text.split('\n').at(-1) ?? '') as Record<string, unknown>
+  } catch {
+    throw new Error(`probe printed no JSON (exit ${String(r.report.exit.code ?? r.report.exit.signal)}): stdout ${JSON.stringify(text.slice(0, 400))} stderr ${JSON.stringify(r.stderr.toString('utf8').slice(0, 800))}`)
+  }
+}
+
+/** Host pids whose command line contains `marker`. */
+export function processesWith (marker: string): number[] {
+  const out: number[] = []
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)) out.push(Number(name))
+    } catch {}
+  }
+  return out
+}
+
+/** The sandbox cgroups this process left behind (there must be none). */
+export function leftoverCgroups (): string[] {
+  const found = findHierarchies()
+  if (!found.ok) throw new Error(found.why)
+  const out: string[] = []
+  for (const h of found.hierarchies) {
+    for (const n of readdirSync(h.ownDir)) if (n.startsWith(`rl-sbx-${process.pid}-`)) out.push(join(h.ownDir, n))
+  }
+  return out
+}

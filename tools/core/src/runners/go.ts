@@ -1,0 +1,152 @@
+// The go runner (DESIGN §9): `go test -json -count=1 -timeout <below the deadline>
+// <test_packages>` with GOTOOLCHAIN=local GOPROXY=off GOWORK=off GOENV=off GOFLAGS= and a
+// private, writable GOCACHE owned by the sandbox user, seeded by copying the host's build
+// cache when there is one (a read-only cache fails; an empty one makes every run several
+// times slower). go_mod_cache, when set, is mounted read-only as GOMODCACHE.
+//
+// A go.mod that Go 1.19 cannot read — a three-part `go 1.21.0` line or a `toolchain` line —
+// is refused before the run with a message naming the Go it needs; anything newer than the
+// local toolchain that it can read is left to the toolchain.
+
+import { chownSync, copyFileSync, lstatSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Env } from '../hooks.ts'
+
+/** Mount points inside the sandbox. */
+export const GO_CACHE_DEST = '/gocache'
+export const GO_MOD_CACHE_DEST = '/gomod'
+
+/** The fixed environment of `go test` (names and values). */
+export function goEnv (goroot: string, hasModCache: boolean): Record<string, string> {
+  return {
+    PATH: `${goroot}/bin:/usr/bin:/bin`,
+    HOME: '/tmp',
+    TMPDIR: '/tmp',
+    GOROOT: goroot,
+    GOPATH: '/tmp/gopath',
+    GOCACHE: GO_CACHE_DEST,
+    GOMODCACHE: hasModCache ? GO_MOD_CACHE_DEST : '/tmp/gopath/pkg/mod',
+    GOTOOLCHAIN: 'local',
+    GOPROXY: 'off',
+    GOWORK: 'off',
+    GOENV: 'off',
+    GOFLAGS: '',
+  }
+}
+
+/** go test's own -timeout, in whole seconds: below the hard deadline so go reports in-band. */
+export function goTestTimeoutSeconds (timeoutMs: number): number {
+  const grace = Math.min(10_000, Math.max(1_000, timeoutMs / 10))
+  return Math.max(1, Math.floor((timeoutMs - grace) / 1000))
+}
+
+export function goCommand (goBin: string, testPackages: readonly string[], timeoutMs: number): string[] {
+  return [goBin, 'test', '-json', '-count=1', `-timeout=${goTestTimeoutSeconds(timeoutMs)}s`, ...testPackages]
+}
+
+function versionParts (v: string): number[] {
+  return v.replace(/^go/, '').split(/[^0-9]+/).filter(p => p !== '').map(Number)
+}
+
+function versionLess (a: number[], b: number[]): boolean {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i] ?? 0
+    const y = b[i] ?? 0
+    if (x !== y) return x < y
+  }
+  return false
+}
+
+/**
+ * Why the local toolchain cannot read the tree's go.mod files (the root's and those on the
+ * way to each test package), or undefined. Go before 1.21 refuses a three-part go version
+ * and a toolchain directive outright.
+ */
+export function goModUnreadable (tree: string, testPackages: readonly string[], localVersion: string): string | undefined {
+  const local = versionParts(localVersion)
+  if (!versionLess(local, [1, 21])) return undefined
+  const dirs = new Set<string>([''])
+  for (const p of testPackages) {
+    const parts = p.replace(/^\.\/?/, '').split('/').filter(x => x !== '')
+    for (let i = 1; i <= parts.length; i++) dirs.add(parts.slice(0, i).join('/'))
+  }
+  for (const d of [...dirs].sort()) {
+    const file = join(tree, d, 'go.mod')
+    let text: string
+    try { text = readFileSync(file, 'utf8') } catch { continue }
+    const rel = d === '' ? 'go.mod' : `${d}/go.mod`
+    const goLine = /^go\s+(\S+)\s*$/m.exec(text)?.[1]
+    const toolchain = /^toolchain\s+(\S+)\s*$/m.exec(text)?.[1]
+    const needs: string[] = []
+    if (goLine !== undefined && versionParts(goLine).length >= 3) needs.push(`go ${goLine}`)
+    if (toolchain !== undefined) needs.push(`toolchain ${toolchain}`)
+    if (needs.length > 0) {
+      const want = goLine !== undefined && !versionLess(versionParts(goLine), [1, 21]) ? goLine : '1.21'
+      return `${rel} says ${needs.join(' and ')}: the local ${localVersion} cannot read it; it needs Go ${want} or newer`
+    }
+  }
+  return undefined
+}
+
+/** The host's build cache, as `go env GOCACHE` would find it from this environment. */
+export function hostGoCache (env: Env): string | undefined {
+  const explicit = env.GOCACHE
+  if (explicit !== undefined && explicit !== '') return explicit.startsWith('/') ? explicit : undefined
+  const xdg = env.XDG_CACHE_HOME
+  if (xdg !== undefined && xdg.startsWith('/')) return join(xdg, 'go-build')
+  const home = env.HOME
+  if (home !== undefined && home.startsWith('/')) return join(home, '.cache', 'go-build')
+  return undefined
+}
+
+export interface GoCacheCopy {
+  dir: string
+  /** The host cache it was seeded from, when there was one. */
+  seededFrom?: string
+  files: number
+  bytes: number
+  /** Why it was not seeded (absent, too large). */
+  note?: string
+}
+
+/**
+ * Creates `dest` (0700) owned by uid/gid and copies the host build cache into it: regular
+ * files and directories only, each chowned to the sandbox user. A cache larger than
+ * `maxBytes` is not copied (the run starts cold and says so).
+ */
+export function prepareGoCache (dest: string, host: string | undefined, uid: number, gid: number, maxBytes = 1024 ** 3): GoCacheCopy {
+  mkdirSync(dest, { mode: 0o700 })
+  chownSync(dest, uid, gid)
+  const out: GoCacheCopy = { dir: dest, files: 0, bytes: 0 }
+  if (host === undefined) return { ...out, note: 'no host build cache in this environment' }
+  let st
+  try { st = lstatSync(host) } catch { return { ...out, note: `no host build cache at ${host}` } }
+  if (!st.isDirectory()) return { ...out, note: `${host} is not a directory` }
+  // Size first, so an oversized cache is never half-copied.
+  const files: Array<{ rel: string, size: number }> = []
+  const dirs: string[] = []
+  let total = 0
+  const walk = (rel: string): void => {
+    for (const e of readdirSync(join(host, rel), { withFileTypes: true })) {
+      const r = rel === '' ? e.name : `${rel}/${e.name}`
+      if (e.isDirectory()) { dirs.push(r); walk(r) } else if (e.isFile()) {
+        const size = lstatSync(join(host, r)).size
+        files.push({ rel: r, size })
+        total += size
+      }
+    }
+  }
+  walk('')
+  if (total > maxBytes) return { ...out, note: `host build cache ${host} holds ${total} bytes, more than ${maxBytes}: not copied` }
+  for (const d of dirs) {
+    const p = join(dest, d)
+    mkdirSync(p, { mode: 0o700 })
+    chownSync(p, uid, gid)
+  }
+  for (const f of files) {
+    const p = join(dest, f.rel)
+    copyFileSync(join(host, f.rel), p)
+    chownSync(p, uid, gid)
+  }
+  return { ...out, seededFrom: host, files: files.length, bytes: total }
+}

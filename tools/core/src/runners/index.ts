@@ -1,0 +1,7 @@
+// The runners (DESIGN §9): the fixed go and node test commands, run in the sandbox and
+// normalized to test-event.schema.json.
+
+export * from './go.ts'
+export * from './node.ts'
+export * from './node-reporter.ts'
+export * from './run-tests.ts'

@@ -1,0 +1,204 @@
+// runTests: the fixed test command of a runner on one work tree, in the sandbox, normalized.
+// This is the API `reproduce` and `verify` call. It returns the events, their summary, the
+// sandbox's report (argv, environment variable names, limits in force and how each was read
+// back, resource samples, timing, exit) and, when the run says nothing usable about the code,
+// a fault with a stable code. A sandbox that cannot be set up is a thrown ToolError.
+
+import { existsSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import type { TestEvent } from '@repairline/schemas'
+import { isValid } from '../contracts.ts'
+import { toolError, type ErrorCode } from '../errors.ts'
+import { assessRun, EventSummarizer, normalizeGoStream, splitEventLines, type TestSummary } from '../events.ts'
+import type { Env } from '../hooks.ts'
+import { runSandbox, type PlacedSandbox, type SandboxRunReport } from '../sandbox/run.ts'
+import { SANDBOX_GID, SANDBOX_UID, euid, goInstall, nodeInstall } from '../sandbox/host.ts'
+import { GO_ADDRESS_SPACE_BYTES, SANDBOX_LIMITS, type SandboxLimits } from '../sandbox/limits.ts'
+import type { SandboxMount } from '../sandbox/argv.ts'
+import { GO_CACHE_DEST, GO_MOD_CACHE_DEST, goCommand, goEnv, goModUnreadable, hostGoCache, prepareGoCache, type GoCacheCopy } from './go.ts'
+import { NODE_REPORTER_DEST, NodeEventNormalizer, nodeCommand, nodeEnv, writeNodeReporter } from './node.ts'
+
+/** Where the work tree is mounted (read-only) inside the sandbox. */
+export const SRC_DEST = '/src'
+
+/** Longest stdout line normalized as-is; longer lines become truncated output events. */
+const MAX_EVENT_LINE = 1 << 20
+
+export type RunnerKind = 'go' | 'node'
+
+export interface TestRunSpec {
+  runner: RunnerKind
+  /** The work tree on the host (directories 0755, files 0644/0755), mounted read-only. */
+  tree: string
+  testPackages: readonly string[]
+  /** A host directory the sandbox user can traverse: holds the GOCACHE copy or the reporter during the run. */
+  scratch: string
+  /** Wall-clock budget of the run, setup included. */
+  timeoutMs: number
+  /** Default: SANDBOX_LIMITS (the CLI's). The go runner adds the address-space limit; node never has one. */
+  limits?: SandboxLimits
+  /** go: module cache mounted read-only as GOMODCACHE. */
+  goModCache?: string
+  /** node: node_modules mounted read-only on the tree's (empty) node_modules/. */
+  dependencyDir?: string
+  /** The tool's environment, to find the host build cache (GOCACHE, XDG_CACHE_HOME, HOME). */
+  env?: Env
+  /** Overrides the host build cache to seed from; null: start cold. */
+  hostGoCache?: string | null
+  /** Filesystems to sample for free space (the state dir, the scratch dir). */
+  diskPaths?: readonly string[]
+  uid?: number
+  gid?: number
+  signal?: AbortSignal
+  onPlaced?: (p: PlacedSandbox) => void | Promise<void>
+}
+
+export interface TestRunFault {
+  code: ErrorCode
+  message: string
+}
+
+export interface TestRun {
+  runner: RunnerKind
+  /** go1.19.8, or node's version. */
+  toolchain: string
+  /** The command inside the sandbox. */
+  command: string[]
+  /** Absent when the run was refused before it started (a go.mod the toolchain cannot read). */
+  sandbox?: SandboxRunReport
+  events: TestEvent[]
+  summary: TestSummary
+  /** Set when the run says nothing usable about the code. */
+  fault?: TestRunFault
+  /** The deadline stopped the run. */
+  timedOut: boolean
+  goCache?: Omit<GoCacheCopy, 'dir'>
+  reporterSha256?: string
+  /** The last lines of stderr (build errors, runner messages), at most 8 KiB. */
+  stderrTail: string
+}
+
+function emptySummary (): TestSummary {
+  return { identities: {}, failing: [], packages: {}, anomalies: [], ran: 0 }
+}
+
+/** Runs the fixed command of `spec.runner` on `spec.tree` in the sandbox. */
+export async function runTests (spec: TestRunSpec): Promise<TestRun> {
+  const root = euid() === 0
+  const uid = root ? spec.uid ?? SANDBOX_UID : euid()
+  const gid = root ? spec.gid ?? SANDBOX_GID : process.getegid?.() ?? uid
+  const base = spec.limits ?? SANDBOX_LIMITS
+  if (!statSync(spec.tree).isDirectory()) throw toolError('INTERNAL', `work tree ${spec.tree} is not a directory`)
+  const mounts: SandboxMount[] = [{ source: spec.tree, dest: SRC_DEST }]
+  const systemDirs: string[] = []
+  const cleanup: string[] = []
+  let command: string[]
+  let env: Record<string, string>
+  let limits: SandboxLimits
+  let toolchain: string
+  let goCache: GoCacheCopy | undefined
+  let reporterSha256: string | undefined
+  const diskPaths = [...(spec.diskPaths ?? []), spec.scratch]
+
+  if (spec.runner === 'go') {
+    const go = goInstall()
+    toolchain = go.version
+    command = goCommand(go.goBin, spec.testPackages, spec.timeoutMs)
+    const unreadable = goModUnreadable(spec.tree, spec.testPackages, go.version)
+    if (unreadable !== undefined) {
+      return { runner: 'go', toolchain, command, events: [], summary: emptySummary(), fault: { code: 'TOOLCHAIN_UNSUPPORTED', message: unreadable }, timedOut: false, stderrTail: '' }
+    }
+    systemDirs.push(go.goroot)
+    limits = { ...base, addressSpaceBytes: base.addressSpaceBytes ?? GO_ADDRESS_SPACE_BYTES }
+    env = goEnv(go.goroot, spec.goModCache !== undefined)
+    const cacheDir = join(spec.scratch, 'gocache')
+    cleanup.push(cacheDir)
+    goCache = prepareGoCache(cacheDir, spec.hostGoCache === null ? undefined : spec.hostGoCache ?? hostGoCache(spec.env ?? {}), uid, gid)
+    mounts.push({ source: cacheDir, dest: GO_CACHE_DEST, writable: true })
+    if (spec.goModCache !== undefined) mounts.push({ source: spec.goModCache, dest: GO_MOD_CACHE_DEST })
+  } else {
+    const node = nodeInstall()
+    toolchain = `node ${node.version}`
+    command = nodeCommand(node.execPath, spec.testPackages)
+    systemDirs.push(node.prefix)
+    const { addressSpaceBytes: _never, ...rest } = base
+    limits = rest
+    env = nodeEnv()
+    const reporter = join(spec.scratch, 'ndjson-reporter.mjs')
+    cleanup.push(reporter)
+    reporterSha256 = writeNodeReporter(reporter)
+    mounts.push({ source: reporter, dest: NODE_REPORTER_DEST })
+    if (spec.dependencyDir !== undefined) {
+      if (!existsSync(join(spec.tree, 'node_modules'))) throw toolError('SANDBOX_UNAVAILABLE', `${spec.tree} has no node_modules/ directory to mount dependency_dir on`)
+      mounts.push({ source: spec.dependencyDir, dest: `${SRC_DEST}/node_modules` })
+    }
+  }
+
+  try {
+    const r = await runSandbox({
+      command, cwd: SRC_DEST, env, mounts, systemDirs, limits, timeoutMs: spec.timeoutMs, uid, gid, diskPaths,
+      ...(spec.signal === undefined ? {} : { signal: spec.signal }),
+      ...(spec.onPlaced === undefined ? {} : { onPlaced: spec.onPlaced }),
+    })
+    const summarizer = new EventSummarizer()
+    const events: TestEvent[] = []
+    let reportedFailures: number | undefined
+    const keep = (ev: TestEvent): void => {
+      if (!isValid('test-event', ev)) {
+        summarizer.flag(`an event broke test-event.schema.json and was kept as output: ${JSON.stringify(ev).slice(0, 120)}`)
+        ev = { Action: 'output', Output: `${JSON.stringify(ev).slice(0, 4096)}\n` }
+      }
+      events.push(ev)
+      summarizer.add(ev)
+    }
+    if (spec.runner === 'go') {
+      for await (const ev of normalizeGoStream([r.stdout], MAX_EVENT_LINE)) keep(ev)
+    } else {
+      const n = new NodeEventNormalizer(SRC_DEST)
+      for await (const l of splitEventLines([r.stdout], MAX_EVENT_LINE)) {
+        if (l.truncated) {
+          summarizer.flag(`stdout line ${l.line} is longer than ${MAX_EVENT_LINE} bytes (truncated)`)
+          keep({ Action: 'output', Output: `${l.text}… [truncated]\n` })
+          continue
+        }
+        for (const ev of n.line(l.text)) keep(ev)
+      }
+      for (const a of n.anomalies) summarizer.flag(a)
+      reportedFailures = n.reportedFailures
+    }
+    const summary = summarizer.finish()
+    if (reportedFailures !== undefined && (reportedFailures > 0) !== (summary.failing.length > 0)) {
+      summary.anomalies.push(`node's closing diagnostics say ${reportedFailures} failed, the events ${summary.failing.length}`)
+    }
+    const stderrText = r.stderr.toString('utf8')
+    const stderrTail = stderrText.length > 8192 ? stderrText.slice(-8192) : stderrText
+    const run: TestRun = { runner: spec.runner, toolchain, command, sandbox: r.report, events, summary, timedOut: r.report.stop?.reason === 'deadline', stderrTail, ...(goCache === undefined ? {} : { goCache: withoutDir(goCache) }), ...(reporterSha256 === undefined ? {} : { reporterSha256 }) }
+    const fault = decideFault(r.report, summary)
+    if (fault !== undefined) run.fault = fault
+    return run
+  } finally {
+    for (const p of cleanup) rmSync(p, { recursive: true, force: true })
+  }
+}
+
+function withoutDir (c: GoCacheCopy): Omit<GoCacheCopy, 'dir'> {
+  const { dir: _dir, ...rest } = c
+  return rest
+}
+
+/** Why a finished sandbox run says nothing usable about the code, or undefined. */
+export function decideFault (r: SandboxRunReport, summary: TestSummary): TestRunFault | undefined {
+  if (r.stop !== undefined) {
+    switch (r.stop.reason) {
+      case 'deadline': return { code: 'RUN_INCOMPLETE', message: `the sandbox was killed at the deadline: ${r.stop.detail}` }
+      case 'output_limit': return { code: 'OUTPUT_LIMIT', message: `the sandbox was killed for its output: ${r.stop.detail}` }
+      case 'resource_low': return { code: 'RESOURCES_LOW', message: `the sandbox was stopped: ${r.stop.detail}` }
+      case 'aborted': return { code: 'RUN_INCOMPLETE', message: 'the run was cancelled' }
+    }
+  }
+  if (r.usage.oom_kills > 0) return { code: 'RESOURCE_LIMIT_HIT', message: `the memory limit killed ${r.usage.oom_kills} process(es) (peak ${r.usage.memory_peak_bytes} bytes)` }
+  if (r.usage.tasks_limit_hits > 0) return { code: 'RESOURCE_LIMIT_HIT', message: `the tasks limit refused ${r.usage.tasks_limit_hits} fork(s)` }
+  if (r.survivors > 0) return { code: 'RUN_INCOMPLETE', message: `${r.survivors} sandbox process(es) survived the kill` }
+  const f = assessRun(summary, r.exit.code)
+  return f === undefined ? undefined : { code: f.code, message: f.message }
+}

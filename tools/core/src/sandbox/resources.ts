@@ -1,0 +1,42 @@
+// Resource samples (DESIGN §11): available memory (MemAvailable from /proc/meminfo) and
+// free disk (statfs, blocks available to unprivileged users) on each sampled filesystem.
+// Taken before spawn and at most every 30 s while the sandbox runs; below a floor the run
+// is refused before it starts or stopped while it runs.
+
+import { readFileSync, statSync, statfsSync } from 'node:fs'
+import type { ResourceSample } from '@repairline/schemas'
+
+export type { ResourceSample }
+
+/** MemAvailable in bytes, read from /proc/meminfo. */
+export function memAvailableBytes (): number {
+  const text = readFileSync('/proc/meminfo', 'utf8')
+  const m = /^MemAvailable:\s+(\d+) kB$/m.exec(text)
+  if (m === null) throw new Error('/proc/meminfo has no MemAvailable line')
+  return Number(m[1]) * 1024
+}
+
+/** Takes one sample; `paths` are deduplicated by filesystem (device id). */
+export function sampleResources (paths: readonly string[], now: Date = new Date()): ResourceSample {
+  const seen = new Set<number>()
+  const disks: ResourceSample['disks'] = []
+  for (const p of paths) {
+    let dev: number
+    try { dev = statSync(p).dev } catch { continue }
+    if (seen.has(dev)) continue
+    seen.add(dev)
+    const s = statfsSync(p)
+    disks.push({ path: p, free_bytes: Number(s.bavail) * Number(s.bsize) })
+  }
+  return { at: now.toISOString(), mem_available_bytes: memAvailableBytes(), disks }
+}
+
+/** Why a sample is below the floors, or undefined when it is fine. */
+export function belowFloor (s: ResourceSample, minMemory: number, minDisk: number): string | undefined {
+  const gib = (n: number): string => `${(n / 1024 ** 3).toFixed(2)} GiB`
+  if (s.mem_available_bytes < minMemory) return `available memory ${gib(s.mem_available_bytes)} is below the floor ${gib(minMemory)}`
+  for (const d of s.disks) {
+    if (d.free_bytes < minDisk) return `free disk on ${d.path} ${gib(d.free_bytes)} is below the floor ${gib(minDisk)}`
+  }
+  return undefined
+}

@@ -1,0 +1,442 @@
+// The supervisor: runs one command in the sandbox (DESIGN §11) and reports what ran, under
+// which limits (each read back from the kernel), what it used and how it ended.
+//
+// Order of work, each step a refusal (thrown ToolError) if it fails:
+//   1. sample resources (available memory, free disk) and refuse below the floors;
+//   2. check every bind source (no socket, FIFO or device; reachable by the sandbox user);
+//   3. create the cgroups beneath our own and read every limit back;
+//   4. close inherited descriptors that would cross into the sandbox (no FD_CLOEXEC);
+//   5. spawn prlimit → setpriv → bwrap; bwrap reports its child's pid and namespace ids and
+//      holds the child before any sandboxed code runs;
+//   6. place bwrap and its child into the cgroups, verify the placement, compare every
+//      namespace id with ours (a "try" namespace that silently failed is a refusal), read back
+//      the rlimits, the tmpfs size, read-only mounts and the uid; then release the child.
+// While it runs, the supervisor caps stdout and stderr (pipes ignore RLIMIT_FSIZE), samples
+// resources, and at the deadline SIGKILLs bwrap and every task in the cgroups (bwrap does not
+// pass SIGTERM on; graceful reporting is the runner's job, e.g. `go test -timeout`). When the
+// command ends, every task left in the cgroups is killed; survivors after 2 s are reported.
+
+import { spawn, type ChildProcess } from 'node:child_process'
+import { closeSync, readFileSync, readdirSync, readlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import type { Readable, Writable } from 'node:stream'
+import type { SandboxRun } from '@repairline/schemas'
+import { toolError } from '../errors.ts'
+import { sha256Hex } from '../digest.ts'
+import { BLOCK_FD, STATUS_FD, launchArgv, type SandboxMount } from './argv.ts'
+import { assertBindSourcesSafe, type BindSource } from './bind-check.ts'
+import { SandboxCgroup, type CgroupUsage, type LimitReading } from './cgroup.ts'
+import { SANDBOX_GID, SANDBOX_UID, euid, loaderPaths, missingPrograms } from './host.ts'
+import { assertLimits, type SandboxLimits } from './limits.ts'
+import { belowFloor, sampleResources, type ResourceSample } from './resources.ts'
+import { readBackRlimits } from './rlimits.ts'
+
+export type { SandboxMount } from './argv.ts'
+
+/** No sandbox process may outlive the kill by more than this. */
+export const KILL_GRACE_MS = 2000
+/** bwrap must report its child within this long after spawn. */
+const START_TIMEOUT_MS = 15_000
+
+export interface SandboxSpec {
+  /** The command inside the sandbox: an absolute program and its arguments. */
+  command: readonly string[]
+  /** Working directory inside the sandbox. */
+  cwd: string
+  /** The complete environment inside the sandbox (only the names are recorded). */
+  env: Readonly<Record<string, string>>
+  /** Mounts in order (read-only unless writable), after /usr, the loader paths, /proc, /dev and /tmp. */
+  mounts: readonly SandboxMount[]
+  /** Host directories shown read-only at the same path (Node's prefix, GOROOT) when outside /usr. */
+  systemDirs?: readonly string[]
+  limits: SandboxLimits
+  /** Wall-clock budget from the call to the kill. */
+  timeoutMs: number
+  /** The unprivileged host user and group when running as root (default 65534). */
+  uid?: number
+  gid?: number
+  /** Filesystems whose free space is sampled (default: the OS temp directory). */
+  diskPaths?: readonly string[]
+  /** Stops the run like the deadline does. */
+  signal?: AbortSignal
+  /** Called after placement and every readback, before the command starts (tests read the groups here). */
+  onPlaced?: (p: PlacedSandbox) => void | Promise<void>
+}
+
+export interface PlacedSandbox {
+  bwrapPid: number
+  childPid: number
+  cgroup: SandboxCgroup
+}
+
+export type StopReason = 'deadline' | 'output_limit' | 'resource_low' | 'aborted'
+
+export type NamespaceReading = SandboxRun['namespaces'][number]
+
+/** What one sandbox run reports (sandbox-run.schema.json). */
+export type SandboxRunReport = SandboxRun
+
+export interface SandboxResult {
+  report: SandboxRunReport
+  /** stdout as kept (at most limits.stdoutBytes). */
+  stdout: Buffer
+  /** stderr as kept (at most limits.stderrBytes). */
+  stderr: Buffer
+}
+
+const NAMESPACES = ['user', 'mnt', 'pid', 'net', 'ipc', 'uts', 'cgroup'] as const
+
+/**
+ * Closes every descriptor above 2 that lacks FD_CLOEXEC: it was inherited from whoever
+ * started us (Node and libuv open everything close-on-exec), and would otherwise be passed
+ * through setpriv and bwrap into the sandbox — an inherited directory descriptor reaches the
+ * host filesystem whatever the mount namespace shows.
+ */
+export function closeInheritedFds (): number[] {
+  const closed: number[] = []
+  const channel = Number(process.env.NODE_CHANNEL_FD ?? -1)
+  for (const name of readdirSync('/proc/self/fd')) {
+    const fd = Number(name)
+    if (!Number.isInteger(fd) || fd <= 2) continue
+    let flags: number
+    try {
+      const m = /^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))
+      if (m === null) continue
+      flags = parseInt(m[1] ?? '0', 8)
+    } catch { continue }
+    if ((flags & 0o2000000) !== 0) continue
+    if (fd === channel) throw toolError('SANDBOX_UNAVAILABLE', `the IPC channel fd ${fd} is not close-on-exec and would be inherited by the sandbox`)
+    try { closeSync(fd); closed.push(fd) } catch {}
+  }
+  return closed
+}
+
+/** Reads newline-separated JSON objects from bwrap's status fd. */
+class StatusReader {
+  private buf = ''
+  readonly objects: Array<Record<string, unknown>> = []
+  private waiters: Array<() => void> = []
+  ended = false
+
+  constructor (stream: Readable) {
+    stream.setEncoding('utf8')
+    stream.on('data', (s: string) => {
+      this.buf += s
+      for (;;) {
+        const nl = this.buf.indexOf('\n')
+        if (nl === -1) break
+        const line = this.buf.slice(0, nl).trim()
+        this.buf = this.buf.slice(nl + 1)
+        if (line === '') continue
+        try { this.objects.push(JSON.parse(line) as Record<string, unknown>) } catch {}
+      }
+      this.wake()
+    })
+    stream.on('end', () => { this.ended = true; this.wake() })
+    stream.on('error', () => { this.ended = true; this.wake() })
+  }
+
+  private wake (): void {
+    const w = this.waiters
+    this.waiters = []
+    for (const f of w) f()
+  }
+
+  /** The first object with `key`, or undefined when the stream ended without one. */
+  async first (key: string): Promise<Record<string, unknown> | undefined> {
+    for (;;) {
+      const o = this.objects.find(x => key in x)
+      if (o !== undefined) return o
+      if (this.ended) return undefined
+      await new Promise<void>(resolve => this.waiters.push(resolve))
+    }
+  }
+}
+
+/** Keeps at most `cap` bytes of a stream; calls `over` once when more arrives. */
+class CappedSink {
+  private chunks: Buffer[] = []
+  kept = 0
+  total = 0
+
+  constructor (private readonly cap: number, private readonly over: () => void) {}
+
+  push (b: Buffer): void {
+    this.total += b.length
+    if (this.kept < this.cap) {
+      const take = Math.min(b.length, this.cap - this.kept)
+      this.chunks.push(take === b.length ? b : b.subarray(0, take))
+      this.kept += take
+    }
+    if (this.total > this.cap) this.over()
+  }
+
+  bytes (): Buffer { return Buffer.concat(this.chunks, this.kept) }
+}
+
+function nsId (pid: number | 'self', name: string): string {
+  return readlinkSync(`/proc/${pid}/ns/${name}`)
+}
+
+/** Every descendant of `root` (by walking /proc/<pid>/stat parent links). */
+function descendants (root: number): number[] {
+  const parent = new Map<number, number>()
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      parent.set(Number(name), Number(rest[1]))
+    } catch {}
+  }
+  const out: number[] = []
+  const frontier = [root]
+  while (frontier.length > 0) {
+    const p = frontier.pop() as number
+    for (const [pid, pp] of parent) if (pp === p) { out.push(pid); frontier.push(pid) }
+  }
+  return out
+}
+
+// read(2)'s syscall number, to recognize bwrap's child blocked on the start gate.
+const READ_SYSCALL: Partial<Record<string, number>> = { x64: 0, arm64: 63, riscv64: 63 }
+
+/**
+ * Waits until bwrap's child sits in read(BLOCK_FD, …, 1): it has finished every mount and
+ * namespace step and runs nothing of the sandboxed command yet. bwrap reports the child's
+ * pid right after clone, before that setup, so the mount table is only final from here on.
+ */
+async function waitAtGate (childPid: number, until: number): Promise<void> {
+  const nr = READ_SYSCALL[process.arch]
+  if (nr === undefined) throw toolError('SANDBOX_UNAVAILABLE', `cannot tell when bwrap reaches its start gate on ${process.arch}`)
+  const want = new RegExp(`^${nr} 0x${BLOCK_FD.toString(16)} \\S+ 0x1 `)
+  for (;;) {
+    let text: string
+    try { text = readFileSync(`/proc/${childPid}/syscall`, 'utf8') } catch {
+      throw toolError('SANDBOX_UNAVAILABLE', `bwrap's child ${childPid} ended before its start gate`)
+    }
+    if (want.test(text)) return
+    if (performance.now() > until) throw toolError('SANDBOX_UNAVAILABLE', `bwrap's child ${childPid} did not reach its start gate in time (at: ${text.trim()})`)
+    await new Promise(resolve => setTimeout(resolve, 1))
+  }
+}
+
+function statusIds (pid: number): { uid: string, gid: string } {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return { uid: /^Uid:\s+(.*)$/m.exec(s)?.[1]?.trim() ?? '', gid: /^Gid:\s+(.*)$/m.exec(s)?.[1]?.trim() ?? '' }
+}
+
+/** Reads the mount table of the held child: tmpfs size and read-only mounts. */
+function readBackMounts (childPid: number, spec: SandboxSpec): LimitReading[] {
+  const source = `/proc/${childPid}/mountinfo`
+  const rows = readFileSync(source, 'utf8').split('\n').filter(l => l !== '').map(l => {
+    const [left = '', right = ''] = l.split(' - ')
+    const f = left.split(' ')
+    const r = right.split(' ')
+    return { mountPoint: f[4] ?? '', options: (f[5] ?? '').split(','), fstype: r[0] ?? '', superOptions: (r[2] ?? '').split(',') }
+  })
+  const at = (p: string): (typeof rows)[number] | undefined => rows.filter(r => r.mountPoint === p).at(-1)
+  const readings: LimitReading[] = []
+  const tmp = at('/tmp')
+  const wantSize = `size=${spec.limits.tmpfsBytes / 1024}k`
+  const gotSize = tmp === undefined ? 'absent' : tmp.fstype !== 'tmpfs' ? `${tmp.fstype}, not tmpfs` : (tmp.superOptions.find(o => o.startsWith('size=')) ?? 'no size')
+  readings.push({ name: 'tmpfs /tmp size', want: wantSize, got: gotSize, mechanism: 'tmpfs', source })
+  if (gotSize !== wantSize) throw toolError('SANDBOX_UNAVAILABLE', `tmpfs: /tmp size did not take: asked ${wantSize}, ${source} says ${gotSize}`)
+  for (const m of [{ dest: '/', writable: false }, { dest: '/dev', writable: false }, ...spec.mounts]) {
+    const row = at(m.dest)
+    const want = m.writable === true ? 'rw' : 'ro'
+    const got = row === undefined ? 'absent' : row.options.includes('ro') ? 'ro' : 'rw'
+    readings.push({ name: `mount ${m.dest}`, want, got, mechanism: 'mount', source })
+    if (got !== want) throw toolError('SANDBOX_UNAVAILABLE', `mount: ${m.dest} should be ${want}, ${source} says ${got}`)
+  }
+  return readings
+}
+
+/**
+ * Runs `spec.command` in the sandbox and returns its report and output. Throws a ToolError
+ * (SANDBOX_UNAVAILABLE, SANDBOX_BIND_UNSAFE, RESOURCES_LOW) when the sandbox cannot be set
+ * up as specified; a command that fails, is killed, or floods output is a report, not an
+ * exception.
+ */
+export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
+  assertLimits(spec.limits)
+  const t0 = performance.now()
+  const deadlineAt = t0 + spec.timeoutMs
+  const startedAt = new Date()
+  const missing = missingPrograms()
+  if (missing.length > 0) throw toolError('SANDBOX_UNAVAILABLE', `sandbox programs missing: ${missing.join(', ')}`, { hint: 'install bubblewrap and util-linux' })
+  const root = euid() === 0
+  const uid = root ? spec.uid ?? SANDBOX_UID : euid()
+  const gid = root ? spec.gid ?? SANDBOX_GID : process.getegid?.() ?? uid
+  if (uid === 0) throw toolError('SANDBOX_UNAVAILABLE', 'the sandbox user may not be root')
+  const l = spec.limits
+
+  const diskPaths = spec.diskPaths ?? [tmpdir()]
+  const samples: ResourceSample[] = [sampleResources(diskPaths)]
+  const low = belowFloor(samples[0] as ResourceSample, l.minAvailableMemoryBytes, l.minFreeDiskBytes)
+  if (low !== undefined) throw toolError('RESOURCES_LOW', `refusing to start the sandbox: ${low}`, { hint: 'free memory or disk, then run again' })
+
+  const loader = loaderPaths()
+  const sources: BindSource[] = [{ path: '/usr', system: true }]
+  for (const lp of loader) if (lp.kind === 'bind') sources.push({ path: lp.path, system: true })
+  for (const d of spec.systemDirs ?? []) sources.push({ path: d, system: true })
+  for (const m of spec.mounts) sources.push({ path: m.source })
+  assertBindSourcesSafe(sources, uid, gid)
+
+  const argv = launchArgv({ command: spec.command, cwd: spec.cwd, env: spec.env, mounts: spec.mounts, systemDirs: spec.systemDirs ?? [], limits: l, uid, gid, dropPrivileges: root, loader })
+  const cg = SandboxCgroup.create(l)
+  const readings: LimitReading[] = [...cg.readings]
+  let child: ChildProcess | undefined
+  let stop: SandboxRunReport['stop']
+  let survivors = 0
+  let usage: CgroupUsage | undefined
+  let closedFds: number[]
+  let namespaces: NamespaceReading[]
+  let exitCode: number | null = null
+  let exitSignal: string | null = null
+  let setupMs: number
+  let runStart: number
+  let teardownStart: number
+  const stdout = new CappedSink(l.stdoutBytes, () => halt('output_limit', `stdout passed ${l.stdoutBytes} bytes`))
+  const stderr = new CappedSink(l.stderrBytes, () => halt('output_limit', `stderr passed ${l.stderrBytes} bytes`))
+  let bwrapPid = 0
+  let childPid = 0
+  const timers: NodeJS.Timeout[] = []
+
+  function halt (reason: StopReason, detail: string): void {
+    if (stop !== undefined) return
+    stop = { reason, detail }
+    if (childPid > 0) { try { process.kill(childPid, 'SIGKILL') } catch {} }
+    if (bwrapPid > 0) { try { process.kill(bwrapPid, 'SIGKILL') } catch {} }
+    cg.killAll()
+  }
+
+  try {
+    closedFds = closeInheritedFds()
+    const c = spawn(argv[0] as string, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], env: {}, detached: false })
+    child = c
+    const exited = new Promise<void>(resolve => c.on('exit', (code, signal) => { exitCode = code; exitSignal = signal; resolve() }))
+    const closed = new Promise<void>(resolve => c.on('close', () => resolve()))
+    c.on('error', () => {})
+    bwrapPid = c.pid ?? 0
+    ;(c.stdout as Readable).on('data', (b: Buffer) => stdout.push(b))
+    ;(c.stderr as Readable).on('data', (b: Buffer) => stderr.push(b))
+    const status = new StatusReader(c.stdio[STATUS_FD] as Readable)
+    const gate = c.stdio[BLOCK_FD] as Writable
+    gate.on('error', () => {})
+
+    const startTimer = setTimeout(() => halt('deadline', `bwrap did not report its child within ${START_TIMEOUT_MS} ms`), Math.min(START_TIMEOUT_MS, Math.max(0, deadlineAt - performance.now())))
+    const first = await Promise.race([status.first('child-pid'), exited.then(() => undefined)])
+    clearTimeout(startTimer)
+    if (first === undefined || typeof first['child-pid'] !== 'number') {
+      await exited
+      const why = stderr.bytes().toString('utf8').trim().split('\n').slice(-3).join(' / ')
+      throw toolError('SANDBOX_UNAVAILABLE', `bwrap did not start its sandbox (exit ${String(exitCode ?? exitSignal)}): ${why === '' ? 'no message' : why}`)
+    }
+    childPid = first['child-pid']
+    await waitAtGate(childPid, Math.min(performance.now() + START_TIMEOUT_MS, deadlineAt))
+
+    // Placement: both bwrap processes (the outer monitor and the held child) and anything
+    // else below them, before any sandboxed code runs.
+    cg.place(bwrapPid)
+    cg.place(childPid)
+    for (const pid of descendants(bwrapPid)) if (!cg.pids().includes(pid)) cg.place(pid)
+    const inGroup = cg.pids()
+    for (const pid of [bwrapPid, ...descendants(bwrapPid)]) {
+      if (!inGroup.includes(pid)) throw toolError('SANDBOX_UNAVAILABLE', `cgroup: sandbox process ${pid} is not in ${cg.name}`)
+    }
+
+    // Namespaces: every one must differ from ours (bwrap's --unshare-*-try fails open).
+    namespaces = NAMESPACES.map(n => ({ name: n, host: nsId('self', n), sandbox: nsId(childPid, n) }))
+    for (const n of namespaces) {
+      if (n.host === n.sandbox) throw toolError('SANDBOX_UNAVAILABLE', `namespace ${n.name} is shared with the host (${n.host})`)
+      const reported = first[`${n.name}-namespace`]
+      if (typeof reported === 'number' && !n.sandbox.endsWith(`[${reported}]`)) {
+        throw toolError('SANDBOX_UNAVAILABLE', `namespace ${n.name}: bwrap reported ${reported}, /proc/${childPid}/ns/${n.name} is ${n.sandbox}`)
+      }
+    }
+    const want = `${uid}\t${uid}\t${uid}\t${uid}`
+    for (const pid of [bwrapPid, childPid]) {
+      const ids = statusIds(pid)
+      readings.push({ name: `uid of ${pid === bwrapPid ? 'bwrap' : 'sandbox'}`, want, got: ids.uid, mechanism: 'uid', source: `/proc/${pid}/status` })
+      if (ids.uid !== want) throw toolError('SANDBOX_UNAVAILABLE', `sandbox process ${pid} runs as uid ${ids.uid}, not ${uid}`)
+    }
+    readings.push(...readBackRlimits(childPid, l))
+    readings.push(...readBackMounts(childPid, spec))
+    readings.push({ name: 'stdout cap', want: String(l.stdoutBytes), got: String(l.stdoutBytes), mechanism: 'supervisor', source: 'supervisor pipe reader' })
+    readings.push({ name: 'stderr cap', want: String(l.stderrBytes), got: String(l.stderrBytes), mechanism: 'supervisor', source: 'supervisor pipe reader' })
+    if (spec.onPlaced !== undefined) await spec.onPlaced({ bwrapPid, childPid, cgroup: cg })
+
+    // Run.
+    setupMs = performance.now() - t0
+    runStart = performance.now()
+    timers.push(setTimeout(() => halt('deadline', `the deadline (${spec.timeoutMs} ms) passed`), Math.max(0, deadlineAt - performance.now())))
+    timers.push(setInterval(() => {
+      const s = sampleResources(diskPaths)
+      samples.push(s)
+      const why = belowFloor(s, l.minAvailableMemoryBytes, l.minFreeDiskBytes)
+      if (why !== undefined) halt('resource_low', why)
+    }, l.sampleIntervalMs))
+    const onAbort = (): void => halt('aborted', 'the run was cancelled')
+    if (spec.signal?.aborted === true) onAbort()
+    spec.signal?.addEventListener('abort', onAbort, { once: true })
+    gate.end('1')
+    await exited
+    spec.signal?.removeEventListener('abort', onAbort)
+    teardownStart = performance.now()
+    for (const t of timers) clearTimeout(t)
+    // The command is done: nothing of the sandbox may outlive it.
+    survivors = (await cg.drain(KILL_GRACE_MS)).length
+    await Promise.race([closed, new Promise(resolve => setTimeout(resolve, KILL_GRACE_MS))])
+    const final = status.objects.find(o => 'exit-code' in o)
+    if (final !== undefined && typeof final['exit-code'] === 'number' && stop === undefined) {
+      exitCode = final['exit-code']
+      exitSignal = null
+    }
+    usage = cg.usage()
+  } finally {
+    for (const t of timers) clearTimeout(t)
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      try { child.kill('SIGKILL') } catch {}
+    }
+    if (usage === undefined) {
+      await cg.drain(KILL_GRACE_MS)
+    }
+    const left = cg.remove()
+    if (left.length > 0 && survivors === 0) survivors = cg.pids().length
+  }
+  const endedAt = new Date()
+  const end = performance.now()
+  const out = stdout.bytes()
+  const err = stderr.bytes()
+  const report: SandboxRunReport = {
+    argv,
+    command: [...spec.command],
+    cwd: spec.cwd,
+    env_names: Object.keys(spec.env).sort(),
+    uid,
+    gid,
+    mounts: spec.mounts.map(m => ({ source: m.source, dest: m.dest, mode: m.writable === true ? 'rw' : 'ro' })),
+    exit: { code: exitCode, signal: exitSignal },
+    ...(stop === undefined ? {} : { stop }),
+    limits: readings,
+    namespaces,
+    usage: usage as CgroupUsage,
+    samples,
+    survivors,
+    closed_inherited_fds: closedFds,
+    output: { stdout_bytes: stdout.total, stdout_kept: stdout.kept, stdout_sha256: sha256Hex(out), stderr_bytes: stderr.total, stderr_kept: stderr.kept, stderr_sha256: sha256Hex(err) },
+    timing: {
+      started_at: startedAt.toISOString(),
+      ended_at: endedAt.toISOString(),
+      setup_ms: round(setupMs),
+      run_ms: round(teardownStart - runStart),
+      teardown_ms: round(end - teardownStart),
+    },
+  }
+  return { report, stdout: out, stderr: err }
+}
+
+function round (ms: number): number {
+  return Math.round(ms * 10) / 10
+}

@@ -1,0 +1,126 @@
+// The go and node runners on real trees in the real sandbox: the fixture's failing test is
+// the failing identity, the command and environment are the fixed ones, the GOCACHE copy is
+// seeded and private, go_mod_cache and dependency_dir are mounted read-only, and a go.mod
+// the local Go cannot read is a fault that names the Go it needs.
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { readdirSync, writeFileSync, mkdirSync, chmodSync } from 'node:fs'
+import { join } from 'node:path'
+import { assertValid, goInstall, nodeInstall, runTests, NODE_REPORTER_SHA256, SANDBOX_LIMITS } from '../src/index.ts'
+import { GO_FILES, NODE_FILES } from '../../../test/helpers/fixture.ts'
+import { makeGoModCache } from '../../../test/helpers/gomod.ts'
+import { TEST_LIMITS, leftoverCgroups, makeTree, sandboxTemp } from '../../../test/helpers/sandbox.ts'
+
+const strip = (files: Record<string, unknown>): Record<string, string> => Object.fromEntries(Object.entries(files).filter(([, v]) => typeof v === 'string')) as Record<string, string>
+
+test('go: the fixed command finds the fixture failing TestAdd, with the fixed environment and a private seeded GOCACHE', async t => {
+  const dir = sandboxTemp(t)
+  const tree = makeTree(dir, 'tree', strip(GO_FILES))
+  const scratch = makeTree(dir, 'scratch', {})
+  const host = makeTree(dir, 'hostcache', { 'README': 'fake\n', '00/00aa-d': 'x', '01/01bb-a': 'y' })
+  const go = goInstall()
+  const r = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 120_000, hostGoCache: host, limits: TEST_LIMITS })
+  assert.equal(r.fault, undefined, JSON.stringify(r.fault))
+  assert.deepEqual(r.summary.identities, { 'example.com/calc::TestAdd': { result: 'fail' }, 'example.com/calc::TestDouble': { result: 'pass' } })
+  assert.deepEqual(r.summary.failing, ['example.com/calc::TestAdd'])
+  assert.equal(r.toolchain, go.version)
+  assert.deepEqual(r.command, [go.goBin, 'test', '-json', '-count=1', '-timeout=110s', '.'])
+  const run = r.sandbox
+  assert.ok(run !== undefined)
+  assertValid('sandbox-run', run, 'sandbox run report', 'INTERNAL')
+  assert.equal(run.exit.code, 1)
+  assert.deepEqual(run.env_names, ['GOCACHE', 'GOENV', 'GOFLAGS', 'GOMODCACHE', 'GOPATH', 'GOPROXY', 'GOROOT', 'GOTOOLCHAIN', 'GOWORK', 'HOME', 'PATH', 'TMPDIR'])
+  assert.deepEqual(run.mounts, [{ source: tree, dest: '/src', mode: 'ro' }, { source: join(scratch, 'gocache'), dest: '/gocache', mode: 'rw' }])
+  assert.equal(run.limits.find(l => l.name === 'address space per process')?.got, String(4 * 1024 ** 3))
+  assert.deepEqual(r.goCache, { seededFrom: host, files: 3, bytes: 7 })
+  assert.deepEqual(readdirSync(scratch), [], 'the GOCACHE copy is removed after the run')
+  assert.deepEqual(leftoverCgroups(), [])
+})
+
+test('node: the fixed command finds the fixture failing "add adds" under the pinned reporter, without an address-space limit', async t => {
+  const dir = sandboxTemp(t)
+  const tree = makeTree(dir, 'tree', strip(NODE_FILES))
+  const scratch = makeTree(dir, 'scratch', {})
+  const node = nodeInstall()
+  const r = await runTests({ runner: 'node', tree, testPackages: ['test'], scratch, timeoutMs: 60_000, limits: { ...TEST_LIMITS, addressSpaceBytes: 1024 ** 3 } })
+  assert.equal(r.fault, undefined, JSON.stringify(r.fault))
+  assert.deepEqual(r.summary.identities, { 'test/calc.test.js::add adds': { result: 'fail' }, 'test/calc.test.js::double doubles': { result: 'pass' } })
+  assert.deepEqual(r.command, [node.execPath, '--test', '--test-concurrency=1', '--test-reporter=/repairline/ndjson-reporter.mjs', 'test'])
+  assert.equal(r.reporterSha256, NODE_REPORTER_SHA256)
+  assert.equal(r.sandbox?.exit.code, 1)
+  assert.deepEqual(r.sandbox?.env_names, ['HOME', 'PATH', 'TMPDIR'])
+  assert.equal(r.sandbox?.limits.find(l => l.name === 'address space per process')?.got, 'unlimited')
+  assert.ok(r.events.some(e => e.Action === 'output' && e.Test === 'add adds' && /-1 !== 5|Expected values to be strictly equal/.test(e.Output ?? '')), 'the assertion message is kept as output')
+  assert.deepEqual(readdirSync(scratch), [])
+})
+
+test('node: a plain assertion script under test/ is the file-level identity test/x.js::test/x.js; zero files is a fault', async t => {
+  const dir = sandboxTemp(t)
+  const tree = makeTree(dir, 'tree', { 'package.json': '{"type":"module"}\n', 'test/x.js': "import assert from 'node:assert'\nassert.equal(1 + 1, 3)\n", 'test/ok.js': 'export {}\n' })
+  const scratch = makeTree(dir, 'scratch', {})
+  const r = await runTests({ runner: 'node', tree, testPackages: ['test'], scratch, timeoutMs: 60_000, limits: TEST_LIMITS })
+  assert.deepEqual(r.summary.identities, { 'test/ok.js::test/ok.js': { result: 'pass' }, 'test/x.js::test/x.js': { result: 'fail' } })
+  assert.equal(r.fault, undefined)
+  const empty = makeTree(dir, 'empty', { 'package.json': '{}\n' })
+  const z = await runTests({ runner: 'node', tree: empty, testPackages: ['.'], scratch, timeoutMs: 60_000, limits: TEST_LIMITS })
+  assert.equal(z.sandbox?.exit.code, 0)
+  assert.deepEqual(z.summary.identities, {})
+  assert.equal(z.fault?.code, 'TESTS_NOT_RUN')
+})
+
+test('node: dependency_dir is mounted read-only on the tree\'s empty node_modules/', async t => {
+  const dir = sandboxTemp(t)
+  const deps = makeTree(dir, 'deps', { 'dep/package.json': '{"name":"dep","type":"module","main":"index.js"}\n', 'dep/index.js': 'export const three = 3\n' })
+  const tree = makeTree(dir, 'tree', {
+    'package.json': '{"type":"module"}\n',
+    'test/dep.test.js': "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\nimport { writeFileSync } from 'node:fs'\nimport { three } from 'dep'\ntest('dep is there', () => assert.equal(three, 3))\ntest('node_modules is read-only', () => assert.throws(() => writeFileSync(new URL('../node_modules/x', import.meta.url), 'x'), { code: 'EROFS' }))\n",
+  })
+  mkdirSync(join(tree, 'node_modules'), { mode: 0o755 })
+  chmodSync(join(tree, 'node_modules'), 0o755)
+  const scratch = makeTree(dir, 'scratch', {})
+  const r = await runTests({ runner: 'node', tree, testPackages: ['test'], scratch, timeoutMs: 60_000, limits: TEST_LIMITS, dependencyDir: deps })
+  assert.deepEqual(r.summary.identities, { 'test/dep.test.js::dep is there': { result: 'pass' }, 'test/dep.test.js::node_modules is read-only': { result: 'pass' } })
+  assert.equal(r.sandbox?.limits.find(l => l.name === 'mount /src/node_modules')?.got, 'ro')
+  // Positive control: without the mount the import fails.
+  const without = await runTests({ runner: 'node', tree, testPackages: ['test'], scratch, timeoutMs: 60_000, limits: TEST_LIMITS })
+  assert.equal(without.summary.identities['test/dep.test.js::test/dep.test.js']?.result, 'fail')
+})
+
+test('go: go_mod_cache is mounted read-only as GOMODCACHE and the build uses it with GOPROXY=off', async t => {
+  const dir = sandboxTemp(t)
+  const mod = await makeGoModCache(join(dir))
+  const tree = makeTree(dir, 'tree', mod.files)
+  const scratch = makeTree(dir, 'scratch', {})
+  const r = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 120_000, limits: TEST_LIMITS, goModCache: mod.cache, hostGoCache: null })
+  assert.deepEqual(r.summary.identities, { 'example.com/app::TestNine': { result: 'fail' } }, r.stderrTail)
+  assert.deepEqual(r.sandbox?.mounts.at(-1), { source: mod.cache, dest: '/gomod', mode: 'ro' })
+  assert.equal(r.goCache?.note, 'no host build cache in this environment')
+  // Positive control: without the module cache the build cannot find example.com/dep.
+  const without = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 120_000, limits: TEST_LIMITS, hostGoCache: null })
+  assert.equal(without.fault?.code, 'TESTS_NOT_RUN')
+  assert.match(without.stderrTail, /downloading example\.com\/dep v1\.0\.0\n.*module lookup disabled by GOPROXY=off/)
+})
+
+test('go: a go.mod the local Go cannot read is a fault that names the Go it needs, and nothing runs', async t => {
+  const dir = sandboxTemp(t)
+  const scratch = makeTree(dir, 'scratch', {})
+  for (const [name, gomod, want] of [
+    ['three-part', 'module example.com/calc\n\ngo 1.21.0\n', /go\.mod says go 1\.21\.0: the local go1\.\d+\.\d+ cannot read it; it needs Go 1\.21\.0 or newer/],
+    ['toolchain', 'module example.com/calc\n\ngo 1.21\n\ntoolchain go1.22.1\n', /go\.mod says toolchain go1\.22\.1: .* it needs Go 1\.21 or newer/],
+    ['nested', 'module example.com/calc\n\ngo 1.19\n', /internal\/x\/go\.mod says go 1\.22\.3: .* it needs Go 1\.22\.3 or newer/],
+  ] as const) {
+    const files = { ...strip(GO_FILES), 'go.mod': gomod, ...(name === 'nested' ? { 'internal/x/go.mod': 'module example.com/x\n\ngo 1.22.3\n', 'internal/x/x_test.go': 'package x\n' } : {}) }
+    const tree = makeTree(dir, name, files)
+    const r = await runTests({ runner: 'go', tree, testPackages: name === 'nested' ? ['./internal/x'] : ['.'], scratch, timeoutMs: 60_000, limits: SANDBOX_LIMITS })
+    assert.equal(r.fault?.code, 'TOOLCHAIN_UNSUPPORTED', name)
+    assert.match(r.fault?.message ?? '', want)
+    assert.equal(r.sandbox, undefined, 'nothing ran')
+  }
+  // Positive control: `go 1.22` (two parts) is readable by Go 1.19 and runs.
+  const tree = makeTree(dir, 'two-part', { ...strip(GO_FILES), 'go.mod': 'module example.com/calc\n\ngo 1.22\n' })
+  const r = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 60_000, limits: TEST_LIMITS, hostGoCache: null })
+  assert.equal(r.fault, undefined, JSON.stringify(r.fault))
+  assert.deepEqual(r.summary.failing, ['example.com/calc::TestAdd'])
+  writeFileSync(join(dir, 'done'), '')
+})
