@@ -16,6 +16,7 @@ import { loadRenderInputs, renderAttempt } from '../prompt/index.ts'
 import { readTreeFile } from '../tree-archive/index.ts'
 import { jsonFileBytes } from '../atomic.ts'
 import type { Findings } from './readback.ts'
+import { commandMisalignment } from './command-alignment.ts'
 
 export interface CheckContext {
   dir: string
@@ -150,6 +151,25 @@ async function checkGate (c: CheckContext): Promise<void> {
   const kept = files.has('candidate.patch') ? readFileNoFollow(join(dir, 'candidate.patch')) : undefined
   if ((kept === undefined) !== (out.patchBytes === undefined) || (kept !== undefined && out.patchBytes !== undefined && !kept.equals(out.patchBytes))) {
     f.add('GATE_MISMATCH', 'candidate.patch differs from what the gate computes today', 'candidate.patch')
+  }
+}
+
+/** Every recorded test command is the fixed command, in the summary files and in the receipt. */
+function checkCommands (c: CheckContext): void {
+  const { docs, findings: f } = c
+  const config = docs.get('inputs/execution.json') as ExecutionConfig | undefined
+  if (config === undefined) return
+  for (const file of ['baseline.json', 'verify.json']) {
+    const doc = docs.get(file) as { command?: string[], run?: { command?: string[], env_names?: string[] } } | undefined
+    const argv = doc?.run?.command ?? doc?.command
+    if (argv === undefined) continue
+    const why = commandMisalignment(config, argv, doc?.run?.env_names ?? [])
+    if (why !== undefined) f.add('COMMAND_MISALIGNED', `${file}: ${why}`, file)
+  }
+  const receipt = docs.get('receipt.json') as { commands?: Array<{ step: string, argv: string[], env_names: string[] }> } | undefined
+  for (const cmd of receipt?.commands ?? []) {
+    const why = commandMisalignment(config, cmd.argv, cmd.env_names)
+    if (why !== undefined) f.add('COMMAND_MISALIGNED', `receipt.json (${cmd.step}): ${why}`, 'receipt.json')
   }
 }
 

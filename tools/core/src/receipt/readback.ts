@@ -94,6 +94,7 @@ export async function readbackAttempt (dir: string, o: ReadbackOptions = {}): Pr
     f.add('NOT_SEALED', outcome === undefined ? 'no outcome and no receipt: the attempt is running or was interrupted and not yet sealed' : 'outcome.json exists but receipt.json does not: run receipt seal', RECEIPT_FILE)
   } else {
     receipt = readSealedJson(dir, RECEIPT_FILE, 'receipt', f) as Receipt | undefined
+    docs.set(RECEIPT_FILE, receipt)
   }
 
   if (receipt !== undefined) {
