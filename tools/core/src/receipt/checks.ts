@@ -193,6 +193,6 @@ export async function runContentChecks (c: CheckContext): Promise<void> {
   checkValidations(c)
   checkRendered(c)
   await checkGate(c)
+  checkCommands(c)
   checkOutcomeClaims(c)
-
 }
