@@ -22,6 +22,7 @@ import type { ResultRecord } from './types/record-result.ts'
 import type { RuleRecord } from './types/record-rule.ts'
 import type { StartRecord } from './types/record-start.ts'
 import type { TreeRecord } from './types/record-tree.ts'
+import type { VerifyRecord } from './types/record-verify.ts'
 import type { RegisterManifest } from './types/register-manifest.ts'
 import type { ProviderRequest } from './types/request.ts'
 import type { ResourceSample } from './types/resource-sample.ts'
@@ -32,6 +33,7 @@ import type { SuiteReport } from './types/suite-report.ts'
 import type { TestEvent } from './types/test-event.ts'
 import type { TreeManifest } from './types/tree-manifest.ts'
 import type { ValidationRecord } from './types/validation.ts'
+import type { VerifyReport } from './types/verify.ts'
 import { load as loadAdmission } from './validators/admission.ts'
 import { load as loadBaseline } from './validators/baseline.ts'
 import { load as loadCase } from './validators/case.ts'
@@ -54,6 +56,7 @@ import { load as loadRecordResult } from './validators/record-result.ts'
 import { load as loadRecordRule } from './validators/record-rule.ts'
 import { load as loadRecordStart } from './validators/record-start.ts'
 import { load as loadRecordTree } from './validators/record-tree.ts'
+import { load as loadRecordVerify } from './validators/record-verify.ts'
 import { load as loadRegisterManifest } from './validators/register-manifest.ts'
 import { load as loadRequest } from './validators/request.ts'
 import { load as loadResourceSample } from './validators/resource-sample.ts'
@@ -64,6 +67,7 @@ import { load as loadSuiteReport } from './validators/suite-report.ts'
 import { load as loadTestEvent } from './validators/test-event.ts'
 import { load as loadTreeManifest } from './validators/tree-manifest.ts'
 import { load as loadValidation } from './validators/validation.ts'
+import { load as loadVerify } from './validators/verify.ts'
 
 export type * from './types/admission.ts'
 export type * from './types/baseline.ts'
@@ -87,6 +91,7 @@ export type * from './types/record-result.ts'
 export type * from './types/record-rule.ts'
 export type * from './types/record-start.ts'
 export type * from './types/record-tree.ts'
+export type * from './types/record-verify.ts'
 export type * from './types/register-manifest.ts'
 export type * from './types/request.ts'
 export type * from './types/resource-sample.ts'
@@ -97,6 +102,7 @@ export type * from './types/suite-report.ts'
 export type * from './types/test-event.ts'
 export type * from './types/tree-manifest.ts'
 export type * from './types/validation.ts'
+export type * from './types/verify.ts'
 
 /** Each schema name and the type its documents have. */
 export interface SchemaTypes {
@@ -122,6 +128,7 @@ export interface SchemaTypes {
   'record-rule': RuleRecord
   'record-start': StartRecord
   'record-tree': TreeRecord
+  'record-verify': VerifyRecord
   'register-manifest': RegisterManifest
   'request': ProviderRequest
   'resource-sample': ResourceSample
@@ -132,6 +139,7 @@ export interface SchemaTypes {
   'test-event': TestEvent
   'tree-manifest': TreeManifest
   'validation': ValidationRecord
+  'verify': VerifyReport
 }
 
 export type SchemaName = keyof SchemaTypes
@@ -161,6 +169,7 @@ const loaders: { [N in SchemaName]: () => unknown } = {
   'record-rule': loadRecordRule,
   'record-start': loadRecordStart,
   'record-tree': loadRecordTree,
+  'record-verify': loadRecordVerify,
   'register-manifest': loadRegisterManifest,
   'request': loadRequest,
   'resource-sample': loadResourceSample,
@@ -171,6 +180,7 @@ const loaders: { [N in SchemaName]: () => unknown } = {
   'test-event': loadTestEvent,
   'tree-manifest': loadTreeManifest,
   'validation': loadValidation,
+  'verify': loadVerify,
 }
 for (const name of Object.keys(loaders) as SchemaName[]) {
   let v: Validator | undefined
@@ -201,6 +211,7 @@ export const schemaIds: { [N in SchemaName]: string } = {
   'record-rule': 'urn:repairline:record-rule:v1',
   'record-start': 'urn:repairline:record-start:v1',
   'record-tree': 'urn:repairline:record-tree:v1',
+  'record-verify': 'urn:repairline:record-verify:v1',
   'register-manifest': 'urn:repairline:register-manifest:v1',
   'request': 'urn:repairline:request:v1',
   'resource-sample': 'urn:repairline:resource-sample:v1',
@@ -211,6 +222,7 @@ export const schemaIds: { [N in SchemaName]: string } = {
   'test-event': 'urn:repairline:test-event:v1',
   'tree-manifest': 'urn:repairline:tree-manifest:v1',
   'validation': 'urn:repairline:validation:v1',
+  'verify': 'urn:repairline:verify:v1',
 }
 
 /** Each NDJSON record kind (a schema named record-<kind>) and its type. */
@@ -226,6 +238,7 @@ export interface RecordTypes {
   'rule': RuleRecord
   'start': StartRecord
   'tree': TreeRecord
+  'verify': VerifyRecord
 }
 
 export type RecordKind = keyof RecordTypes
@@ -243,4 +256,5 @@ export const recordKinds: readonly RecordKind[] = [
   'rule',
   'start',
   'tree',
+  'verify',
 ]

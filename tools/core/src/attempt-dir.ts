@@ -40,6 +40,7 @@ export const ATTEMPT_JSON_FILES: Partial<Record<string, SchemaName>> = {
   'validation/request_instructions.json': 'validation',
   'validation/summary.json': 'validation',
   'gate.json': 'gate',
+  'verify.json': 'verify',
 }
 
 /** Reads a file without following a symlink, bounded to `maxBytes`. */

@@ -82,6 +82,12 @@ export const ERROR_CODES = {
   SUMMARY_CONTRACT_FAILED: { exit: EXIT.NO, summary: 'proposal.summary broke the return contract' },
   PROMPT_TOO_LARGE: { exit: EXIT.NO, summary: 'the prompt is over provider.max_input_bytes (refused, never truncated)' },
   PAYLOAD_NOT_TEXT: { exit: EXIT.NO, summary: 'an allowed file is not UTF-8 text and cannot be sent' },
+  // verify: what it refuses to run, and the outcome codes it decides
+  BASELINE_NOT_REPRODUCED: { exit: EXIT.DATA, summary: 'baseline.json shows no usable red run of the case: rerun reproduce (verify)' },
+  GATE_NOT_PASSED: { exit: EXIT.DATA, summary: 'gate.json did not pass: only a gated candidate is verified (verify)' },
+  CANDIDATE_MISMATCH: { exit: EXIT.DATA, summary: 'the candidate rebuilt from proposal.json differs from gate.json or candidate.patch (verify)' },
+  RUN_NOT_COMPARABLE: { exit: EXIT.NO, summary: "the candidate's command or sandbox differs from the baseline's (verify: fault)" },
+  VERIFY_FAILED: { exit: EXIT.NO, summary: 'the candidate ran and did not pass verification (verify: failed)' },
 } as const satisfies Record<string, { exit: ExitCode; summary: string }>
 
 export type KnownErrorCode = keyof typeof ERROR_CODES
