@@ -1,6 +1,7 @@
-// Which files of an attempt are sealed: every regular file except receipt.json and the
-// unsealed scratch directories work/ and logs/. Leftover temp files from a crash are sealed
-// too: they are evidence, and readback must not have a class of files it ignores.
+// Which files of an attempt are sealed: every regular file except receipt.json, the unsealed
+// scratch directories work/ and logs/, and the temp files an atomic write leaves behind when
+// it is killed before its rename (`.<name>.tmp-<12 hex>`, never a finished file). Those are
+// listed apart so seal never seals a half-written file and readback reports them.
 
 import { lstatSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -13,7 +14,12 @@ export interface AttemptListing {
   files: string[]
   /** Entries that are neither regular files nor directories (symlinks, FIFOs, sockets, devices). */
   special: string[]
+  /** Leftover temp files of interrupted atomic writes. */
+  leftovers: string[]
 }
+
+/** The name atomic.ts gives a temp file: `.<target name>.tmp-<12 hex>`. */
+export const TEMP_FILE = /^\.[^/]+\.tmp-[0-9a-f]{12}$/
 
 function byBytes (a: string, b: string): number {
   return Buffer.compare(Buffer.from(a), Buffer.from(b))
@@ -23,16 +29,17 @@ function byBytes (a: string, b: string): number {
 export function listAttemptFiles (dir: string): AttemptListing {
   const files: string[] = []
   const special: string[] = []
+  const leftovers: string[] = []
   const walk = (rel: string): void => {
     for (const name of readdirSync(join(dir, rel))) {
       const r = rel === '' ? name : `${rel}/${name}`
       if (rel === '' && ((UNSEALED_DIRS as readonly string[]).includes(name) || name === RECEIPT_FILE)) continue
       const st = lstatSync(join(dir, r))
       if (st.isDirectory()) walk(r)
-      else if (st.isFile()) files.push(r)
+      else if (st.isFile()) (TEMP_FILE.test(name) ? leftovers : files).push(r)
       else special.push(r)
     }
   }
   walk('')
-  return { files: files.sort(byBytes), special: special.sort(byBytes) }
+  return { files: files.sort(byBytes), special: special.sort(byBytes), leftovers: leftovers.sort(byBytes) }
 }

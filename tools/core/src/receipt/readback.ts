@@ -77,6 +77,7 @@ export async function readbackAttempt (dir: string, o: ReadbackOptions = {}): Pr
   }
   const listing = listAttemptFiles(dir)
   for (const s of listing.special) f.add('UNSEALED_FILE', `${s} is not a regular file`, s)
+  for (const t of listing.leftovers) f.add('LEFTOVER_TEMP_FILE', `${t} is the temp file of a write that was interrupted before its rename; it was never part of the attempt`, t, 'notice')
 
   // Every JSON file of ours must parse strictly and validate, sealed or not.
   const docs = new Map<string, unknown>()
