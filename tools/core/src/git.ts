@@ -5,7 +5,7 @@
 
 import { existsSync } from 'node:fs'
 import { join, isAbsolute } from 'node:path'
-import { run, spawnStreaming, type RunResult, type StreamingChild } from './spawn.ts'
+import { run, runToFd, spawnStreaming, type RunResult, type StreamingChild, type ToFdResult } from './spawn.ts'
 import { toolError } from './errors.ts'
 
 /** The complete environment git runs with. */
@@ -44,6 +44,11 @@ export async function gitOk (repo: string, args: readonly string[], what: string
 /** Starts a streaming git process (cat-file --batch) in `repo` under the hermetic environment. */
 export function gitStreaming (repo: string, args: readonly string[]): StreamingChild {
   return spawnStreaming(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV } })
+}
+
+/** Runs git in `repo` under the hermetic environment with stdout written to `stdoutFd`. */
+export async function gitToFd (repo: string, args: readonly string[], input: Uint8Array | string, stdoutFd: number): Promise<ToFdResult> {
+  return await runToFd(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV }, input, stdoutFd })
 }
 
 export interface RepoInfo {

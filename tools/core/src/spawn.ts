@@ -98,3 +98,27 @@ export function spawnStreaming (file: string, args: readonly string[], o: Stream
     then: (onfulfilled, onrejected) => done.then(onfulfilled, onrejected),
   }
 }
+
+/** The end state of a child whose stdout went to a file descriptor. */
+export interface ToFdResult extends StreamExit { stderr: Buffer }
+
+/**
+ * Runs `file args` with stdin fed from `input` and stdout written straight to the open file
+ * descriptor `stdoutFd` (no pipe through this process); stderr is kept up to `maxStderr`
+ * bytes. For bulk output the caller reads back in one go (cat-file --batch into a spool).
+ */
+export async function runToFd (file: string, args: readonly string[], o: { env: Record<string, string>, input: Uint8Array | string, stdoutFd: number, maxStderr?: number }): Promise<ToFdResult> {
+  const child: ChildProcess = spawn(file, args, { env: o.env, shell: false, stdio: ['pipe', o.stdoutFd, 'pipe'] })
+  const max = o.maxStderr ?? 64 << 10
+  const err: Buffer[] = []
+  let errBytes = 0
+  child.stderr?.on('data', (b: Buffer) => { if (errBytes < max) { err.push(b); errBytes += b.length } })
+  // A child that exits early closes its stdin: the exit status reports it, not an EPIPE here.
+  child.stdin?.on('error', () => {})
+  child.stdin?.end(o.input)
+  return await new Promise<ToFdResult>(resolve => {
+    let spawnError: string | undefined
+    child.once('error', e => { spawnError = e.message; resolve({ exitCode: undefined, signal: undefined, spawnError, stderr: Buffer.concat(err) }) })
+    child.once('close', (code, signal) => { resolve({ exitCode: code ?? undefined, signal: signal ?? undefined, spawnError, stderr: Buffer.concat(err).subarray(0, max) }) })
+  })
+}

@@ -3,6 +3,7 @@
 // runs this cheap check so most unsafe trees are refused before the key is consumed;
 // extract-tree runs it again and then rehashes every blob it streams.
 
+import { isUtf8 } from 'node:buffer'
 import { toolError, type ErrorCode } from './errors.ts'
 import { gitOk } from './git.ts'
 import { boundViolations } from './tree-rules/bounds.ts'
@@ -33,33 +34,43 @@ export interface TreeListing {
 
 export interface TreeViolation { code: ErrorCode, path: string, message: string }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true })
-
 /** Parses `ls-tree -r -z --long` output. Paths that are not valid UTF-8 become violations. */
 export function parseLsTree (out: Buffer): { entries: TreeEntry[], violations: TreeViolation[] } {
   const entries: TreeEntry[] = []
   const violations: TreeViolation[] = []
   let start = 0
+  // Each record: <mode> SP <type> SP <oid> SP <size, padded> TAB <path> NUL.
   while (start < out.length) {
     let end = out.indexOf(0, start)
     if (end === -1) end = out.length
-    const rec = out.subarray(start, end)
+    const tab = out.indexOf(9, start)
+    const sp1 = out.indexOf(32, start)
+    const sp2 = sp1 === -1 ? -1 : out.indexOf(32, sp1 + 1)
+    const sp3 = sp2 === -1 ? -1 : out.indexOf(32, sp2 + 1)
+    if (tab === -1 || tab > end || sp3 === -1 || sp3 > tab) throw toolError('GIT_FAILED', `unexpected ls-tree output: ${JSON.stringify(out.toString('latin1', start, Math.min(end, start + 120)))}`)
+    const mode = out.toString('latin1', start, sp1)
+    const type = out.toString('latin1', sp1 + 1, sp2)
+    const oid = out.toString('latin1', sp2 + 1, sp3)
+    if (!/^[0-7]{5,6}$/.test(mode) || !/^[0-9a-f]{40}$/.test(oid)) throw toolError('GIT_FAILED', `unexpected ls-tree output: ${JSON.stringify(out.toString('latin1', start, tab))}`)
+    // Digits, or "-" for entries without a size (gitlinks); git prints "BAD" for a blob it cannot read.
+    let size = 0
+    let digits = 0
+    for (let i = sp3 + 1; i < tab; i++) {
+      const c = out[i] ?? 0
+      if (c === 0x20 && digits === 0) continue
+      if (c < 0x30 || c > 0x39 || digits >= 15) { size = -1; break }
+      size = size * 10 + (c - 0x30)
+      digits++
+    }
+    if (digits === 0) size = -1
+    const raw = out.subarray(tab + 1, end)
     start = end + 1
-    const tab = rec.indexOf(9)
-    if (tab === -1) throw toolError('GIT_FAILED', 'unexpected ls-tree output: no tab')
-    const meta = rec.subarray(0, tab).toString('latin1').trim().split(/ +/)
-    const [mode = '', type = '', oid = '', sizeText = ''] = meta
-    let path: string
-    try {
-      path = utf8.decode(rec.subarray(tab + 1))
-    } catch {
-      const shown = rec.subarray(tab + 1).toString('latin1')
+    if (!isUtf8(raw)) {
+      const shown = raw.toString('latin1')
       violations.push({ code: 'TREE_PATH_UNSAFE', path: shown, message: `path ${JSON.stringify(shown)} is not valid UTF-8` })
       continue
     }
-    if (!/^[0-7]{5,6}$/.test(mode) || !/^[0-9a-f]{40}$/.test(oid)) throw toolError('GIT_FAILED', `unexpected ls-tree output: ${JSON.stringify(rec.subarray(0, tab).toString('latin1'))}`)
-    // "-" for entries without a size (gitlinks); git prints "BAD" for a blob it cannot read.
-    entries.push({ mode, type, oid, size: /^[0-9]{1,15}$/.test(sizeText) ? Number(sizeText) : -1, path })
+    entries.push({ mode, type, oid, size, path: raw.toString('utf8') })
   }
   return { entries, violations }
 }

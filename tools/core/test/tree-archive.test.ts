@@ -8,8 +8,6 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
-import { extract } from 'tar-stream'
 import {
   buildTreeArchive, CatFileBatchParser, gitBlobId, jsonFileBytes, listTree, materializeTree, paxPathRecord, readTreeFile,
   readTreeManifest, run, treeManifestFor, type TreeArchive, type TreeEntry,
@@ -18,6 +16,7 @@ import type { TreeManifest } from '@repairline/schemas'
 import { tempDir } from '../../../test/helpers/tmp.ts'
 import { createRepo, gitT, type FileSpec } from '../../../test/helpers/git.ts'
 import { loosePath, writeLooseObject } from '../../../test/helpers/trees.ts'
+import { readWithTarStream } from './tar-stream.ts'
 
 const KEY = 'ab'.repeat(32)
 const deep = (depth: number, width: number, leaf: string): string => `${Array.from({ length: depth }, (_, i) => `${String(i % 10)}${'d'.repeat(width - 1)}`).join('/')}/${leaf}`
@@ -50,28 +49,6 @@ async function build (t: Parameters<typeof tempDir>[0], files: Record<string, Fi
   writeFileSync(join(attemptDir, 'tree.tar'), archive.tar)
   writeFileSync(join(attemptDir, 'tree-manifest.json'), jsonFileBytes(manifest))
   return { repo, sha, listing, archive, manifest, attemptDir }
-}
-
-interface ReadEntry { name: string, mode: number, size: number, mtime: number, uid: number, gid: number, uname: string, gname: string, type: string, content: Buffer }
-
-/** Reads an archive with tar-stream, an implementation independent of ours. */
-async function readWithTarStream (tar: Buffer): Promise<ReadEntry[]> {
-  const out: ReadEntry[] = []
-  const ex = extract()
-  ex.on('entry', (h, stream, next) => {
-    const parts: Buffer[] = []
-    stream.on('data', (b: unknown) => parts.push(b as Buffer))
-    stream.on('end', () => {
-      out.push({ name: h.name, mode: h.mode ?? -1, size: h.size ?? -1, mtime: h.mtime?.getTime() ?? -1, uid: h.uid ?? -1, gid: h.gid ?? -1, uname: h.uname ?? '', gname: h.gname ?? '', type: h.type ?? '', content: Buffer.concat(parts) })
-      next()
-    })
-  })
-  await new Promise<void>((resolve, reject) => {
-    ex.on('finish', resolve)
-    ex.on('error', reject)
-    Readable.from([tar]).pipe(ex)
-  })
-  return out
 }
 
 function contentOf (spec: FileSpec): Buffer {
@@ -123,6 +100,13 @@ test('the same commit gives byte-identical tree.tar and manifest, from another c
   const a = await build(t)
   const again = await buildTreeArchive(a.repo, await listTree(a.repo, a.sha))
   assert.ok(again.tar.equals(a.archive.tar))
+  // cat-file's output through a pipe instead of the spool, and a spool directory that cannot
+  // hold an O_TMPFILE (the pipe again): the same bytes.
+  const piped = await buildTreeArchive(a.repo, await listTree(a.repo, a.sha), { spool: false })
+  assert.ok(piped.tar.equals(a.archive.tar))
+  const fallback = await buildTreeArchive(a.repo, await listTree(a.repo, a.sha), { spool: '/nonexistent/spool' })
+  assert.ok(fallback.tar.equals(a.archive.tar))
+  assert.deepEqual(piped.entries, a.archive.entries)
   assert.equal(jsonFileBytes(treeManifestFor(again, KEY, a.sha)), jsonFileBytes(a.manifest))
   const clone = join(tempDir(t), 'clone')
   await gitT(a.repo, ['clone', '-q', '--no-local', a.repo, clone])
@@ -155,7 +139,7 @@ async function batchOutput (t: Parameters<typeof tempDir>[0]): Promise<{ out: Bu
 function feed (expected: readonly { oid: string, size: number }[], out: Buffer, chunk: number): Buffer[] {
   const bodies: Buffer[][] = expected.map(() => [])
   const ended: number[] = []
-  const p = new CatFileBatchParser(expected, { body: (i, piece) => bodies[i]?.push(Buffer.from(piece)), end: i => ended.push(i) })
+  const p = new CatFileBatchParser(expected, { body: (i, chunk, start, end) => bodies[i]?.push(Buffer.from(chunk.subarray(start, end))), end: i => ended.push(i) })
   for (let off = 0; off < out.length; off += chunk) p.push(out.subarray(off, off + chunk))
   p.finish()
   assert.deepEqual(ended, expected.map((_, i) => i))
@@ -215,6 +199,7 @@ test('a blob that does not hash to its id is refused while streaming', async t =
   // Positive control: git itself serves the tampered bytes without complaint.
   assert.equal(await gitT(repo, ['cat-file', 'blob', a.oid]), 'EVIL!!!\n')
   await assert.rejects(buildTreeArchive(repo, listing), { code: 'TREE_OBJECT_MISMATCH', path: 'a.txt' })
+  await assert.rejects(buildTreeArchive(repo, listing, { spool: false }), { code: 'TREE_OBJECT_MISMATCH', path: 'a.txt' })
   assert.ok(existsSync(loosePath(repo, a.oid)))
 })
 

@@ -7,7 +7,7 @@
 import { join } from 'node:path'
 import {
   buildTreeArchive, EXIT, faultPoint, finishAttempt, hasErrno, jsonFileBytes, loadAttempt, openStep, readFileNoFollow, sha256Hex,
-  toolError, treeManifestFor, TREE_MANIFEST, TREE_TAR, writeFileAtomic, writeJsonAtomic,
+  assertValid, toolError, treeManifestFor, TREE_MANIFEST, TREE_TAR, writeFileAtomic,
   type Attempt, type ToolIo, type ToolResult, type TreeArchive,
 } from '@repairline/core'
 import type { CheckRecord, TreeManifest } from '@repairline/schemas'
@@ -34,7 +34,9 @@ async function computeTree (attempt: Attempt): Promise<ComputedTree> {
   const { source_root: root, source_sha: sha } = attempt.config
   const listing = await readSourceListing(root, sha)
   assertListingObeysRules(listing)
-  const archive = await buildTreeArchive(root, listing)
+  // cat-file's output is spooled to an unnamed O_TMPFILE in the attempt directory: on the
+  // filesystem that will hold tree.tar, and never linked, so --check still writes no file.
+  const archive = await buildTreeArchive(root, listing, { spool: attempt.dir })
   const manifest = treeManifestFor(archive, attempt.key, sha)
   return { archive, manifest, manifestBytes: Buffer.from(jsonFileBytes(manifest)) }
 }
@@ -63,7 +65,9 @@ async function writeTree (dir: string, io: ToolIo): Promise<ToolResult> {
   // tree.tar first, the manifest last: a step that finds the manifest finds its archive too.
   writeFileAtomic(join(attempt.dir, TREE_TAR), tree.archive.tar, { stateRoot })
   faultPoint(io.env, 'extraction')
-  writeJsonAtomic('tree-manifest', join(attempt.dir, TREE_MANIFEST), tree.manifest, { stateRoot })
+  // Validated, then the very bytes --check and the tree record hash are written.
+  assertValid('tree-manifest', tree.manifest, `refusing to write ${TREE_MANIFEST}`, 'INTERNAL')
+  writeFileAtomic(join(attempt.dir, TREE_MANIFEST), tree.manifestBytes, { stateRoot })
   io.out.write({
     v: 1,
     kind: 'tree',

@@ -87,15 +87,23 @@ function octal (n: number, digits: number): string {
   return s.padStart(digits, '0')
 }
 
+// The checksum counts its own field as eight spaces; the template's other bytes never change.
+let TEMPLATE_SUM = 8 * 0x20
+for (let i = 0; i < BLOCK; i++) if (i < 148 || i >= 156) TEMPLATE_SUM += TEMPLATE[i] ?? 0
+
 function writeHeader (tar: Buffer, at: number, name: Buffer, mode: string, size: number, type: '0' | 'x'): void {
   tar.set(TEMPLATE, at)
-  name.copy(tar, at, 0, Math.min(name.length, NAME_FIELD))
+  const nameLength = Math.min(name.length, NAME_FIELD)
+  name.copy(tar, at, 0, nameLength)
   tar.write(`${mode}\0`, at + 100, 'latin1')
   tar.write(`${octal(size, 11)}\0`, at + 124, 'latin1')
   tar.write(type, at + 156, 'latin1')
-  // The checksum is computed with its own field read as eight spaces.
-  let sum = 8 * 0x20
-  for (let i = 0; i < BLOCK; i++) if (i < 148 || i >= 156) sum += tar[at + i] ?? 0
+  // Only the name, mode, size and type fields differ from the template (whose mode and size are zeros).
+  let sum = TEMPLATE_SUM
+  for (let i = at; i < at + nameLength; i++) sum += tar[i] ?? 0
+  for (let i = at + 100; i < at + 108; i++) sum += tar[i] ?? 0
+  for (let i = at + 124; i < at + 136; i++) sum += tar[i] ?? 0
+  sum += tar[at + 156] ?? 0
   tar.write(`${octal(sum, 6)}\0 `, at + 148, 'latin1')
 }
 

@@ -34,13 +34,18 @@ export class PathCollisions {
   private readonly dirs = new Map<string, string>()
   private readonly seenDirs = new Set<string>()
   private prev: string | undefined
+  private prevHigh = false
 
   add (path: string): CollisionViolation[] {
     const out: CollisionViolation[] = []
-    if (this.prev !== undefined && compareUtf8(this.prev, path) > 0) {
-      out.push({ code: 'TREE_MALFORMED', path, message: `${path} is listed after ${this.prev}: the tree is not in git's canonical order` })
+    const high = HIGH.test(path)
+    const prev = this.prev
+    if (prev !== undefined) {
+      const after = high || this.prevHigh ? Buffer.compare(Buffer.from(prev), Buffer.from(path)) > 0 : prev > path
+      if (after) out.push({ code: 'TREE_MALFORMED', path, message: `${path} is listed after ${prev}: the tree is not in git's canonical order` })
     }
     this.prev = path
+    this.prevHigh = high
     const folded = foldPath(path)
     const priorFile = this.files.get(folded)
     const priorDir = this.dirs.get(folded)
