@@ -1,0 +1,125 @@
+// Extraction of a generated commit at the bounds (20,000 blobs, just under 16 MiB), all on
+// a tmpfs (/dev/shm; the root disk's file creation is 2–3× slower and noisy), interleaved:
+//
+//   - the extract-tree bin on an admitted attempt (writes tree.tar + manifest, fsync'd)
+//   - the same extraction in process (ls-tree + one cat-file stream + tar in memory)
+//   - `git archive -o` of the same commit (the obvious alternative; issue goal ≤ 2.0×)
+//   - where the time goes: `node -e 0`, ls-tree alone, the raw plumbing floor (one
+//     cat-file --batch --buffer of every blob into /dev/null)
+//
+// and, in memory on the same 20,000 blobs, the hand-written tar writer against tar-stream
+// 3.2.2 (the listed package it replaces).
+
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  buildTreeArchive, GIT_BIN, GIT_ENV, gitPrefix, gitToFd, listTree, tarLayout, writeEntryHeaders, type FileMode,
+} from '@repairline/core'
+import { makeFixture, rewriteConfig } from '../../test/helpers/fixture.ts'
+import { admitDirect } from '../../test/helpers/admit-direct.ts'
+import { fmt, interleave, median, proc, type BenchRow, type Candidate } from './lib.ts'
+import { generateTree, onTmpfs } from './fixtures/tree.ts'
+import { packWithTarStream } from '../../tools/core/test/tar-stream.ts'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+const ROUNDS = 11
+
+interface Blob { path: string, mode: FileMode, content: Buffer }
+
+/** The hand-written writer as buildTreeArchive uses it: one buffer, bodies copied in, headers written. */
+function writeOurs (blobs: readonly Blob[]): Buffer {
+  const layout = tarLayout(blobs.map(b => ({ path: b.path, mode: b.mode, size: b.content.length })))
+  const tar = Buffer.alloc(layout.size)
+  blobs.forEach((b, i) => {
+    const slot = layout.slots[i]
+    if (slot === undefined) throw new Error('no slot')
+    b.content.copy(tar, slot.data)
+    writeEntryHeaders(tar, slot, { path: b.path, mode: b.mode, size: b.content.length })
+  })
+  return tar
+}
+
+export async function run (): Promise<BenchRow[]> {
+  const shm = '/dev/shm'
+  const base = onTmpfs(shm) ? shm : tmpdir()
+  const where = base === shm ? 'tmpfs /dev/shm' : `${base} (not a tmpfs)`
+  const work = mkdtempSync(join(base, 'rl-bench-tree-'))
+  try {
+    const gen = await generateTree(join(work, 'repo'))
+    const f = await makeFixture(mkdtempSync(join(work, 'fx-')))
+    rewriteConfig(f, c => ({ ...c, source_root: gen.repo, source_sha: gen.sha }))
+    const admittedAt = new Date()
+    const attempt = await admitDirect(f, { now: admittedAt })
+    const repo = gen.repo
+    const listing = await listTree(repo, gen.sha)
+    const oids = listing.entries.map(e => e.oid).join('\n') + '\n'
+    const env = { ...GIT_ENV }
+
+    // The blobs in memory, for the writer comparison.
+    const archive = await buildTreeArchive(repo, listing)
+    const layout = tarLayout(archive.entries.map(x => ({ path: x.path, mode: x.mode, size: x.bytes })))
+    const blobs: Blob[] = archive.entries.map((e, i) => {
+      const slot = layout.slots[i]
+      if (slot === undefined) throw new Error('no slot')
+      return { path: e.path, mode: e.mode, content: Buffer.from(archive.tar.subarray(slot.data, slot.data + e.bytes)) }
+    })
+    const ours = writeOurs(blobs)
+    if (!ours.equals(archive.tar)) throw new Error('the writer alone does not reproduce buildTreeArchive')
+    const packInput = blobs.map(b => ({ path: b.path, mode: b.mode === '100755' ? 0o755 : 0o644, content: b.content }))
+    const theirs = await packWithTarStream(packInput)
+
+    const phases: Record<'list' | 'build' | 'write', number[]> = { list: [], build: [], write: [] }
+    const candidates: Candidate[] = [
+      proc('git archive -o', GIT_BIN, [...gitPrefix(repo), 'archive', '--format=tar', '-o', join(work, 'archive.tar'), gen.sha], env),
+      // The test clock holds the attempt inside its deadline however long the bench runs.
+      proc('extract-tree (bin)', process.execPath, [join(ROOT, 'tools', 'extract-tree', 'dist', 'extract-tree.mjs'), '--attempt', attempt.dir], { PATH: '/usr/local/bin:/usr/bin:/bin', REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: admittedAt.toISOString() }),
+      {
+        name: 'in process',
+        run: async () => {
+          const t0 = performance.now()
+          const l = await listTree(repo, gen.sha)
+          const t1 = performance.now()
+          const a = await buildTreeArchive(repo, l, { spool: attempt.dir })
+          const t2 = performance.now()
+          writeFileSync(join(work, 'inproc.tar'), a.tar)
+          const t3 = performance.now()
+          phases.list.push(t1 - t0)
+          phases.build.push(t2 - t1)
+          phases.write.push(t3 - t2)
+        },
+      },
+      proc('node -e 0', process.execPath, ['-e', '0']),
+      proc('ls-tree -r -z --long', GIT_BIN, [...gitPrefix(repo), 'ls-tree', '-r', '-z', '--long', '--full-tree', gen.sha], env),
+      {
+        name: 'cat-file --batch --buffer > /dev/null',
+        run: async () => {
+          const fd = openSync('/dev/null', 'w')
+          try {
+            const r = await gitToFd(repo, ['cat-file', '--batch', '--buffer'], oids, fd)
+            if (r.exitCode !== 0) throw new Error('cat-file failed')
+          } finally {
+            closeSync(fd)
+          }
+        },
+      },
+      { name: 'tar writer: ours', run: () => { writeOurs(blobs) } },
+      { name: 'tar writer: tar-stream', run: async () => { await packWithTarStream(packInput) } },
+    ]
+    const s = await interleave(candidates, ROUNDS, 1)
+    const m = (name: string): number => median(s.get(name) ?? [])
+    const archiveMs = m('git archive -o')
+    const tool = m('extract-tree (bin)')
+    const inproc = m('in process')
+    const tarBytes = readFileSync(join(attempt.dir, 'tree.tar')).length
+    const where2 = `${gen.files} blobs, ${gen.bytes} B (tar ${tarBytes} B; git archive ${readFileSync(join(work, 'archive.tar')).length} B) on ${where}; ${ROUNDS} interleaved rounds, medians`
+    const breakdown = `node -e 0 ${fmt(m('node -e 0'))}, ls-tree ${fmt(m('ls-tree -r -z --long'))}, cat-file → /dev/null ${fmt(m('cat-file --batch --buffer > /dev/null'))}; in process: listing+rules ${fmt(median(phases.list))}, stream+rehash+tar ${fmt(median(phases.build))}, write ${fmt(median(phases.write))}`
+    return [
+      { name: 'extract-tree (bin: start-up, checks, tree.tar + manifest fsync\'d)', baseline: 'git archive -o', ratio: tool / archiveMs, detail: `${fmt(tool)} vs ${fmt(archiveMs)}; ${breakdown}; ${where2}`, goal: '≤ 2.0×' },
+      { name: 'extraction in process (ls-tree, one cat-file stream, rehash, tar in memory, write)', baseline: 'git archive -o', ratio: inproc / archiveMs, detail: `${fmt(inproc)} vs ${fmt(archiveMs)}` },
+      { name: 'hand-written tar writer (in memory, 20,000 entries)', baseline: 'tar-stream 3.2.2 pack', ratio: m('tar writer: ours') / m('tar writer: tar-stream'), detail: `${fmt(m('tar writer: ours'))} vs ${fmt(m('tar writer: tar-stream'))} (tar-stream output ${theirs.length} B, ours ${ours.length} B)` },
+    ]
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+}
