@@ -2,11 +2,13 @@
 // prove each limit quickly, node probe scripts run inside the real sandbox, and a scan of
 // the host's processes for a marker (survivor checks).
 
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestContext } from 'node:test'
-import { findHierarchies, nodeInstall, runSandbox, SANDBOX_LIMITS, type SandboxLimits, type SandboxResult, type SandboxSpec } from '@repairline/core'
+import { findHierarchies, nodeInstall, run, runSandbox, SANDBOX_LIMITS, type SandboxLimits, type SandboxResult, type SandboxSpec } from '@repairline/core'
 import { tempDir } from './tmp.ts'
+import { GO_FILES } from './fixture.ts'
 
 const MiB = 1024 ** 2
 
@@ -106,4 +108,32 @@ export function leftoverCgroups (): string[] {
     for (const n of readdirSync(h.ownDir)) if (n.startsWith(`rl-sbx-${process.pid}-`)) out.push(join(h.ownDir, n))
   }
   return out
+}
+
+let warm: Promise<string> | undefined
+
+/**
+ * A host build cache warmed by one plain `go test` of the go fixture, shared by the test
+ * files of this machine (go's cache is safe for concurrent use). Passing it as GOCACHE lets a
+ * sandboxed run seed from a warm cache, as an operator's would be; tests that are about the
+ * cache build their own.
+ */
+export async function warmGoCache (): Promise<string> {
+  warm ??= (async () => {
+    const cache = join(tmpdir(), 'repairline-test-gocache')
+    const dir = mkdtempSync(join(tmpdir(), 'rl-warm-'))
+    try {
+      for (const [rel, content] of Object.entries(GO_FILES)) {
+        if (typeof content !== 'string') continue
+        mkdirSync(join(dir, rel, '..'), { recursive: true })
+        writeFileSync(join(dir, rel), content)
+      }
+      const r = await run('/usr/bin/go', ['test', '-count=1', '.'], { cwd: dir, env: { PATH: '/usr/bin:/bin', HOME: dir, GOCACHE: cache, GOPATH: join(dir, 'gopath'), GOPROXY: 'off', GOFLAGS: '', GOTOOLCHAIN: 'local', GOWORK: 'off', GOENV: 'off' } })
+      if (r.exitCode !== 1 && r.exitCode !== 0) throw new Error(`warming the go cache failed: ${r.stderr.toString()}`)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+    return cache
+  })()
+  return await warm
 }

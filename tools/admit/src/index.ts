@@ -7,7 +7,7 @@
 import { join } from 'node:path'
 import type { Admission, Case, Lock, SuiteReport } from '@repairline/schemas'
 import {
-  acquireLock, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
+  acquireLock, assertSandboxReady, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
   resolveTaskRegister, testHooksEnabled, toolError, writeFileAtomic, writeJsonAtomic, writeOutcome, readJsonFile,
   type ToolIo, type ToolResult,
 } from '@repairline/core'
@@ -74,7 +74,11 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
   if (retainedAttempts(config.state_dir).length >= MAX_RETAINED_ATTEMPTS) {
     throw toolError('RETENTION_FULL', `${MAX_RETAINED_ATTEMPTS} attempts are retained in ${config.state_dir}; nothing is deleted automatically`, { hint: 'archive or remove attempts you no longer need, then run admit again' })
   }
-  // The preflight arrives with the sandbox; from here on we write.
+  // The sandbox preflight (DESIGN §11): every primitive is proven on this host before
+  // anything is written, so a host that cannot run the baseline never consumes a key (77).
+  const preflight = await assertSandboxReady({ runner: config.runner.kind })
+  io.stderr.write(`admit: sandbox preflight passed: ${preflight.limits.length} limits read back\n`)
+  // From here on we write.
   const stateRoot = config.state_dir
   ensureDir(stateRoot, stateRoot, 0o711)
   ensureDir(stateRoot, join(stateRoot, 'attempts'), 0o711)

@@ -33,6 +33,7 @@ export const ATTEMPT_JSON_FILES: Partial<Record<string, SchemaName>> = {
   'started.json': 'started',
   'outcome.json': 'outcome',
   'tree-manifest.json': 'tree-manifest',
+  'baseline.json': 'baseline',
   'request.json': 'request',
   'proposal.json': 'proposal',
   'validation/job_instructions.json': 'validation',

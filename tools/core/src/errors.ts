@@ -74,6 +74,7 @@ export const ERROR_CODES = {
   RESOURCE_LIMIT_HIT: { exit: EXIT.NO, summary: 'the run hit the memory or tasks limit' },
   OUTPUT_LIMIT: { exit: EXIT.NO, summary: 'the run printed more than the output cap' },
   RUN_INCOMPLETE: { exit: EXIT.NO, summary: 'the test command was stopped or killed before it finished' },
+  NOT_REPRODUCED: { exit: EXIT.NO, summary: "the case's identity did not fail on the baseline" },
   HOSTILE_ENVIRONMENT: { exit: EXIT.CONFIG, summary: 'an environment variable that weakens TLS or leaks secrets is set' },
   // binding of retained inputs (ask-provider, readback)
   ATTEMPT_BINDING_MISMATCH: { exit: EXIT.DATA, summary: 'a retained input no longer hashes to the admitted key inputs' },

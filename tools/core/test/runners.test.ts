@@ -33,7 +33,7 @@ test('go: the fixed command finds the fixture failing TestAdd, with the fixed en
   assert.deepEqual(run.env_names, ['GOCACHE', 'GOENV', 'GOFLAGS', 'GOMODCACHE', 'GOPATH', 'GOPROXY', 'GOROOT', 'GOTOOLCHAIN', 'GOWORK', 'HOME', 'PATH', 'TMPDIR'])
   assert.deepEqual(run.mounts, [{ source: tree, dest: '/src', mode: 'ro' }, { source: join(scratch, 'gocache'), dest: '/gocache', mode: 'rw' }])
   assert.equal(run.limits.find(l => l.name === 'address space per process')?.got, String(4 * 1024 ** 3))
-  assert.deepEqual(r.goCache, { seededFrom: host, files: 3, bytes: 7 })
+  assert.deepEqual(r.goCache, { seededFrom: host, files: 3, bytes: 7, method: 'link' })
   assert.deepEqual(readdirSync(scratch), [], 'the GOCACHE copy is removed after the run')
   assert.deepEqual(leftoverCgroups(), [])
 })
@@ -94,7 +94,7 @@ test('go: go_mod_cache is mounted read-only as GOMODCACHE and the build uses it 
   const scratch = makeTree(dir, 'scratch', {})
   const r = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 120_000, limits: TEST_LIMITS, goModCache: mod.cache, hostGoCache: null })
   assert.deepEqual(r.summary.identities, { 'example.com/app::TestNine': { result: 'fail' } }, r.stderrTail)
-  assert.deepEqual(r.sandbox?.mounts.at(-1), { source: mod.cache, dest: '/gomod', mode: 'ro' })
+  assert.deepEqual(r.sandbox?.mounts.at(-1), { source: mod.cache, dest: mod.cache, mode: 'ro' })
   assert.equal(r.goCache?.note, 'no host build cache in this environment')
   // Positive control: without the module cache the build cannot find example.com/dep.
   const without = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 120_000, limits: TEST_LIMITS, hostGoCache: null })

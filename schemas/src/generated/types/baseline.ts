@@ -106,15 +106,19 @@ export interface Baseline {
      */
     seeded_from?: string
     /**
-     * Files copied.
+     * Files placed.
      */
     files: number
     /**
-     * Bytes copied.
+     * Bytes placed.
      */
     bytes: number
     /**
-     * Why it was not seeded.
+     * link: hard links to the host cache's files (same filesystem; the sandbox user cannot change them); copy: copies it owns.
+     */
+    method?: 'link' | 'copy'
+    /**
+     * Why it was not seeded, or what was left out.
      */
     note?: string
   }

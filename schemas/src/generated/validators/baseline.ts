@@ -5,7 +5,7 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:baseline:v1","title":"Baseline","description":"baseline.json: the fixed test command's run on the baseline tree in the sandbox, summarized (DESIGN §9, §11). Written by reproduce whenever the command ran or was refused for the tree's toolchain; the normalized events are in baseline.events.ndjson.","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","reproduced","runner","toolchain","command","exit_code","timed_out","identities","failing","anomalies","events"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt's key."},"case_identity":{"description":"The case's test identity (test.name).","type":"string","minLength":3,"maxLength":4096},"reproduced":{"description":"True when the case's identity failed on the baseline and the run was usable (no fault).","type":"boolean"},"runner":{"description":"Which fixed command ran.","type":"string","enum":["go","node"]},"toolchain":{"description":"The toolchain that ran it (go1.19.8, node v20.20.2).","type":"string","minLength":1,"maxLength":200},"command":{"description":"The test command inside the sandbox.","type":"array","minItems":1,"items":{"type":"string","description":"One argument."}},"exit_code":{"description":"The command's exit code, or null when it was killed or never started.","type":["integer","null"]},"timed_out":{"description":"The deadline stopped the run.","type":"boolean"},"fault":{"description":"Present when the run says nothing usable about the code (zero tests, exit and events disagree, a limit hit, a toolchain that cannot read the tree).","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable code."},"message":{"description":"One line.","type":"string","maxLength":8000}}},"identities":{"description":"Every identity the run reported, with its result.","type":"object","additionalProperties":{"$ref":"#/$defs/identityState"}},"failing":{"description":"Failed identities, sorted: the only test information the provider sees.","type":"array","items":{"type":"string","description":"A failed identity."}},"anomalies":{"description":"One line per event anomaly (forged names, duplicate terminals, unfinished tests, stray output).","type":"array","items":{"type":"string","description":"An anomaly."}},"events":{"description":"baseline.events.ndjson: how many normalized events, its size and sha256.","type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"description":"Events (lines).","type":"integer","minimum":0},"bytes":{"description":"File size.","type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the file's bytes."}}},"run":{"$ref":"urn:repairline:sandbox-run:v1","description":"The sandbox run: argv, environment names, limits in force and how each was read back, resource samples, usage, exit, timing. Absent when the run was refused before it started."},"go_cache":{"description":"go: the private GOCACHE the run used.","type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"The host build cache it was copied from."},"files":{"description":"Files copied.","type":"integer","minimum":0},"bytes":{"description":"Bytes copied.","type":"integer","minimum":0},"note":{"description":"Why it was not seeded.","type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"node: the digest of the reporter that ran (the pinned one)."},"stderr_tail":{"description":"The last lines of the command's stderr (build errors, runner messages), at most 8 KiB.","type":"string","maxLength":8192}},"$defs":{"identityState":{"title":"IdentityState","description":"One identity's result.","type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"description":"The last terminal event (unfinished counts as fail).","type":"string","enum":["pass","fail","skip"]},"unfinished":{"description":"Started and never finished.","const":true},"duplicateTerminal":{"description":"More than one terminal event.","const":true},"conflicting":{"description":"Its terminal events disagreed (pass and fail); the last one is not to be trusted alone.","const":true},"buildFailed":{"description":"The package failed to build.","const":true}}}}};
+const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:baseline:v1","title":"Baseline","description":"baseline.json: the fixed test command's run on the baseline tree in the sandbox, summarized (DESIGN §9, §11). Written by reproduce whenever the command ran or was refused for the tree's toolchain; the normalized events are in baseline.events.ndjson.","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","reproduced","runner","toolchain","command","exit_code","timed_out","identities","failing","anomalies","events"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt's key."},"case_identity":{"description":"The case's test identity (test.name).","type":"string","minLength":3,"maxLength":4096},"reproduced":{"description":"True when the case's identity failed on the baseline and the run was usable (no fault).","type":"boolean"},"runner":{"description":"Which fixed command ran.","type":"string","enum":["go","node"]},"toolchain":{"description":"The toolchain that ran it (go1.19.8, node v20.20.2).","type":"string","minLength":1,"maxLength":200},"command":{"description":"The test command inside the sandbox.","type":"array","minItems":1,"items":{"type":"string","description":"One argument."}},"exit_code":{"description":"The command's exit code, or null when it was killed or never started.","type":["integer","null"]},"timed_out":{"description":"The deadline stopped the run.","type":"boolean"},"fault":{"description":"Present when the run says nothing usable about the code (zero tests, exit and events disagree, a limit hit, a toolchain that cannot read the tree).","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable code."},"message":{"description":"One line.","type":"string","maxLength":8000}}},"identities":{"description":"Every identity the run reported, with its result.","type":"object","additionalProperties":{"$ref":"#/$defs/identityState"}},"failing":{"description":"Failed identities, sorted: the only test information the provider sees.","type":"array","items":{"type":"string","description":"A failed identity."}},"anomalies":{"description":"One line per event anomaly (forged names, duplicate terminals, unfinished tests, stray output).","type":"array","items":{"type":"string","description":"An anomaly."}},"events":{"description":"baseline.events.ndjson: how many normalized events, its size and sha256.","type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"description":"Events (lines).","type":"integer","minimum":0},"bytes":{"description":"File size.","type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the file's bytes."}}},"run":{"$ref":"urn:repairline:sandbox-run:v1","description":"The sandbox run: argv, environment names, limits in force and how each was read back, resource samples, usage, exit, timing. Absent when the run was refused before it started."},"go_cache":{"description":"go: the private GOCACHE the run used.","type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"The host build cache it was copied from."},"files":{"description":"Files placed.","type":"integer","minimum":0},"bytes":{"description":"Bytes placed.","type":"integer","minimum":0},"method":{"description":"link: hard links to the host cache's files (same filesystem; the sandbox user cannot change them); copy: copies it owns.","type":"string","enum":["link","copy"]},"note":{"description":"Why it was not seeded, or what was left out.","type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"node: the digest of the reporter that ran (the pinned one)."},"stderr_tail":{"description":"The last lines of the command's stderr (build errors, runner messages), at most 8 KiB.","type":"string","maxLength":8192}},"$defs":{"identityState":{"title":"IdentityState","description":"One identity's result.","type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"description":"The last terminal event (unfinished counts as fail).","type":"string","enum":["pass","fail","skip"]},"unfinished":{"description":"Started and never finished.","const":true},"duplicateTerminal":{"description":"More than one terminal event.","const":true},"conflicting":{"description":"Its terminal events disagreed (pass and fail); the last one is not to be trusted alone.","const":true},"buildFailed":{"description":"The package failed to build.","const":true}}}}};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
 const schema66 = {"description":"A stable error code in SCREAMING_SNAKE_CASE.","type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
 const schema67 = {"title":"IdentityState","description":"One identity's result.","type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"description":"The last terminal event (unfinished counts as fail).","type":"string","enum":["pass","fail","skip"]},"unfinished":{"description":"Started and never finished.","const":true},"duplicateTerminal":{"description":"More than one terminal event.","const":true},"conflicting":{"description":"Its terminal events disagreed (pass and fail); the last one is not to be trusted alone.","const":true},"buildFailed":{"description":"The package failed to build.","const":true}}};
@@ -2896,7 +2896,7 @@ vErrors.push(err65);
 errors++;
 }
 for(const key5 in data29){
-if(!((((key5 === "seeded_from") || (key5 === "files")) || (key5 === "bytes")) || (key5 === "note"))){
+if(!(((((key5 === "seeded_from") || (key5 === "files")) || (key5 === "bytes")) || (key5 === "method")) || (key5 === "note"))){
 const err66 = {instancePath:instancePath+"/go_cache",schemaPath:"#/properties/go_cache/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err66];
@@ -2992,9 +2992,10 @@ errors++;
 }
 }
 }
-if(data29.note !== undefined){
-if(typeof data29.note !== "string"){
-const err74 = {instancePath:instancePath+"/go_cache/note",schemaPath:"#/properties/go_cache/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data29.method !== undefined){
+let data33 = data29.method;
+if(typeof data33 !== "string"){
+const err74 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -3003,10 +3004,8 @@ vErrors.push(err74);
 }
 errors++;
 }
-}
-}
-else {
-const err75 = {instancePath:instancePath+"/go_cache",schemaPath:"#/properties/go_cache/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((data33 === "link") || (data33 === "copy"))){
+const err75 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/enum",keyword:"enum",params:{allowedValues: schema64.properties.go_cache.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -3016,11 +3015,9 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(data.reporter_sha256 !== undefined){
-let data34 = data.reporter_sha256;
-if(typeof data34 === "string"){
-if(!pattern4.test(data34)){
-const err76 = {instancePath:instancePath+"/reporter_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(data29.note !== undefined){
+if(typeof data29.note !== "string"){
+const err76 = {instancePath:instancePath+"/go_cache/note",schemaPath:"#/properties/go_cache/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -3030,8 +3027,9 @@ vErrors.push(err76);
 errors++;
 }
 }
+}
 else {
-const err77 = {instancePath:instancePath+"/reporter_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err77 = {instancePath:instancePath+"/go_cache",schemaPath:"#/properties/go_cache/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -3041,11 +3039,11 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(data.stderr_tail !== undefined){
-let data35 = data.stderr_tail;
+if(data.reporter_sha256 !== undefined){
+let data35 = data.reporter_sha256;
 if(typeof data35 === "string"){
-if(func2(data35) > 8192){
-const err78 = {instancePath:instancePath+"/stderr_tail",schemaPath:"#/properties/stderr_tail/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters"};
+if(!pattern4.test(data35)){
+const err78 = {instancePath:instancePath+"/reporter_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -3056,7 +3054,7 @@ errors++;
 }
 }
 else {
-const err79 = {instancePath:instancePath+"/stderr_tail",schemaPath:"#/properties/stderr_tail/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err79 = {instancePath:instancePath+"/reporter_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -3066,14 +3064,39 @@ vErrors.push(err79);
 errors++;
 }
 }
-}
-else {
-const err80 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.stderr_tail !== undefined){
+let data36 = data.stderr_tail;
+if(typeof data36 === "string"){
+if(func2(data36) > 8192){
+const err80 = {instancePath:instancePath+"/stderr_tail",schemaPath:"#/properties/stderr_tail/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters"};
 if(vErrors === null){
 vErrors = [err80];
 }
 else {
 vErrors.push(err80);
+}
+errors++;
+}
+}
+else {
+const err81 = {instancePath:instancePath+"/stderr_tail",schemaPath:"#/properties/stderr_tail/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+}
+}
+else {
+const err82 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
 }
 errors++;
 }

@@ -8,16 +8,18 @@
 // is refused before the run with a message naming the Go it needs; anything newer than the
 // local toolchain that it can read is left to the toolchain.
 
-import { chownSync, copyFileSync, lstatSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
+import { chownSync, copyFileSync, linkSync, lstatSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Env } from '../hooks.ts'
 
-/** Mount points inside the sandbox. */
+/** Where the private GOCACHE copy is mounted (read-write) inside the sandbox. */
 export const GO_CACHE_DEST = '/gocache'
-export const GO_MOD_CACHE_DEST = '/gomod'
 
-/** The fixed environment of `go test` (names and values). */
-export function goEnv (goroot: string, hasModCache: boolean): Record<string, string> {
+/**
+ * The fixed environment of `go test` (names and values). `modCache` is where go_mod_cache is
+ * mounted, when it is.
+ */
+export function goEnv (goroot: string, modCache: string | undefined): Record<string, string> {
   return {
     PATH: `${goroot}/bin:/usr/bin:/bin`,
     HOME: '/tmp',
@@ -25,7 +27,7 @@ export function goEnv (goroot: string, hasModCache: boolean): Record<string, str
     GOROOT: goroot,
     GOPATH: '/tmp/gopath',
     GOCACHE: GO_CACHE_DEST,
-    GOMODCACHE: hasModCache ? GO_MOD_CACHE_DEST : '/tmp/gopath/pkg/mod',
+    GOMODCACHE: modCache ?? '/tmp/gopath/pkg/mod',
     GOTOOLCHAIN: 'local',
     GOPROXY: 'off',
     GOWORK: 'off',
@@ -105,16 +107,21 @@ export interface GoCacheCopy {
   seededFrom?: string
   files: number
   bytes: number
-  /** Why it was not seeded (absent, too large). */
+  /** How the files were placed: hard links (same filesystem) or copies. */
+  method?: 'link' | 'copy'
+  /** Why it was not seeded (absent, too large), or what was left out. */
   note?: string
 }
 
 /**
- * Creates `dest` (0700) owned by uid/gid and copies the host build cache into it: regular
- * files and directories only, each chowned to the sandbox user. A cache larger than
- * `maxBytes` is not copied (the run starts cold and says so).
+ * Creates `dest` (0700) owned by uid/gid and fills it from the host build cache: its
+ * directories are recreated (owned by the sandbox user, so go can add entries), its regular,
+ * world-readable files are hard-linked when the cache is on the same filesystem (the
+ * sandbox user cannot change a root-owned file, only its own links to it) and copied
+ * otherwise. Copying stops at `maxCopyBytes`: a cache larger than that is not copied (the run
+ * starts cold and says so).
  */
-export function prepareGoCache (dest: string, host: string | undefined, uid: number, gid: number, maxBytes = 1024 ** 3): GoCacheCopy {
+export function prepareGoCache (dest: string, host: string | undefined, uid: number, gid: number, maxCopyBytes = 1024 ** 3): GoCacheCopy {
   mkdirSync(dest, { mode: 0o700 })
   chownSync(dest, uid, gid)
   const out: GoCacheCopy = { dir: dest, files: 0, bytes: 0 }
@@ -122,31 +129,38 @@ export function prepareGoCache (dest: string, host: string | undefined, uid: num
   let st
   try { st = lstatSync(host) } catch { return { ...out, note: `no host build cache at ${host}` } }
   if (!st.isDirectory()) return { ...out, note: `${host} is not a directory` }
-  // Size first, so an oversized cache is never half-copied.
   const files: Array<{ rel: string, size: number }> = []
   const dirs: string[] = []
   let total = 0
+  let unreadable = 0
   const walk = (rel: string): void => {
     for (const e of readdirSync(join(host, rel), { withFileTypes: true })) {
       const r = rel === '' ? e.name : `${rel}/${e.name}`
       if (e.isDirectory()) { dirs.push(r); walk(r) } else if (e.isFile()) {
-        const size = lstatSync(join(host, r)).size
-        files.push({ rel: r, size })
-        total += size
+        const f = lstatSync(join(host, r))
+        if ((f.mode & 0o004) === 0) { unreadable++; continue }
+        files.push({ rel: r, size: f.size })
+        total += f.size
       }
     }
   }
   walk('')
-  if (total > maxBytes) return { ...out, note: `host build cache ${host} holds ${total} bytes, more than ${maxBytes}: not copied` }
+  const sameFs = lstatSync(dest).dev === st.dev
+  if (!sameFs && total > maxCopyBytes) return { ...out, note: `host build cache ${host} holds ${total} bytes on another filesystem, more than ${maxCopyBytes}: not copied` }
   for (const d of dirs) {
     const p = join(dest, d)
     mkdirSync(p, { mode: 0o700 })
     chownSync(p, uid, gid)
   }
   for (const f of files) {
-    const p = join(dest, f.rel)
-    copyFileSync(join(host, f.rel), p)
-    chownSync(p, uid, gid)
+    const from = join(host, f.rel)
+    const to = join(dest, f.rel)
+    if (sameFs) {
+      linkSync(from, to)
+    } else {
+      copyFileSync(from, to)
+      chownSync(to, uid, gid)
+    }
   }
-  return { ...out, seededFrom: host, files: files.length, bytes: total }
+  return { ...out, seededFrom: host, files: files.length, bytes: total, method: sameFs ? 'link' : 'copy', ...(unreadable === 0 ? {} : { note: `${unreadable} file(s) not readable by others were left out` }) }
 }

@@ -15,11 +15,23 @@ import { runSandbox, type PlacedSandbox, type SandboxRunReport } from '../sandbo
 import { SANDBOX_GID, SANDBOX_UID, euid, goInstall, nodeInstall } from '../sandbox/host.ts'
 import { GO_ADDRESS_SPACE_BYTES, SANDBOX_LIMITS, type SandboxLimits } from '../sandbox/limits.ts'
 import type { SandboxMount } from '../sandbox/argv.ts'
-import { GO_CACHE_DEST, GO_MOD_CACHE_DEST, goCommand, goEnv, goModUnreadable, hostGoCache, prepareGoCache, type GoCacheCopy } from './go.ts'
+import { GO_CACHE_DEST, goCommand, goEnv, goModUnreadable, hostGoCache, prepareGoCache, type GoCacheCopy } from './go.ts'
 import { NODE_REPORTER_DEST, NodeEventNormalizer, nodeCommand, nodeEnv, writeNodeReporter } from './node.ts'
 
-/** Where the work tree is mounted (read-only) inside the sandbox. */
+/** Where the work tree is mounted (read-only) inside the sandbox, unless the caller names a place. */
 export const SRC_DEST = '/src'
+
+// Mount points the sandbox's own layout owns; a tree or cache may not be mounted on or under them.
+const RESERVED = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/proc', '/dev', GO_CACHE_DEST, '/repairline']
+
+/**
+ * Whether `p` can be a mount point inside the sandbox: absolute, normalized, not / and not on
+ * or under a place the sandbox's layout owns.
+ */
+export function usableMountPoint (p: string): boolean {
+  if (!p.startsWith('/') || p === '/' || p.endsWith('/') || p.split('/').slice(1).some(c => c === '' || c === '.' || c === '..')) return false
+  return !RESERVED.some(r => p === r || p.startsWith(`${r}/`))
+}
 
 /** Longest stdout line normalized as-is; longer lines become truncated output events. */
 const MAX_EVENT_LINE = 1 << 20
@@ -30,6 +42,13 @@ export interface TestRunSpec {
   runner: RunnerKind
   /** The work tree on the host (directories 0755, files 0644/0755), mounted read-only. */
   tree: string
+  /**
+   * Where the tree appears inside the sandbox (default /src). reproduce and verify use the
+   * checkout's own path (source_root): go's build cache keys include the package directory,
+   * so the tree built there reuses the operator's host cache, and baseline and candidate look
+   * alike to the tests. A path the sandbox's layout owns falls back to /src.
+   */
+  mountPoint?: string
   testPackages: readonly string[]
   /** A host directory the sandbox user can traverse: holds the GOCACHE copy or the reporter during the run. */
   scratch: string
@@ -37,7 +56,7 @@ export interface TestRunSpec {
   timeoutMs: number
   /** Default: SANDBOX_LIMITS (the CLI's). The go runner adds the address-space limit; node never has one. */
   limits?: SandboxLimits
-  /** go: module cache mounted read-only as GOMODCACHE. */
+  /** go: module cache mounted read-only as GOMODCACHE, at its own host path (same cache keys as host builds). */
   goModCache?: string
   /** node: node_modules mounted read-only on the tree's (empty) node_modules/. */
   dependencyDir?: string
@@ -89,7 +108,8 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
   const gid = root ? spec.gid ?? SANDBOX_GID : process.getegid?.() ?? uid
   const base = spec.limits ?? SANDBOX_LIMITS
   if (!statSync(spec.tree).isDirectory()) throw toolError('INTERNAL', `work tree ${spec.tree} is not a directory`)
-  const mounts: SandboxMount[] = [{ source: spec.tree, dest: SRC_DEST }]
+  const src = spec.mountPoint !== undefined && usableMountPoint(spec.mountPoint) ? spec.mountPoint : SRC_DEST
+  const mounts: SandboxMount[] = [{ source: spec.tree, dest: src }]
   const systemDirs: string[] = []
   const cleanup: string[] = []
   let command: string[]
@@ -110,12 +130,13 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
     }
     systemDirs.push(go.goroot)
     limits = { ...base, addressSpaceBytes: base.addressSpaceBytes ?? GO_ADDRESS_SPACE_BYTES }
-    env = goEnv(go.goroot, spec.goModCache !== undefined)
+    const modDest = spec.goModCache === undefined ? undefined : usableMountPoint(spec.goModCache) && !spec.goModCache.startsWith(`${src}/`) && src !== spec.goModCache ? spec.goModCache : '/gomod'
+    env = goEnv(go.goroot, modDest)
     const cacheDir = join(spec.scratch, 'gocache')
     cleanup.push(cacheDir)
     goCache = prepareGoCache(cacheDir, spec.hostGoCache === null ? undefined : spec.hostGoCache ?? hostGoCache(spec.env ?? {}), uid, gid)
     mounts.push({ source: cacheDir, dest: GO_CACHE_DEST, writable: true })
-    if (spec.goModCache !== undefined) mounts.push({ source: spec.goModCache, dest: GO_MOD_CACHE_DEST })
+    if (spec.goModCache !== undefined && modDest !== undefined) mounts.push({ source: spec.goModCache, dest: modDest })
   } else {
     const node = nodeInstall()
     toolchain = `node ${node.version}`
@@ -130,13 +151,13 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
     mounts.push({ source: reporter, dest: NODE_REPORTER_DEST })
     if (spec.dependencyDir !== undefined) {
       if (!existsSync(join(spec.tree, 'node_modules'))) throw toolError('SANDBOX_UNAVAILABLE', `${spec.tree} has no node_modules/ directory to mount dependency_dir on`)
-      mounts.push({ source: spec.dependencyDir, dest: `${SRC_DEST}/node_modules` })
+      mounts.push({ source: spec.dependencyDir, dest: `${src}/node_modules` })
     }
   }
 
   try {
     const r = await runSandbox({
-      command, cwd: SRC_DEST, env, mounts, systemDirs, limits, timeoutMs: spec.timeoutMs, uid, gid, diskPaths,
+      command, cwd: src, env, mounts, systemDirs, limits, timeoutMs: spec.timeoutMs, uid, gid, diskPaths,
       ...(spec.signal === undefined ? {} : { signal: spec.signal }),
       ...(spec.onPlaced === undefined ? {} : { onPlaced: spec.onPlaced }),
     })
@@ -154,7 +175,7 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
     if (spec.runner === 'go') {
       for await (const ev of normalizeGoStream([r.stdout], MAX_EVENT_LINE)) keep(ev)
     } else {
-      const n = new NodeEventNormalizer(SRC_DEST)
+      const n = new NodeEventNormalizer(src)
       for await (const l of splitEventLines([r.stdout], MAX_EVENT_LINE)) {
         if (l.truncated) {
           summarizer.flag(`stdout line ${l.line} is longer than ${MAX_EVENT_LINE} bytes (truncated)`)

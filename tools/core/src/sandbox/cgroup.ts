@@ -67,7 +67,9 @@ export function findHierarchies (): { ok: true, hierarchies: Hierarchy[] } | { o
     if (ownPath === undefined) return { ok: false, why: `/proc/self/cgroup names no ${c} group` }
     if (m.root !== '/' && !(ownPath === m.root || ownPath.startsWith(`${m.root}/`))) return { ok: false, why: `our ${c} group ${ownPath} is outside its mount's root ${m.root}` }
     const rel = m.root === '/' ? ownPath : ownPath.slice(m.root.length)
-    hierarchies.push({ controller: c, ownDir: join(m.mountPoint, rel), ownPath })
+    const ownDir = join(m.mountPoint, rel)
+    if (!existsSync(join(ownDir, 'cgroup.procs'))) return { ok: false, why: `our ${c} group ${ownDir} is not there (the hierarchy is not visible at its mount point)` }
+    hierarchies.push({ controller: c, ownDir, ownPath })
   }
   return { ok: true, hierarchies }
 }
@@ -219,10 +221,10 @@ export class SandboxCgroup {
   async drain (graceMs: number): Promise<number[]> {
     const until = Date.now() + graceMs
     for (;;) {
-      this.killAll()
       const left = this.pids()
       if (left.length === 0 || Date.now() >= until) return left
-      await new Promise(resolve => setTimeout(resolve, 10))
+      for (const pid of left) { try { process.kill(pid, 'SIGKILL') } catch {} }
+      await new Promise(resolve => setTimeout(resolve, 2))
     }
   }
 

@@ -178,22 +178,23 @@ function nsId (pid: number | 'self', name: string): string {
   return readlinkSync(`/proc/${pid}/ns/${name}`)
 }
 
-/** Every descendant of `root` (by walking /proc/<pid>/stat parent links). */
+/** Every descendant of `root`, from /proc/<pid>/task/<tid>/children. */
 function descendants (root: number): number[] {
-  const parent = new Map<number, number>()
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
-      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      parent.set(Number(name), Number(rest[1]))
-    } catch {}
-  }
   const out: number[] = []
   const frontier = [root]
   while (frontier.length > 0) {
     const p = frontier.pop() as number
-    for (const [pid, pp] of parent) if (pp === p) { out.push(pid); frontier.push(pid) }
+    let tids: string[]
+    try { tids = readdirSync(`/proc/${p}/task`) } catch { continue }
+    for (const tid of tids) {
+      let text = ''
+      try { text = readFileSync(`/proc/${p}/task/${tid}/children`, 'utf8') } catch {}
+      for (const c of text.split(' ')) {
+        if (c.trim() === '') continue
+        out.push(Number(c))
+        frontier.push(Number(c))
+      }
+    }
   }
   return out
 }
@@ -324,6 +325,8 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     const status = new StatusReader(c.stdio[STATUS_FD] as Readable)
     const gate = c.stdio[BLOCK_FD] as Writable
     gate.on('error', () => {})
+    // Consume the gate socket's read side, so it ends (and the child's 'close' fires) at exit.
+    ;(c.stdio[BLOCK_FD] as Readable).resume()
 
     const startTimer = setTimeout(() => halt('deadline', `bwrap did not report its child within ${START_TIMEOUT_MS} ms`), Math.min(START_TIMEOUT_MS, Math.max(0, deadlineAt - performance.now())))
     const first = await Promise.race([status.first('child-pid'), exited.then(() => undefined)])
@@ -387,7 +390,9 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     for (const t of timers) clearTimeout(t)
     // The command is done: nothing of the sandbox may outlive it.
     survivors = (await cg.drain(KILL_GRACE_MS)).length
-    await Promise.race([closed, new Promise(resolve => setTimeout(resolve, KILL_GRACE_MS))])
+    let closeTimer: NodeJS.Timeout | undefined
+    await Promise.race([closed, new Promise(resolve => { closeTimer = setTimeout(resolve, KILL_GRACE_MS) })])
+    clearTimeout(closeTimer)
     const final = status.objects.find(o => 'exit-code' in o)
     if (final !== undefined && typeof final['exit-code'] === 'number' && stop === undefined) {
       exitCode = final['exit-code']

@@ -1,0 +1,142 @@
+// reproduce: the third step. It materializes the extracted baseline under <attempt>/work/,
+// runs the fixed test command of the config's runner on it in the sandbox, writes
+// baseline.events.ndjson (the normalized events) and baseline.json (every identity with its
+// result, the failing set, the exit code, the command, argv and environment names, the limits
+// in force and how each was read back, resource samples, anomalies), and prints a `baseline`
+// record. Exit 0 when the case's identity failed; otherwise the attempt ends not_reproduced
+// (no provider call can follow), fault (the run says nothing usable about the code, or the
+// sandbox could not be set up) or timed_out. `--preflight` only proves the sandbox.
+
+import { mkdirSync, rmSync, chmodSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Baseline, BaselineRecord } from '@repairline/schemas'
+import {
+  EXIT, faultPoint, finishAttempt, materializeTree, openStep, runTests, sandboxPreflight, sha256Hex, writeFileAtomic, writeJsonAtomic,
+  TREE_MANIFEST, TREE_TAR, ERROR_CODES, type TestRun, type ToolIo, type ToolResult, type ExitCode,
+} from '@repairline/core'
+import { decideReproduction } from './rules/reproduction.ts'
+import { sandboxFaultOf } from './rules/sandbox-fault.ts'
+
+export interface ReproduceOptions {
+  /** The attempt directory (absolute). */
+  attempt: string
+}
+
+export interface PreflightOptions {
+  runner: 'go' | 'node'
+}
+
+/** Margin kept between the sandbox's kill and the attempt's deadline, to write the results. */
+const WRITE_MARGIN_MS = 1_000
+/** The baseline's work tree and its scratch directory, under <attempt>/work/. */
+const TREE_DIR = 'baseline'
+const SCRATCH_DIR = 'baseline-run'
+
+/** reproduce --preflight: one preflight record; exit 0, or the first failed check's exit (77 for a missing primitive). */
+export async function reproducePreflight (o: PreflightOptions, io: ToolIo): Promise<ToolResult> {
+  const r = await sandboxPreflight({ runner: o.runner })
+  io.out.write({ v: 1, kind: 'preflight', runner: o.runner, ok: r.ok, checks: r.checks, limits: r.limits, namespaces: r.namespaces, samples: r.samples })
+  for (const c of r.checks) io.stderr.write(`reproduce: preflight: ${c.ok ? 'ok' : 'FAILED'}: ${c.name}: ${c.detail.replace(/\s+/g, ' ')}\n`)
+  for (const l of r.limits) io.stderr.write(`reproduce: preflight: in force: ${l.name} = ${l.got} (${l.mechanism}, read back from ${l.source})\n`)
+  const bad = r.checks.find(c => !c.ok)
+  if (bad === undefined) return { exit: EXIT.OK }
+  return { exit: ERROR_CODES[bad.code ?? 'SANDBOX_UNAVAILABLE'].exit as ExitCode }
+}
+
+export async function reproduce (o: ReproduceOptions, io: ToolIo): Promise<ToolResult> {
+  const step = openStep('reproduce', o.attempt, io, ['inputs/execution.json', 'admission.json', 'started.json', TREE_MANIFEST, TREE_TAR])
+  if (step.done) return step.result
+  const { attempt } = step
+  const config = attempt.config
+  const caseIdentity = attempt.admission.case.test.name
+  const deadline = Date.parse(attempt.admission.deadline)
+  const stateRoot = attempt.stateRoot
+  const work = join(attempt.dir, 'work')
+  const tree = join(work, TREE_DIR)
+  const scratch = join(work, SCRATCH_DIR)
+
+  let run: TestRun
+  try {
+    // A rerun after a crash finds the previous scratch trees: they are not sealed, start over.
+    rmSync(tree, { recursive: true, force: true })
+    rmSync(scratch, { recursive: true, force: true })
+    materializeTree(attempt.dir, tree)
+    mkdirSync(scratch, { mode: 0o755 })
+    chmodSync(scratch, 0o755)
+    faultPoint(io.env, 'sandbox-start')
+    const timeoutMs = deadline - io.now().getTime() - WRITE_MARGIN_MS
+    run = await runTests({
+      runner: config.runner.kind,
+      tree,
+      mountPoint: config.source_root,
+      testPackages: config.test_packages,
+      scratch,
+      timeoutMs: Math.max(1, timeoutMs),
+      env: io.env,
+      diskPaths: [stateRoot],
+      ...(config.runner.go_mod_cache === undefined ? {} : { goModCache: config.runner.go_mod_cache }),
+      ...(config.runner.dependency_dir === undefined ? {} : { dependencyDir: config.runner.dependency_dir }),
+    })
+  } catch (e) {
+    const f = sandboxFaultOf(e)
+    if (f === undefined) throw e
+    const result = finishAttempt('reproduce', attempt, io, { outcome: 'fault', code: f.code, message: `the baseline could not run in the sandbox: ${f.message}` })
+    io.out.write({ v: 1, kind: 'error', code: f.code, message: oneLine(f.message) })
+    io.stderr.write(`reproduce: fault: ${f.code}: ${oneLine(f.message)}\n`)
+    return result
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
+
+  const eventsBytes = Buffer.from(run.events.map(ev => JSON.stringify(ev) + '\n').join(''))
+  writeFileAtomic(join(attempt.dir, 'baseline.events.ndjson'), eventsBytes, { stateRoot })
+  const decision = decideReproduction(run, caseIdentity)
+  const baseline: Baseline = {
+    v: 1,
+    attempt_key: attempt.key,
+    case_identity: caseIdentity,
+    reproduced: decision.verdict === 'reproduced',
+    runner: run.runner,
+    toolchain: run.toolchain,
+    command: run.command,
+    exit_code: run.sandbox?.exit.code ?? null,
+    timed_out: run.timedOut,
+    ...(run.fault === undefined ? {} : { fault: { code: run.fault.code, message: oneLine(run.fault.message) } }),
+    identities: run.summary.identities,
+    failing: run.summary.failing,
+    anomalies: run.summary.anomalies,
+    events: { count: run.events.length, bytes: eventsBytes.length, sha256: sha256Hex(eventsBytes) },
+    ...(run.sandbox === undefined ? {} : { run: run.sandbox }),
+    ...(run.goCache === undefined ? {} : { go_cache: { ...(run.goCache.seededFrom === undefined ? {} : { seeded_from: run.goCache.seededFrom }), files: run.goCache.files, bytes: run.goCache.bytes, ...(run.goCache.method === undefined ? {} : { method: run.goCache.method }), ...(run.goCache.note === undefined ? {} : { note: run.goCache.note }) } }),
+    ...(run.reporterSha256 === undefined ? {} : { reporter_sha256: run.reporterSha256 }),
+    stderr_tail: run.stderrTail,
+  }
+  writeJsonAtomic('baseline', join(attempt.dir, 'baseline.json'), baseline, { stateRoot })
+  const record: BaselineRecord = {
+    v: 1,
+    kind: 'baseline',
+    case_identity: caseIdentity,
+    reproduced: baseline.reproduced,
+    identities: Object.keys(run.summary.identities).length,
+    failing: run.summary.failing.slice(0, 100),
+    exit_code: baseline.exit_code,
+    ...(run.fault === undefined ? {} : { fault: run.fault.code }),
+  }
+  io.out.write(record)
+  const n = Object.keys(run.summary.identities).length
+  io.stderr.write(`reproduce: ${run.toolchain}: ${n} identit${n === 1 ? 'y' : 'ies'}, ${run.summary.failing.length} failed, exit ${String(baseline.exit_code ?? run.sandbox?.exit.signal ?? '-')}${run.sandbox === undefined ? '' : ` in ${run.sandbox.timing.run_ms} ms`}\n`)
+  for (const a of run.summary.anomalies.slice(0, 20)) io.stderr.write(`reproduce: anomaly: ${oneLine(a)}\n`)
+
+  if (decision.verdict === 'reproduced') {
+    io.stderr.write(`reproduce: reproduced: ${caseIdentity} failed on the baseline\n`)
+    return { exit: EXIT.OK }
+  }
+  const outcome = decision.verdict
+  const result = finishAttempt('reproduce', attempt, io, { outcome, code: decision.code, message: decision.message })
+  io.stderr.write(`reproduce: ${outcome}: ${decision.code}: ${oneLine(decision.message)}\n`)
+  return result
+}
+
+function oneLine (s: string): string {
+  return s.replace(/[\r\n]+/g, ' ').slice(0, 8000)
+}
