@@ -22,7 +22,7 @@ export function commandMisalignment (config: ExecutionConfig, argv: readonly str
     if (rest.slice(0, 3).join('\0') !== fixed.join('\0')) return `the command is not node ${fixed.join(' ')}: ${argv.join(' ')}`
     if (rest.slice(3).join('\0') !== pkgs.join('\0')) return `the command's targets ${JSON.stringify(rest.slice(3))} are not test_packages ${JSON.stringify(pkgs)}`
   }
-  const allowed = new Set(Object.keys(config.runner.kind === 'go' ? goEnv('/usr/lib/go', true) : nodeEnv()))
+  const allowed = new Set(Object.keys(config.runner.kind === 'go' ? goEnv('/usr/lib/go', '/gomod') : nodeEnv()))
   const extra = envNames.filter(n => !allowed.has(n))
   if (extra.length > 0) return `the command ran with environment variables outside the runner's set: ${extra.join(', ')}`
   return undefined
