@@ -63,6 +63,8 @@ export function writeJson (path: string, value: unknown): void {
 /** Builds the fixture under `dir` (which must exist and be empty). */
 export async function makeFixture (dir: string, o: FixtureOptions = {}): Promise<Fixture> {
   const runner = o.runner ?? 'go'
+  // The sandbox user must traverse to the state dir's work trees (admit refuses otherwise).
+  chmodSync(dir, 0o711)
   const repo = join(dir, 'repo')
   const sha = await createRepo(repo, o.files ?? (runner === 'go' ? GO_FILES : NODE_FILES))
   const canary = `rl-canary-${randomBytes(12).toString('hex')}`

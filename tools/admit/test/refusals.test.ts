@@ -4,7 +4,7 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { appendFileSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, writeFileSync } from 'node:fs'
 import { run } from '@repairline/core'
 import { runBin } from '../../../test/helpers/bin.ts'
 import { join } from 'node:path'
@@ -270,4 +270,15 @@ test('relative --config is a usage error (2)', async (t) => {
   const f = await fixture(t)
   const r = await runBin('admit', ['run', '--config', 'execution.json', '--report', f.reportPath], { cwd: f.dir })
   assertRefused(r, 2, 'USAGE', f)
+})
+
+test('a state_dir the sandbox user cannot traverse to (STATE_DIR_INVALID, 78) with a hint', async (t) => {
+  const f = await fixture(t)
+
+  chmodSync(f.dir, 0o700)
+  const r = await admit(f)
+  assertRefused(r, 78, 'STATE_DIR_INVALID', f, '/state_dir')
+  assert.match(r.stderr, /hint: chmod o\+x /)
+  chmodSync(f.dir, 0o711) // positive control
+  assert.equal((await admit(f)).exitCode, 0)
 })

@@ -16,10 +16,20 @@ export function checkStateDir (config: ExecutionConfig): void {
     throw toolError('STATE_DIR_INVALID', `state_dir's parent ${dirname(dir)} does not exist`, { path })
   }
   let st
-  try { st = lstatSync(dir) } catch { return }
-  if (st.isSymbolicLink()) throw toolError('STATE_DIR_INVALID', `state_dir ${dir} is a symlink`, { path })
-  if (!st.isDirectory()) throw toolError('STATE_DIR_INVALID', `state_dir ${dir} is not a directory`, { path })
-  if (st.uid !== (process.geteuid?.() ?? 0)) throw toolError('STATE_DIR_INVALID', `state_dir ${dir} is owned by uid ${st.uid}, not by us`, { path })
+  try { st = lstatSync(dir) } catch { st = undefined }
+  if (st !== undefined) {
+    if (st.isSymbolicLink()) throw toolError('STATE_DIR_INVALID', `state_dir ${dir} is a symlink`, { path })
+    if (!st.isDirectory()) throw toolError('STATE_DIR_INVALID', `state_dir ${dir} is not a directory`, { path })
+    if (st.uid !== (process.geteuid?.() ?? 0)) throw toolError('STATE_DIR_INVALID', `state_dir ${dir} is owned by uid ${st.uid}, not by us`, { path })
+  }
+  // The sandbox user mounts work trees from state_dir/attempts/<key>/work: it must be able to
+  // traverse every directory above them (state_dir itself is created 0711).
+  for (let p = st === undefined ? dirname(dir) : dir; ; p = dirname(p)) {
+    if ((statSync(p).mode & 0o001) === 0) {
+      throw toolError('STATE_DIR_INVALID', `state_dir ${dir}: ${p} cannot be searched by other users, so the sandbox user (uid 65534) could not reach the work trees under it`, { path, hint: `chmod o+x ${p}, or put state_dir somewhere every user can traverse` })
+    }
+    if (p === '/') break
+  }
 }
 
 export function checkCaFile (config: ExecutionConfig): void {
