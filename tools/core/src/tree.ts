@@ -34,45 +34,54 @@ export interface TreeListing {
 
 export interface TreeViolation { code: ErrorCode, path: string, message: string }
 
+const SIZE = /^ *([0-9]{1,15})$/
+
 /** Parses `ls-tree -r -z --long` output. Paths that are not valid UTF-8 become violations. */
 export function parseLsTree (out: Buffer): { entries: TreeEntry[], violations: TreeViolation[] } {
+  // Almost always the whole output is valid UTF-8: decode it once and slice strings, which is
+  // several times faster than decoding 20,000 records one by one.
+  if (isUtf8(out)) return { entries: parseRecords(out.toString('utf8')), violations: [] }
   const entries: TreeEntry[] = []
   const violations: TreeViolation[] = []
   let start = 0
-  // Each record: <mode> SP <type> SP <oid> SP <size, padded> TAB <path> NUL.
   while (start < out.length) {
     let end = out.indexOf(0, start)
     if (end === -1) end = out.length
-    const tab = out.indexOf(9, start)
-    const sp1 = out.indexOf(32, start)
-    const sp2 = sp1 === -1 ? -1 : out.indexOf(32, sp1 + 1)
-    const sp3 = sp2 === -1 ? -1 : out.indexOf(32, sp2 + 1)
-    if (tab === -1 || tab > end || sp3 === -1 || sp3 > tab) throw toolError('GIT_FAILED', `unexpected ls-tree output: ${JSON.stringify(out.toString('latin1', start, Math.min(end, start + 120)))}`)
-    const mode = out.toString('latin1', start, sp1)
-    const type = out.toString('latin1', sp1 + 1, sp2)
-    const oid = out.toString('latin1', sp2 + 1, sp3)
-    if (!/^[0-7]{5,6}$/.test(mode) || !/^[0-9a-f]{40}$/.test(oid)) throw toolError('GIT_FAILED', `unexpected ls-tree output: ${JSON.stringify(out.toString('latin1', start, tab))}`)
-    // Digits, or "-" for entries without a size (gitlinks); git prints "BAD" for a blob it cannot read.
-    let size = 0
-    let digits = 0
-    for (let i = sp3 + 1; i < tab; i++) {
-      const c = out[i] ?? 0
-      if (c === 0x20 && digits === 0) continue
-      if (c < 0x30 || c > 0x39 || digits >= 15) { size = -1; break }
-      size = size * 10 + (c - 0x30)
-      digits++
-    }
-    if (digits === 0) size = -1
-    const raw = out.subarray(tab + 1, end)
+    const raw = out.subarray(start, end)
     start = end + 1
-    if (!isUtf8(raw)) {
-      const shown = raw.toString('latin1')
+    const tab = raw.indexOf(9)
+    if (tab !== -1 && !isUtf8(raw.subarray(tab + 1))) {
+      const shown = raw.subarray(tab + 1).toString('latin1')
       violations.push({ code: 'TREE_PATH_UNSAFE', path: shown, message: `path ${JSON.stringify(shown)} is not valid UTF-8` })
       continue
     }
-    entries.push({ mode, type, oid, size, path: raw.toString('utf8') })
+    entries.push(...parseRecords(raw.toString('utf8')))
   }
   return { entries, violations }
+}
+
+/** Parses decoded records: <mode> SP <type> SP <oid> SP <size, padded> TAB <path>, NUL-separated. */
+function parseRecords (text: string): TreeEntry[] {
+  const entries: TreeEntry[] = []
+  let start = 0
+  while (start < text.length) {
+    let end = text.indexOf('\0', start)
+    if (end === -1) end = text.length
+    const tab = text.indexOf('\t', start)
+    const sp1 = text.indexOf(' ', start)
+    const sp2 = sp1 === -1 ? -1 : text.indexOf(' ', sp1 + 1)
+    const sp3 = sp2 === -1 ? -1 : text.indexOf(' ', sp2 + 1)
+    if (tab === -1 || tab > end || sp3 === -1 || sp3 > tab) throw toolError('GIT_FAILED', `unexpected ls-tree output: ${JSON.stringify(text.slice(start, Math.min(end, start + 120)))}`)
+    const mode = text.slice(start, sp1)
+    const type = text.slice(sp1 + 1, sp2)
+    const oid = text.slice(sp2 + 1, sp3)
+    if (mode.length < 5 || mode.length > 6 || oid.length !== 40 || !/^[0-7]+$/.test(mode) || !/^[0-9a-f]+$/.test(oid)) throw toolError('GIT_FAILED', `unexpected ls-tree output: ${JSON.stringify(text.slice(start, tab))}`)
+    // Digits, or "-" for entries without a size (gitlinks); git prints "BAD" for a blob it cannot read.
+    const m = SIZE.exec(text.slice(sp3 + 1, tab))
+    entries.push({ mode, type, oid, size: m === null ? -1 : Number(m[1]), path: text.slice(tab + 1, end) })
+    start = end + 1
+  }
+  return entries
 }
 
 /**

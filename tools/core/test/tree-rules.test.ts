@@ -3,7 +3,7 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { checkTreeListing, MAX_TREE_BYTES, MAX_TREE_ENTRIES, unsafePathReason, type TreeEntry } from '@repairline/core'
+import { checkTreeListing, MAX_TREE_BYTES, MAX_TREE_ENTRIES, parseLsTree, unsafePathReason, type TreeEntry } from '@repairline/core'
 
 const OID = 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391'
 const file = (path: string, size = 0, mode = '100644', type = 'blob'): TreeEntry => ({ path, size, mode, type, oid: OID })
@@ -58,4 +58,23 @@ test('bounds: 20,000 entries and 16 MiB pass, one more of either is refused', ()
   assert.deepEqual(codes([file('a', MAX_TREE_BYTES - 1), file('b', 2)]), ['TREE_TOO_LARGE'])
   // Bounds come first, before any per-path violation.
   assert.deepEqual(codes([file('l', 1, '120000'), ...many(MAX_TREE_ENTRIES, 0)]).slice(0, 2), ['TREE_TOO_MANY_ENTRIES', 'TREE_SYMLINK'])
+})
+
+test('parseLsTree: sizes, gitlinks, unreadable blobs, invalid UTF-8 paths and garbage', () => {
+  const rec = (meta: string, path: Buffer | string): Buffer => Buffer.concat([Buffer.from(`${meta}\t`), Buffer.from(path), Buffer.from([0])])
+  const ok = Buffer.concat([
+    rec(`100644 blob ${OID}      12`, 'a.go'),
+    rec(`160000 commit ${OID}       -`, 'sub'),
+    rec(`100644 blob ${OID}     BAD`, 'gone.go'),
+    rec(`100755 blob ${OID} 123456789`, 'é/big.bin'),
+  ])
+  const parsed = parseLsTree(ok)
+  assert.deepEqual(parsed.violations, [])
+  assert.deepEqual(parsed.entries.map(e => [e.path, e.mode, e.type, e.size]), [['a.go', '100644', 'blob', 12], ['sub', '160000', 'commit', -1], ['gone.go', '100644', 'blob', -1], ['é/big.bin', '100755', 'blob', 123456789]])
+  // One record with a path that is not UTF-8: a violation; the others still parse.
+  const mixed = parseLsTree(Buffer.concat([rec(`100644 blob ${OID}       1`, Buffer.from([0x61, 0xff, 0x62])), rec(`100644 blob ${OID}       2`, 'b.go')]))
+  assert.deepEqual(mixed.violations.map(v => v.code), ['TREE_PATH_UNSAFE'])
+  assert.deepEqual(mixed.entries.map(e => e.path), ['b.go'])
+  assert.throws(() => parseLsTree(Buffer.from('not ls-tree output\0')), { code: 'GIT_FAILED' })
+  assert.throws(() => parseLsTree(rec('100644 blob nothex 1', 'x')), { code: 'GIT_FAILED' })
 })

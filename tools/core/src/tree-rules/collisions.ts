@@ -35,6 +35,7 @@ export class PathCollisions {
   private readonly seenDirs = new Set<string>()
   private prev: string | undefined
   private prevHigh = false
+  private prevParent: string | undefined
 
   add (path: string): CollisionViolation[] {
     const out: CollisionViolation[] = []
@@ -56,20 +57,28 @@ export class PathCollisions {
     } else {
       this.files.set(folded, path)
     }
-    let cut = path.indexOf('/')
-    while (cut !== -1) {
-      const dir = path.slice(0, cut)
-      // A directory seen before was checked then; a file added since is checked on its own.
-      if (!this.seenDirs.has(dir)) {
-        this.seenDirs.add(dir)
-        const dirFolded = foldPath(dir)
-        const file = this.files.get(dirFolded)
-        if (file !== undefined) out.push({ code: 'TREE_PATH_DUPLICATE', path, message: `${dir} is both a file (${file}) and a directory` })
-        const other = this.dirs.get(dirFolded)
-        if (other === undefined) this.dirs.set(dirFolded, dir)
-        else out.push({ code: 'TREE_PATH_DUPLICATE', path, message: `directories ${dir} and ${other} differ only in case or Unicode normalization` })
+    // Consecutive paths of a sorted listing mostly share their directory: it was checked then.
+    const lastSlash = path.lastIndexOf('/')
+    const parent = lastSlash === -1 ? '' : path.slice(0, lastSlash)
+    if (parent !== this.prevParent) {
+      this.prevParent = parent
+      // Lowercasing ASCII keeps every '/' in place, so a directory's folded form is a prefix.
+      const asciiFold = ASCII.test(path)
+      let cut = path.indexOf('/')
+      while (cut !== -1) {
+        const dir = path.slice(0, cut)
+        // A directory seen before was checked then; a file added since is checked on its own.
+        if (!this.seenDirs.has(dir)) {
+          this.seenDirs.add(dir)
+          const dirFolded = asciiFold ? folded.slice(0, cut) : foldPath(dir)
+          const file = this.files.get(dirFolded)
+          if (file !== undefined) out.push({ code: 'TREE_PATH_DUPLICATE', path, message: `${dir} is both a file (${file}) and a directory` })
+          const other = this.dirs.get(dirFolded)
+          if (other === undefined) this.dirs.set(dirFolded, dir)
+          else out.push({ code: 'TREE_PATH_DUPLICATE', path, message: `directories ${dir} and ${other} differ only in case or Unicode normalization` })
+        }
+        cut = path.indexOf('/', cut + 1)
       }
-      cut = path.indexOf('/', cut + 1)
     }
     return out
   }
