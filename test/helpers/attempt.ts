@@ -1,8 +1,9 @@
 // Preparing an admitted attempt for the steps after admit: admission is real (admit run on a
 // fixture, through the built bin); the files of the steps that are not under test are
 // written here in their schema-valid shape. baseline.json is written by hand (what
-// reproduce would write for a reproduced case), and tree files are read straight from the
-// fixture repository's commit, so provider tests need neither the sandbox nor Go.
+// reproduce would write for a reproduced case), and the tree either with core's tree API
+// (writeTree: what extract-tree writes) or straight from the fixture repository's commit
+// (repoFiles), so provider tests need neither the sandbox nor Go.
 //
 // For the steps that read the extracted tree through core's tree API (gate-patch, verify):
 // admitAttempt returns the attempt with its fixture, extractAttempt runs the real extract-tree
@@ -11,7 +12,7 @@
 import { join } from 'node:path'
 import assert from 'node:assert/strict'
 import type { Baseline, Proposal, ProposalEdit } from '@repairline/schemas'
-import { writeJsonAtomic } from '@repairline/core'
+import { buildTreeArchive, listTree, treeManifestFor, writeFileAtomic, writeJsonAtomic, TREE_MANIFEST, TREE_TAR } from '@repairline/core'
 import { rewriteConfig, type Fixture } from './fixture.ts'
 import { gitT } from './git.ts'
 import { runBin, errorOf } from './bin.ts'
@@ -113,4 +114,12 @@ export function writeProposal (a: AdmittedAttempt, edits: ProposalEdit[]): Propo
   const proposal: Proposal = { summary: { cause: 'Add subtracts.', change: 'Return the sum.', risk: 'None beyond Add.' }, edits }
   writeJsonAtomic('proposal', join(a.dir, 'proposal.json'), proposal, { stateRoot: a.fixture.stateDir })
   return proposal
+}
+
+/** Writes tree.tar and tree-manifest.json for the attempt with the core tree API (what extract-tree writes). */
+export async function writeTree (f: Fixture, a: Admitted): Promise<void> {
+  const listing = await listTree(f.repo, f.sha)
+  const archive = await buildTreeArchive(f.repo, listing)
+  writeFileAtomic(join(a.dir, TREE_TAR), archive.tar, { stateRoot: f.stateDir })
+  writeJsonAtomic('tree-manifest', join(a.dir, TREE_MANIFEST), treeManifestFor(archive, a.key, f.sha), { stateRoot: f.stateDir })
 }

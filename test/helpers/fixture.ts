@@ -47,6 +47,10 @@ export interface FixtureOptions {
   /** Identities (name) with their package; default: the one failing test of the fixture. */
   cases?: Array<{ id?: string, package: string, name: string }>
   baseUrl?: string
+  /** provider.ca_file: the PEM the client trusts besides Node's roots (the local HTTPS server's CA). */
+  caFile?: string
+  /** The token helper's source (default: a node script printing the canary and a newline). */
+  tokenHelperSource?: (canary: string) => string
 }
 
 /** Builds a case with a correct input_sha256. */
@@ -69,7 +73,7 @@ export async function makeFixture (dir: string, o: FixtureOptions = {}): Promise
   const sha = await createRepo(repo, o.files ?? (runner === 'go' ? GO_FILES : NODE_FILES))
   const canary = `rl-canary-${randomBytes(12).toString('hex')}`
   const tokenHelper = join(dir, 'token-helper')
-  writeFileSync(tokenHelper, `#!${process.execPath}\nprocess.stdout.write(${JSON.stringify(canary)} + '\\n')\n`)
+  writeFileSync(tokenHelper, o.tokenHelperSource?.(canary) ?? `#!${process.execPath}\nprocess.stdout.write(${JSON.stringify(canary)} + '\\n')\n`)
   chmodSync(tokenHelper, 0o755)
   const policy: RoutingPolicy = {
     version: 1,
@@ -96,6 +100,7 @@ export async function makeFixture (dir: string, o: FixtureOptions = {}): Promise
       model: 'gpt-5-mini',
       max_output_tokens: 4000,
       max_input_bytes: 200000,
+      ...(o.caFile === undefined ? {} : { ca_file: o.caFile }),
     },
   }
   const configPath = join(dir, 'execution.json')

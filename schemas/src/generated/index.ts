@@ -3,6 +3,7 @@ import type { Validator } from '../validator.ts'
 import type { Admission } from './types/admission.ts'
 import type { Baseline } from './types/baseline.ts'
 import type { Case } from './types/case.ts'
+import type { ProviderDispatch } from './types/dispatch.ts'
 import type { ErrorInfo } from './types/error.ts'
 import type { ExecutionConfig } from './types/execution.ts'
 import type { GateReport } from './types/gate.ts'
@@ -26,17 +27,20 @@ import type { VerifyRecord } from './types/record-verify.ts'
 import type { RegisterManifest } from './types/register-manifest.ts'
 import type { ProviderRequest } from './types/request.ts'
 import type { ResourceSample } from './types/resource-sample.ts'
+import type { ProviderResponse } from './types/response.ts'
 import type { RoutingPolicy } from './types/routing-policy.ts'
 import type { SandboxRun } from './types/sandbox-run.ts'
 import type { Started } from './types/started.ts'
 import type { SuiteReport } from './types/suite-report.ts'
 import type { TestEvent } from './types/test-event.ts'
 import type { TreeManifest } from './types/tree-manifest.ts'
+import type { ProviderUsage } from './types/usage.ts'
 import type { ValidationRecord } from './types/validation.ts'
 import type { VerifyReport } from './types/verify.ts'
 import { load as loadAdmission } from './validators/admission.ts'
 import { load as loadBaseline } from './validators/baseline.ts'
 import { load as loadCase } from './validators/case.ts'
+import { load as loadDispatch } from './validators/dispatch.ts'
 import { load as loadError } from './validators/error.ts'
 import { load as loadExecution } from './validators/execution.ts'
 import { load as loadGate } from './validators/gate.ts'
@@ -60,18 +64,21 @@ import { load as loadRecordVerify } from './validators/record-verify.ts'
 import { load as loadRegisterManifest } from './validators/register-manifest.ts'
 import { load as loadRequest } from './validators/request.ts'
 import { load as loadResourceSample } from './validators/resource-sample.ts'
+import { load as loadResponse } from './validators/response.ts'
 import { load as loadRoutingPolicy } from './validators/routing-policy.ts'
 import { load as loadSandboxRun } from './validators/sandbox-run.ts'
 import { load as loadStarted } from './validators/started.ts'
 import { load as loadSuiteReport } from './validators/suite-report.ts'
 import { load as loadTestEvent } from './validators/test-event.ts'
 import { load as loadTreeManifest } from './validators/tree-manifest.ts'
+import { load as loadUsage } from './validators/usage.ts'
 import { load as loadValidation } from './validators/validation.ts'
 import { load as loadVerify } from './validators/verify.ts'
 
 export type * from './types/admission.ts'
 export type * from './types/baseline.ts'
 export type * from './types/case.ts'
+export type * from './types/dispatch.ts'
 export type * from './types/error.ts'
 export type * from './types/execution.ts'
 export type * from './types/gate.ts'
@@ -95,12 +102,14 @@ export type * from './types/record-verify.ts'
 export type * from './types/register-manifest.ts'
 export type * from './types/request.ts'
 export type * from './types/resource-sample.ts'
+export type * from './types/response.ts'
 export type * from './types/routing-policy.ts'
 export type * from './types/sandbox-run.ts'
 export type * from './types/started.ts'
 export type * from './types/suite-report.ts'
 export type * from './types/test-event.ts'
 export type * from './types/tree-manifest.ts'
+export type * from './types/usage.ts'
 export type * from './types/validation.ts'
 export type * from './types/verify.ts'
 
@@ -109,6 +118,7 @@ export interface SchemaTypes {
   'admission': Admission
   'baseline': Baseline
   'case': Case
+  'dispatch': ProviderDispatch
   'error': ErrorInfo
   'execution': ExecutionConfig
   'gate': GateReport
@@ -132,12 +142,14 @@ export interface SchemaTypes {
   'register-manifest': RegisterManifest
   'request': ProviderRequest
   'resource-sample': ResourceSample
+  'response': ProviderResponse
   'routing-policy': RoutingPolicy
   'sandbox-run': SandboxRun
   'started': Started
   'suite-report': SuiteReport
   'test-event': TestEvent
   'tree-manifest': TreeManifest
+  'usage': ProviderUsage
   'validation': ValidationRecord
   'verify': VerifyReport
 }
@@ -150,6 +162,7 @@ const loaders: { [N in SchemaName]: () => unknown } = {
   'admission': loadAdmission,
   'baseline': loadBaseline,
   'case': loadCase,
+  'dispatch': loadDispatch,
   'error': loadError,
   'execution': loadExecution,
   'gate': loadGate,
@@ -173,12 +186,14 @@ const loaders: { [N in SchemaName]: () => unknown } = {
   'register-manifest': loadRegisterManifest,
   'request': loadRequest,
   'resource-sample': loadResourceSample,
+  'response': loadResponse,
   'routing-policy': loadRoutingPolicy,
   'sandbox-run': loadSandboxRun,
   'started': loadStarted,
   'suite-report': loadSuiteReport,
   'test-event': loadTestEvent,
   'tree-manifest': loadTreeManifest,
+  'usage': loadUsage,
   'validation': loadValidation,
   'verify': loadVerify,
 }
@@ -192,6 +207,7 @@ export const schemaIds: { [N in SchemaName]: string } = {
   'admission': 'urn:repairline:admission:v1',
   'baseline': 'urn:repairline:baseline:v1',
   'case': 'urn:repairline:case:v1',
+  'dispatch': 'urn:repairline:dispatch:v1',
   'error': 'urn:repairline:error:v1',
   'execution': 'urn:repairline:execution:v1',
   'gate': 'urn:repairline:gate:v1',
@@ -215,12 +231,14 @@ export const schemaIds: { [N in SchemaName]: string } = {
   'register-manifest': 'urn:repairline:register-manifest:v1',
   'request': 'urn:repairline:request:v1',
   'resource-sample': 'urn:repairline:resource-sample:v1',
+  'response': 'urn:repairline:response:v1',
   'routing-policy': 'urn:repairline:routing-policy:v1',
   'sandbox-run': 'urn:repairline:sandbox-run:v1',
   'started': 'urn:repairline:started:v1',
   'suite-report': 'urn:repairline:suite-report:v1',
   'test-event': 'urn:repairline:test-event:v1',
   'tree-manifest': 'urn:repairline:tree-manifest:v1',
+  'usage': 'urn:repairline:usage:v1',
   'validation': 'urn:repairline:validation:v1',
   'verify': 'urn:repairline:verify:v1',
 }

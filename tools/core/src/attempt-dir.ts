@@ -40,6 +40,9 @@ export const ATTEMPT_JSON_FILES: Partial<Record<string, SchemaName>> = {
   'validation/prompt.json': 'validation',
   'validation/request_instructions.json': 'validation',
   'validation/summary.json': 'validation',
+  'dispatch.json': 'dispatch',
+  'response.json': 'response',
+  'usage.json': 'usage',
   'gate.json': 'gate',
   'verify.json': 'verify',
 }

@@ -89,6 +89,24 @@ export const ERROR_CODES = {
   CANDIDATE_MISMATCH: { exit: EXIT.DATA, summary: 'the candidate rebuilt from proposal.json differs from gate.json or candidate.patch (verify)' },
   RUN_NOT_COMPARABLE: { exit: EXIT.NO, summary: "the candidate's command or sandbox differs from the baseline's (verify: fault)" },
   VERIFY_FAILED: { exit: EXIT.NO, summary: 'the candidate ran and did not pass verification (verify: failed)' },
+  // the one provider call (outcome provider_error; 69 when retryable, else 1)
+  TOKEN_HELPER_FAILED: { exit: EXIT.NO, summary: 'the token helper failed, timed out, or printed no single printable line' },
+  PROVIDER_CA_INVALID: { exit: EXIT.NO, summary: 'provider.ca_file cannot be read as PEM certificates' },
+  DISPATCH_INTERRUPTED: { exit: EXIT.UNAVAILABLE, summary: 'the call was dispatched but no result was recorded; it is never sent twice' },
+  PROVIDER_TIMEOUT: { exit: EXIT.UNAVAILABLE, summary: 'no connection, headers or complete body within the bounds, or the total deadline passed' },
+  PROVIDER_TRANSPORT: { exit: EXIT.UNAVAILABLE, summary: 'the connection failed, was reset, or did not speak HTTP' },
+  PROVIDER_TLS: { exit: EXIT.NO, summary: 'the server certificate did not verify' },
+  PROVIDER_REDIRECT: { exit: EXIT.NO, summary: 'the server answered with a redirect, which is never followed' },
+  PROVIDER_RATE_LIMITED: { exit: EXIT.UNAVAILABLE, summary: 'HTTP 429' },
+  PROVIDER_SERVER_ERROR: { exit: EXIT.UNAVAILABLE, summary: 'HTTP 5xx' },
+  PROVIDER_HTTP_ERROR: { exit: EXIT.NO, summary: 'a 4xx status other than 429, or another non-2xx status' },
+  PROVIDER_RESPONSE_TOO_LARGE: { exit: EXIT.NO, summary: 'the response body is over the byte cap' },
+  PROVIDER_ENCODING_REFUSED: { exit: EXIT.NO, summary: 'the response has a content-encoding other than identity' },
+  PROVIDER_RESPONSE_INVALID: { exit: EXIT.NO, summary: 'the answer is not a usable Responses body (media type, JSON, shape, status)' },
+  PROVIDER_FAILED: { exit: EXIT.NO, summary: 'the response has status failed' },
+  PROVIDER_INCOMPLETE: { exit: EXIT.NO, summary: 'the answer is incomplete or truncated (status, reasoning only, output at the cap)' },
+  PROVIDER_REFUSAL: { exit: EXIT.NO, summary: 'the model refused' },
+  PROPOSAL_INVALID: { exit: EXIT.NO, summary: 'the answer is not JSON or breaks the proposal schema' },
 } as const satisfies Record<string, { exit: ExitCode; summary: string }>
 
 export type KnownErrorCode = keyof typeof ERROR_CODES

@@ -5,16 +5,16 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:error:v1","title":"ErrorInfo","description":"A typed error: a stable code matched by callers, a one-line message, and optional field pointer and hint.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable error code."},"message":{"description":"One line saying what failed, naming the field, path or line and what was expected.","type":"string","minLength":1,"maxLength":8192},"path":{"description":"JSON pointer into the offending document, or a file path.","type":"string","maxLength":4096},"hint":{"description":"What the operator can do about it.","type":"string","maxLength":8192}}};
+const schema87 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:error:v1","title":"ErrorInfo","description":"A typed error: a stable code matched by callers, a one-line message, and optional field pointer and hint.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable error code."},"message":{"description":"One line saying what failed, naming the field, path or line and what was expected.","type":"string","minLength":1,"maxLength":8192},"path":{"description":"JSON pointer into the offending document, or a file path.","type":"string","maxLength":4096},"hint":{"description":"What the operator can do about it.","type":"string","maxLength":8192}}};
 const schema66 = {"description":"A stable error code in SCREAMING_SNAKE_CASE.","type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
 const pattern22 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
 const func2 = runtime_ucs2length.default;
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:error:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -175,10 +175,10 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate37
+return validate38
 }

@@ -6,25 +6,25 @@ import runtime_equal from 'ajv/dist/runtime/equal.js'
 export function load () {
 
 
-const schema84 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:execution:v1","title":"ExecutionConfig","description":"The operator's private execution config (DESIGN §5). Every violation is refused with exit 78 before anything is written. Rules a schema cannot state (base_url canonical form, runner-specific targets, allowed files at source_sha) are checked by admit and reported with the same JSON pointers.","type":"object","additionalProperties":false,"required":["version","source_root","source_sha","state_dir","runner","allowed_files","test_packages","timeout_seconds","max_patch_bytes","repair_policy","provider"],"properties":{"version":{"description":"Config format version.","const":1},"source_root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"Absolute path of a clean git checkout."},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha","description":"Full 40-hex commit that exists in source_root."},"state_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"State root: holds lock and attempts/. Its parent must exist; created 0711."},"runner":{"description":"The test runner and its optional read-only mounts.","type":"object","additionalProperties":false,"required":["kind"],"properties":{"kind":{"description":"Which fixed test command runs.","type":"string","enum":["go","node"]},"package_roots":{"description":"Directories under which allowed files may lie. Default [\"internal\",\"cmd\"] for go, [\"src\",\"lib\"] for node; \".\" allows the repository root.","type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"description":"A repository-relative directory, or \".\".","anyOf":[{"const":"."},{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}]}},"go_mod_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"go only: an absolute module cache readable by the sandbox user, mounted read-only as GOMODCACHE."},"dependency_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"node only: an absolute node_modules directory readable by the sandbox user, mounted read-only on the tree's node_modules/."}}},"allowed_files":{"description":"1–8 explicit non-test source paths, regular blobs at source_sha under a package root (go: .go; node: .js .mjs .cjs).","type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath","description":"A repository-relative source path."}},"test_packages":{"description":"1–4 exact test targets: go \".\" or \"./<root>/<path>\" (no ...); node: test files or test directories. No wildcards, no ...","type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"description":"One exact test target.","type":"string","minLength":1,"maxLength":4096}},"timeout_seconds":{"description":"Deadline for the whole attempt, from admission.","type":"integer","minimum":30,"maximum":300},"max_patch_bytes":{"description":"The candidate's unified diff must not exceed this many bytes.","type":"integer","minimum":1024,"maximum":262144},"repair_policy":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"Absolute path of the routing policy file."},"provider":{"description":"The one Responses-compatible endpoint and its pinned token helper.","type":"object","additionalProperties":false,"required":["base_url","token_command","token_command_sha256","model","max_output_tokens","max_input_bytes"],"properties":{"base_url":{"description":"Canonical https URL; the client appends /responses.","type":"string","minLength":9,"maxLength":4096},"token_command":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"Absolute executable that prints the token; run without a shell and with an empty environment."},"token_command_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the token helper's bytes."},"model":{"description":"The model every route must name.","type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"max_output_tokens":{"description":"Upper bound on output tokens; the request uses min(this, the job budget).","type":"integer","minimum":16,"maximum":128000},"max_input_bytes":{"description":"Upper bound on the request's input bytes; a larger prompt is refused, never truncated.","type":"integer","minimum":1024,"maximum":4194304},"ca_file":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"Optional PEM file: the only extra trust (private CAs, tests)."}}}}};
+const schema89 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:execution:v1","title":"ExecutionConfig","description":"The operator's private execution config (DESIGN §5). Every violation is refused with exit 78 before anything is written. Rules a schema cannot state (base_url canonical form, runner-specific targets, allowed files at source_sha) are checked by admit and reported with the same JSON pointers.","type":"object","additionalProperties":false,"required":["version","source_root","source_sha","state_dir","runner","allowed_files","test_packages","timeout_seconds","max_patch_bytes","repair_policy","provider"],"properties":{"version":{"description":"Config format version.","const":1},"source_root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"Absolute path of a clean git checkout."},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha","description":"Full 40-hex commit that exists in source_root."},"state_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"State root: holds lock and attempts/. Its parent must exist; created 0711."},"runner":{"description":"The test runner and its optional read-only mounts.","type":"object","additionalProperties":false,"required":["kind"],"properties":{"kind":{"description":"Which fixed test command runs.","type":"string","enum":["go","node"]},"package_roots":{"description":"Directories under which allowed files may lie. Default [\"internal\",\"cmd\"] for go, [\"src\",\"lib\"] for node; \".\" allows the repository root.","type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"description":"A repository-relative directory, or \".\".","anyOf":[{"const":"."},{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}]}},"go_mod_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"go only: an absolute module cache readable by the sandbox user, mounted read-only as GOMODCACHE."},"dependency_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"node only: an absolute node_modules directory readable by the sandbox user, mounted read-only on the tree's node_modules/."}}},"allowed_files":{"description":"1–8 explicit non-test source paths, regular blobs at source_sha under a package root (go: .go; node: .js .mjs .cjs).","type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath","description":"A repository-relative source path."}},"test_packages":{"description":"1–4 exact test targets: go \".\" or \"./<root>/<path>\" (no ...); node: test files or test directories. No wildcards, no ...","type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"description":"One exact test target.","type":"string","minLength":1,"maxLength":4096}},"timeout_seconds":{"description":"Deadline for the whole attempt, from admission.","type":"integer","minimum":30,"maximum":300},"max_patch_bytes":{"description":"The candidate's unified diff must not exceed this many bytes.","type":"integer","minimum":1024,"maximum":262144},"repair_policy":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"Absolute path of the routing policy file."},"provider":{"description":"The one Responses-compatible endpoint and its pinned token helper.","type":"object","additionalProperties":false,"required":["base_url","token_command","token_command_sha256","model","max_output_tokens","max_input_bytes"],"properties":{"base_url":{"description":"Canonical https URL; the client appends /responses.","type":"string","minLength":9,"maxLength":4096},"token_command":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"Absolute executable that prints the token; run without a shell and with an empty environment."},"token_command_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the token helper's bytes."},"model":{"description":"The model every route must name.","type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"max_output_tokens":{"description":"Upper bound on output tokens; the request uses min(this, the job budget).","type":"integer","minimum":16,"maximum":128000},"max_input_bytes":{"description":"Upper bound on the request's input bytes; a larger prompt is refused, never truncated.","type":"integer","minimum":1024,"maximum":4194304},"ca_file":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"Optional PEM file: the only extra trust (private CAs, tests)."}}}}};
 const schema62 = {"description":"A normalized absolute path: starts with /, no empty, . or .. components, no trailing slash, no NUL.","type":"string","maxLength":4096,"pattern":"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"};
 const schema35 = {"description":"A full 40-hex git object id.","type":"string","pattern":"^[0-9a-f]{40}$"};
-const schema88 = {"description":"A repository-relative path: no leading /, no empty, . or .. components, no backslash or control character.","type":"string","minLength":1,"maxLength":4096,"pattern":"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"};
+const schema93 = {"description":"A repository-relative path: no leading /, no empty, . or .. components, no backslash or control character.","type":"string","minLength":1,"maxLength":4096,"pattern":"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = runtime_ucs2length.default;
 const func0 = runtime_equal.default;
 const pattern19 = new RegExp("^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$", "u");
 const pattern5 = new RegExp("^[0-9a-f]{40}$", "u");
-const pattern39 = new RegExp("^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$", "u");
+const pattern44 = new RegExp("^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$", "u");
 const pattern4 = new RegExp("^[0-9a-f]{64}$", "u");
-const pattern46 = new RegExp("^[!-~]+$", "u");
+const pattern51 = new RegExp("^[!-~]+$", "u");
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:execution:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -143,7 +143,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema84.properties, key0))){
+if(!(func1.call(schema89.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -299,7 +299,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!((data5 === "go") || (data5 === "node"))){
-const err24 = {instancePath:instancePath+"/runner/kind",schemaPath:"#/properties/runner/properties/kind/enum",keyword:"enum",params:{allowedValues: schema84.properties.runner.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/runner/kind",schemaPath:"#/properties/runner/properties/kind/enum",keyword:"enum",params:{allowedValues: schema89.properties.runner.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -372,7 +372,7 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(!pattern39.test(data7)){
+if(!pattern44.test(data7)){
 const err30 = {instancePath:instancePath+"/runner/package_roots/" + i0,schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err30];
@@ -578,7 +578,7 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(!pattern39.test(data11)){
+if(!pattern44.test(data11)){
 const err46 = {instancePath:instancePath+"/allowed_files/" + i2,schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err46];
@@ -1025,7 +1025,7 @@ vErrors.push(err82);
 }
 errors++;
 }
-if(!pattern46.test(data21)){
+if(!pattern51.test(data21)){
 const err83 = {instancePath:instancePath+"/provider/model",schemaPath:"#/properties/provider/properties/model/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""};
 if(vErrors === null){
 vErrors = [err83];
@@ -1175,10 +1175,10 @@ vErrors.push(err95);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate38
+return validate39
 }

@@ -5,24 +5,24 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:gate:v1","title":"GateReport","description":"gate.json: every gate rule of DESIGN §10 run on the proposal's edits against the baseline, with its status and detail, and the digests of the candidate's changed files and unified diff. Deterministic: the same attempt gives byte-identical gate.json (gate-patch --check compares). passed is true only when every rule passed.","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","checker","proposal_sha256","passed","failed_rules","rules","changed_files"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt's key."},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha","description":"The baseline commit the edits were applied to."},"checker":{"description":"The gate's identity; readback refuses a gate.json written by another version (STALE_CHECKER_VERSION).","type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"description":"Always gate.","const":"gate"},"version":{"description":"Bumped whenever a rule changes what it accepts.","type":"integer","minimum":1}}},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the proposal.json bytes the edits came from."},"passed":{"description":"True when every rule passed; false ends the attempt rejected.","type":"boolean"},"failed_rules":{"description":"The rules whose status is fail, in rule order.","type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule","description":"A failed rule."}},"rules":{"description":"Every rule, in rule order.","type":"array","minItems":14,"maxItems":14,"items":{"title":"GateRuleResult","description":"One rule's result.","type":"object","additionalProperties":false,"required":["rule","status","detail","findings"],"properties":{"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule","description":"The rule."},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus","description":"pass, fail, or not_checked when a rule it depends on left nothing to check (no candidate because the edits did not apply; a file that does not parse)."},"detail":{"description":"One line: what was checked and, on failure, what broke it.","type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"description":"One line per offending path, edit or construct (at most 64 kept).","type":"array","maxItems":64,"items":{"type":"string","description":"One finding.","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}}},"changed_files":{"description":"The files whose text the edits changed, sorted by path bytes; empty when the edits did not apply.","type":"array","maxItems":8,"items":{"title":"GateChangedFile","description":"One changed file.","type":"object","additionalProperties":false,"required":["path","mode","baseline_sha256","candidate_sha256","candidate_bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath","description":"Repository-relative path (one of allowed_files)."},"mode":{"description":"The file's git mode (unchanged).","type":"string","enum":["100644","100755"]},"baseline_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the baseline file."},"candidate_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the candidate file."},"candidate_bytes":{"description":"Size of the candidate file.","type":"integer","minimum":0}}}},"patch":{"description":"candidate.patch, present when the edits applied (whether or not every rule passed).","type":"object","additionalProperties":false,"required":["sha256","bytes","max_bytes"],"properties":{"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of candidate.patch."},"bytes":{"description":"Size of candidate.patch.","type":"integer","minimum":1},"max_bytes":{"description":"max_patch_bytes from the execution config.","type":"integer","minimum":1024,"maximum":262144}}}}};
+const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:gate:v1","title":"GateReport","description":"gate.json: every gate rule of DESIGN §10 run on the proposal's edits against the baseline, with its status and detail, and the digests of the candidate's changed files and unified diff. Deterministic: the same attempt gives byte-identical gate.json (gate-patch --check compares). passed is true only when every rule passed.","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","checker","proposal_sha256","passed","failed_rules","rules","changed_files"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt's key."},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha","description":"The baseline commit the edits were applied to."},"checker":{"description":"The gate's identity; readback refuses a gate.json written by another version (STALE_CHECKER_VERSION).","type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"description":"Always gate.","const":"gate"},"version":{"description":"Bumped whenever a rule changes what it accepts.","type":"integer","minimum":1}}},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the proposal.json bytes the edits came from."},"passed":{"description":"True when every rule passed; false ends the attempt rejected.","type":"boolean"},"failed_rules":{"description":"The rules whose status is fail, in rule order.","type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule","description":"A failed rule."}},"rules":{"description":"Every rule, in rule order.","type":"array","minItems":14,"maxItems":14,"items":{"title":"GateRuleResult","description":"One rule's result.","type":"object","additionalProperties":false,"required":["rule","status","detail","findings"],"properties":{"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule","description":"The rule."},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus","description":"pass, fail, or not_checked when a rule it depends on left nothing to check (no candidate because the edits did not apply; a file that does not parse)."},"detail":{"description":"One line: what was checked and, on failure, what broke it.","type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"description":"One line per offending path, edit or construct (at most 64 kept).","type":"array","maxItems":64,"items":{"type":"string","description":"One finding.","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}}},"changed_files":{"description":"The files whose text the edits changed, sorted by path bytes; empty when the edits did not apply.","type":"array","maxItems":8,"items":{"title":"GateChangedFile","description":"One changed file.","type":"object","additionalProperties":false,"required":["path","mode","baseline_sha256","candidate_sha256","candidate_bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath","description":"Repository-relative path (one of allowed_files)."},"mode":{"description":"The file's git mode (unchanged).","type":"string","enum":["100644","100755"]},"baseline_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the baseline file."},"candidate_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the candidate file."},"candidate_bytes":{"description":"Size of the candidate file.","type":"integer","minimum":0}}}},"patch":{"description":"candidate.patch, present when the edits applied (whether or not every rule passed).","type":"object","additionalProperties":false,"required":["sha256","bytes","max_bytes"],"properties":{"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of candidate.patch."},"bytes":{"description":"Size of candidate.patch.","type":"integer","minimum":1},"max_bytes":{"description":"max_patch_bytes from the execution config.","type":"integer","minimum":1024,"maximum":262144}}}}};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
 const schema35 = {"description":"A full 40-hex git object id.","type":"string","pattern":"^[0-9a-f]{40}$"};
-const schema100 = {"description":"A gate rule (DESIGN §10), one file each in tools/core/src/gate/rules/.","type":"string","enum":["path-tricks","allowlist","classifier","no-new-files","modes-unchanged","exact-application","diff-size","parses","imports-preserved","declarations-preserved","signatures-preserved","calls-preserved","no-init-hook","no-test-framing"]};
-const schema102 = {"description":"A gate rule's status: not_checked when a rule it depends on left nothing to check.","type":"string","enum":["pass","fail","not_checked"]};
-const schema88 = {"description":"A repository-relative path: no leading /, no empty, . or .. components, no backslash or control character.","type":"string","minLength":1,"maxLength":4096,"pattern":"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"};
+const schema105 = {"description":"A gate rule (DESIGN §10), one file each in tools/core/src/gate/rules/.","type":"string","enum":["path-tricks","allowlist","classifier","no-new-files","modes-unchanged","exact-application","diff-size","parses","imports-preserved","declarations-preserved","signatures-preserved","calls-preserved","no-init-hook","no-test-framing"]};
+const schema107 = {"description":"A gate rule's status: not_checked when a rule it depends on left nothing to check.","type":"string","enum":["pass","fail","not_checked"]};
+const schema93 = {"description":"A repository-relative path: no leading /, no empty, . or .. components, no backslash or control character.","type":"string","minLength":1,"maxLength":4096,"pattern":"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = runtime_ucs2length.default;
 const pattern4 = new RegExp("^[0-9a-f]{64}$", "u");
 const pattern5 = new RegExp("^[0-9a-f]{40}$", "u");
-const pattern51 = new RegExp("^[^\\n\\r]*$", "u");
-const pattern39 = new RegExp("^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$", "u");
+const pattern56 = new RegExp("^[^\\n\\r]*$", "u");
+const pattern44 = new RegExp("^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$", "u");
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:gate:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -121,7 +121,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema96.properties, key0))){
+if(!(func1.call(schema101.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -332,7 +332,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!((((((((((((((data9 === "path-tricks") || (data9 === "allowlist")) || (data9 === "classifier")) || (data9 === "no-new-files")) || (data9 === "modes-unchanged")) || (data9 === "exact-application")) || (data9 === "diff-size")) || (data9 === "parses")) || (data9 === "imports-preserved")) || (data9 === "declarations-preserved")) || (data9 === "signatures-preserved")) || (data9 === "calls-preserved")) || (data9 === "no-init-hook")) || (data9 === "no-test-framing"))){
-const err26 = {instancePath:instancePath+"/failed_rules/" + i0,schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema100.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/failed_rules/" + i0,schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -446,7 +446,7 @@ vErrors.push(err35);
 errors++;
 }
 if(!((((((((((((((data12 === "path-tricks") || (data12 === "allowlist")) || (data12 === "classifier")) || (data12 === "no-new-files")) || (data12 === "modes-unchanged")) || (data12 === "exact-application")) || (data12 === "diff-size")) || (data12 === "parses")) || (data12 === "imports-preserved")) || (data12 === "declarations-preserved")) || (data12 === "signatures-preserved")) || (data12 === "calls-preserved")) || (data12 === "no-init-hook")) || (data12 === "no-test-framing"))){
-const err36 = {instancePath:instancePath+"/rules/" + i1+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema100.enum},message:"must be equal to one of the allowed values"};
+const err36 = {instancePath:instancePath+"/rules/" + i1+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -469,7 +469,7 @@ vErrors.push(err37);
 errors++;
 }
 if(!(((data13 === "pass") || (data13 === "fail")) || (data13 === "not_checked"))){
-const err38 = {instancePath:instancePath+"/rules/" + i1+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"};
+const err38 = {instancePath:instancePath+"/rules/" + i1+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -502,7 +502,7 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(!pattern51.test(data14)){
+if(!pattern56.test(data14)){
 const err41 = {instancePath:instancePath+"/rules/" + i1+"/detail",schemaPath:"#/properties/rules/items/properties/detail/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err41];
@@ -551,7 +551,7 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(!pattern51.test(data16)){
+if(!pattern56.test(data16)){
 const err45 = {instancePath:instancePath+"/rules/" + i1+"/findings/" + i2,schemaPath:"#/properties/rules/items/properties/findings/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err45];
@@ -711,7 +711,7 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(!pattern39.test(data19)){
+if(!pattern44.test(data19)){
 const err59 = {instancePath:instancePath+"/changed_files/" + i3+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err59];
@@ -746,7 +746,7 @@ vErrors.push(err61);
 errors++;
 }
 if(!((data20 === "100644") || (data20 === "100755"))){
-const err62 = {instancePath:instancePath+"/changed_files/" + i3+"/mode",schemaPath:"#/properties/changed_files/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema96.properties.changed_files.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err62 = {instancePath:instancePath+"/changed_files/" + i3+"/mode",schemaPath:"#/properties/changed_files/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema101.properties.changed_files.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1008,10 +1008,10 @@ vErrors.push(err83);
 }
 errors++;
 }
-validate39.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate39
+return validate40
 }

@@ -8,11 +8,11 @@ export function load () {
 const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:limit-reading:v1","title":"LimitReading","description":"One sandbox limit in force (DESIGN §11): what was asked, what the kernel (or the supervisor) reports, by which mechanism, and the file it was read from. A reading that differs from the ask is a refusal, so a recorded reading always has got equal to want.","type":"object","additionalProperties":false,"required":["name","want","got","mechanism","source"],"properties":{"name":{"description":"The limit, e.g. memory, tasks, cpu quota (us per period), open files per process, tmpfs /tmp size, mount /src.","type":"string","minLength":1,"maxLength":200},"want":{"description":"The value asked for, as the source file spells it.","type":"string","maxLength":200},"got":{"description":"The value read back.","type":"string","maxLength":200},"mechanism":{"description":"How it is applied: cgroup-v1 (memory, memsw, pids, cpu files), rlimit (prlimit, read from /proc/<pid>/limits), tmpfs (bwrap --size, read from the sandbox's mountinfo), mount (read-only binds, same), uid (setpriv, read from /proc/<pid>/status), supervisor (output caps kept by the reader), host (a host fact such as no swap).","type":"string","enum":["cgroup-v1","rlimit","tmpfs","mount","uid","supervisor","host"]},"source":{"description":"Where the reading came from (a file path, or the supervisor).","type":"string","minLength":1,"maxLength":4096}}};
 const func2 = runtime_ucs2length.default;
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:limit-reading:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -236,10 +236,10 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate40
+return validate41
 }

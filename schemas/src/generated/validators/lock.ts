@@ -5,7 +5,7 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema108 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:lock:v1","title":"Lock","description":"state_dir/lock, created with O_EXCL. Stale iff its attempt has outcome.json or now is past deadline + 30 s; pid liveness is not a signal.","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir","deadline"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The holder's key."},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"The holder's attempt directory."},"deadline":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"The holder's deadline."}}};
+const schema113 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:lock:v1","title":"Lock","description":"state_dir/lock, created with O_EXCL. Stale iff its attempt has outcome.json or now is past deadline + 30 s; pid liveness is not a signal.","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir","deadline"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The holder's key."},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"The holder's attempt directory."},"deadline":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"The holder's deadline."}}};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
 const schema62 = {"description":"A normalized absolute path: starts with /, no empty, . or .. components, no trailing slash, no NUL.","type":"string","maxLength":4096,"pattern":"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"};
 const schema60 = {"description":"An RFC 3339 UTC timestamp with millisecond precision, as Date.prototype.toISOString prints it.","type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"};
@@ -14,11 +14,11 @@ const pattern19 = new RegExp("^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$", "u");
 const pattern17 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$", "u");
 const func2 = runtime_ucs2length.default;
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:lock:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -186,10 +186,10 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate41
+return validate42
 }

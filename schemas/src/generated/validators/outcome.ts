@@ -5,23 +5,23 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema112 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:outcome:v1","title":"OutcomeFile","description":"outcome.json: the attempt's terminal state, written once by the step that decided it (receipt seal writes only timed_out and interrupted).","type":"object","additionalProperties":false,"required":["v","attempt_key","outcome","step","decided_at","reason"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt's key."},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome","description":"The terminal state."},"retryable":{"description":"provider_error only: whether a new attempt could help (429, 5xx, transport).","type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool","description":"The tool that decided it."},"decided_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"When it was decided."},"reason":{"$ref":"urn:repairline:error:v1","description":"Why: a code and a one-line message."}},"if":{"properties":{"outcome":{"const":"provider_error"}}},"then":{"required":["retryable"]},"else":{"not":{"required":["retryable"]}}};
+const schema117 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:outcome:v1","title":"OutcomeFile","description":"outcome.json: the attempt's terminal state, written once by the step that decided it (receipt seal writes only timed_out and interrupted).","type":"object","additionalProperties":false,"required":["v","attempt_key","outcome","step","decided_at","reason"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt's key."},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome","description":"The terminal state."},"retryable":{"description":"provider_error only: whether a new attempt could help (429, 5xx, transport).","type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool","description":"The tool that decided it."},"decided_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"When it was decided."},"reason":{"$ref":"urn:repairline:error:v1","description":"Why: a code and a one-line message."}},"if":{"properties":{"outcome":{"const":"provider_error"}}},"then":{"required":["retryable"]},"else":{"not":{"required":["retryable"]}}};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
-const schema114 = {"description":"An attempt's terminal state (DESIGN §3).","type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
-const schema115 = {"description":"The name of a repairline executable.","type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
+const schema119 = {"description":"An attempt's terminal state (DESIGN §3).","type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
+const schema120 = {"description":"The name of a repairline executable.","type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
 const schema60 = {"description":"An RFC 3339 UTC timestamp with millisecond precision, as Date.prototype.toISOString prints it.","type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"};
 const pattern4 = new RegExp("^[0-9a-f]{64}$", "u");
 const pattern17 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$", "u");
-const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:error:v1","title":"ErrorInfo","description":"A typed error: a stable code matched by callers, a one-line message, and optional field pointer and hint.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable error code."},"message":{"description":"One line saying what failed, naming the field, path or line and what was expected.","type":"string","minLength":1,"maxLength":8192},"path":{"description":"JSON pointer into the offending document, or a file path.","type":"string","maxLength":4096},"hint":{"description":"What the operator can do about it.","type":"string","maxLength":8192}}};
+const schema87 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:error:v1","title":"ErrorInfo","description":"A typed error: a stable code matched by callers, a one-line message, and optional field pointer and hint.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable error code."},"message":{"description":"One line saying what failed, naming the field, path or line and what was expected.","type":"string","minLength":1,"maxLength":8192},"path":{"description":"JSON pointer into the offending document, or a file path.","type":"string","maxLength":4096},"hint":{"description":"What the operator can do about it.","type":"string","maxLength":8192}}};
 const schema66 = {"description":"A stable error code in SCREAMING_SNAKE_CASE.","type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
 const pattern22 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
 const func2 = runtime_ucs2length.default;
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:error:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -182,17 +182,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:outcome:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -421,7 +421,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!((((((((data3 === "scoped_test_verified") || (data3 === "not_reproduced")) || (data3 === "rejected")) || (data3 === "failed")) || (data3 === "timed_out")) || (data3 === "interrupted")) || (data3 === "provider_error")) || (data3 === "fault"))){
-const err16 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema119.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -456,7 +456,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((((((data5 === "admit") || (data5 === "extract-tree")) || (data5 === "reproduce")) || (data5 === "ask-provider")) || (data5 === "gate-patch")) || (data5 === "verify")) || (data5 === "receipt")) || (data5 === "attempt"))){
-const err19 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema115.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -492,8 +492,8 @@ errors++;
 }
 }
 if(data.reason !== undefined){
-if(!(validate37(data.reason, {instancePath:instancePath+"/reason",parentData:data,parentDataProperty:"reason",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+if(!(validate38(data.reason, {instancePath:instancePath+"/reason",parentData:data,parentDataProperty:"reason",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
 errors = vErrors.length;
 }
 }
@@ -508,10 +508,10 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate42
+return validate43
 }

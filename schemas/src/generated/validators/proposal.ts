@@ -5,14 +5,14 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema117 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:proposal:v1","title":"Proposal","description":"proposal.json: the model's structured answer (DESIGN §6a). The summary passes the return contract before any edit is looked at; the edits are exact search/replace pairs applied in order by gate-patch. This schema is also sent (strict json_schema) as the request's text.format.","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"description":"Three one-line fields, in this order.","type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"description":"What causes the failure.","type":"string","minLength":1,"maxLength":300},"change":{"description":"What the edits change.","type":"string","minLength":1,"maxLength":300},"risk":{"description":"What could go wrong.","type":"string","minLength":1,"maxLength":300}}},"edits":{"description":"Exact edits, applied in order; each search occurs exactly once at that point.","type":"array","minItems":1,"maxItems":32,"items":{"title":"ProposalEdit","description":"One exact search/replace edit of an allowed file.","type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"description":"One of allowed_files.","type":"string","minLength":1,"maxLength":4096},"search":{"description":"Exact existing text.","type":"string","minLength":1,"maxLength":65536},"replace":{"description":"New text.","type":"string","maxLength":65536}}}}}};
+const schema122 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:proposal:v1","title":"Proposal","description":"proposal.json: the model's structured answer (DESIGN §6a). The summary passes the return contract before any edit is looked at; the edits are exact search/replace pairs applied in order by gate-patch. This schema is also sent (strict json_schema) as the request's text.format.","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"description":"Three one-line fields, in this order.","type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"description":"What causes the failure.","type":"string","minLength":1,"maxLength":300},"change":{"description":"What the edits change.","type":"string","minLength":1,"maxLength":300},"risk":{"description":"What could go wrong.","type":"string","minLength":1,"maxLength":300}}},"edits":{"description":"Exact edits, applied in order; each search occurs exactly once at that point.","type":"array","minItems":1,"maxItems":32,"items":{"title":"ProposalEdit","description":"One exact search/replace edit of an allowed file.","type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"description":"One of allowed_files.","type":"string","minLength":1,"maxLength":4096},"search":{"description":"Exact existing text.","type":"string","minLength":1,"maxLength":65536},"replace":{"description":"New text.","type":"string","maxLength":65536}}}}}};
 const func2 = runtime_ucs2length.default;
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:proposal:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -413,10 +413,10 @@ vErrors.push(err33);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate44
+return validate45
 }

@@ -5,21 +5,21 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema118 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","title":"Receipt","description":"receipt.json: the sealed, content-addressed record of one attempt (DESIGN §12). It binds the attempt key and its inputs, the route, both register tuples, every sealed file by path, size and sha256, the test commands, the validation records, the outcome, and what was not proven. Digests catch inconsistent edits, not a writer who recomputes them (see stated_limits).","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt key."},"attempt_dir_name":{"description":"The attempt directory's name: the first 16 hex digits of the key. A receipt moved to another attempt no longer matches.","type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs","description":"The seven key inputs."},"case":{"$ref":"urn:repairline:case:v1","description":"The admitted case."},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute","description":"The recomputed route."},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister","description":"The task row resolution."},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister","description":"The prompt row resolution."},"outcome":{"description":"The outcome as outcome.json states it.","type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome","description":"The terminal state."},"retryable":{"description":"provider_error only.","type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool","description":"The tool that decided it."},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"The reason code."}}},"files":{"description":"Every file of the attempt directory except receipt.json, work/ and logs/, sorted by path.","type":"array","items":{"title":"SealedFile","description":"One sealed file.","type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath","description":"Path relative to the attempt directory."},"bytes":{"description":"Size in bytes.","type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the exact bytes."}}}},"commands":{"description":"The fixed test commands the attempt ran in the sandbox: argv arrays, environment variable names only, exit state, timing, and the digest of their event output.","type":"array","items":{"title":"SealedCommand","description":"One test command.","type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"description":"Which run.","type":"string","enum":["reproduce","verify"]},"argv":{"description":"The argv array, as run inside the sandbox.","type":"array","minItems":1,"items":{"type":"string","description":"One argument."}},"env_names":{"description":"Names of the environment variables set (never their values).","type":"array","items":{"type":"string","description":"A variable name.","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"description":"Exit status, when the command exited.","type":"integer"},"signal":{"description":"The signal that ended it, if any.","type":"string"},"timed_out":{"description":"Killed at the deadline.","type":"boolean"},"duration_ms":{"description":"Wall time.","type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the events file it produced."}}}},"validation":{"description":"The validation records present, in stage order (all four for scoped_test_verified).","type":"array","maxItems":4,"items":{"title":"SealedValidation","description":"One validation record, summarized.","type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"description":"The stage.","type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"description":"The checker's verdict.","type":"string","enum":["pass","fail","not_applicable"]},"checker":{"description":"The checker and its version.","type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"description":"Checker name.","type":"string"},"version":{"description":"Checker version.","type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the exact bytes checked."}}}},"checkout":{"description":"The source checkout: clean at admission, and whether it was still clean and at the same commit when sealed.","type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"source_root."},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha","description":"source_sha."},"clean_before":{"description":"Clean at admission.","const":true},"clean_after":{"description":"Clean when sealed (false also when it could not be checked).","type":"boolean"},"after_detail":{"description":"What was seen when not clean after.","type":"string"}}},"test_hooks":{"description":"Whether REPAIRLINE_TEST_HOOKS=1 was in force at admission or seal (test clock, fault hook): such a receipt is evidence of a test, not of a repair.","type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"When sealed."},"stated_limits":{"description":"What this receipt does not prove.","type":"array","minItems":1,"items":{"type":"string","description":"One limit, one line."}}}};
+const schema123 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","title":"Receipt","description":"receipt.json: the sealed, content-addressed record of one attempt (DESIGN §12). It binds the attempt key and its inputs, the route, both register tuples, every sealed file by path, size and sha256, the test commands, the validation records, the outcome, and what was not proven. Digests catch inconsistent edits, not a writer who recomputes them (see stated_limits).","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt key."},"attempt_dir_name":{"description":"The attempt directory's name: the first 16 hex digits of the key. A receipt moved to another attempt no longer matches.","type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs","description":"The seven key inputs."},"case":{"$ref":"urn:repairline:case:v1","description":"The admitted case."},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute","description":"The recomputed route."},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister","description":"The task row resolution."},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister","description":"The prompt row resolution."},"outcome":{"description":"The outcome as outcome.json states it.","type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome","description":"The terminal state."},"retryable":{"description":"provider_error only.","type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool","description":"The tool that decided it."},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"The reason code."}}},"files":{"description":"Every file of the attempt directory except receipt.json, work/ and logs/, sorted by path.","type":"array","items":{"title":"SealedFile","description":"One sealed file.","type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath","description":"Path relative to the attempt directory."},"bytes":{"description":"Size in bytes.","type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the exact bytes."}}}},"commands":{"description":"The fixed test commands the attempt ran in the sandbox: argv arrays, environment variable names only, exit state, timing, and the digest of their event output.","type":"array","items":{"title":"SealedCommand","description":"One test command.","type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"description":"Which run.","type":"string","enum":["reproduce","verify"]},"argv":{"description":"The argv array, as run inside the sandbox.","type":"array","minItems":1,"items":{"type":"string","description":"One argument."}},"env_names":{"description":"Names of the environment variables set (never their values).","type":"array","items":{"type":"string","description":"A variable name.","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"description":"Exit status, when the command exited.","type":"integer"},"signal":{"description":"The signal that ended it, if any.","type":"string"},"timed_out":{"description":"Killed at the deadline.","type":"boolean"},"duration_ms":{"description":"Wall time.","type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the events file it produced."}}}},"validation":{"description":"The validation records present, in stage order (all four for scoped_test_verified).","type":"array","maxItems":4,"items":{"title":"SealedValidation","description":"One validation record, summarized.","type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"description":"The stage.","type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"description":"The checker's verdict.","type":"string","enum":["pass","fail","not_applicable"]},"checker":{"description":"The checker and its version.","type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"description":"Checker name.","type":"string"},"version":{"description":"Checker version.","type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the exact bytes checked."}}}},"checkout":{"description":"The source checkout: clean at admission, and whether it was still clean and at the same commit when sealed.","type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"source_root."},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha","description":"source_sha."},"clean_before":{"description":"Clean at admission.","const":true},"clean_after":{"description":"Clean when sealed (false also when it could not be checked).","type":"boolean"},"after_detail":{"description":"What was seen when not clean after.","type":"string"}}},"test_hooks":{"description":"Whether REPAIRLINE_TEST_HOOKS=1 was in force at admission or seal (test clock, fault hook): such a receipt is evidence of a test, not of a repair.","type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"When sealed."},"stated_limits":{"description":"What this receipt does not prove.","type":"array","minItems":1,"items":{"type":"string","description":"One limit, one line."}}}};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
-const schema114 = {"description":"An attempt's terminal state (DESIGN §3).","type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
-const schema115 = {"description":"The name of a repairline executable.","type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
+const schema119 = {"description":"An attempt's terminal state (DESIGN §3).","type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
+const schema120 = {"description":"The name of a repairline executable.","type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
 const schema66 = {"description":"A stable error code in SCREAMING_SNAKE_CASE.","type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
-const schema88 = {"description":"A repository-relative path: no leading /, no empty, . or .. components, no backslash or control character.","type":"string","minLength":1,"maxLength":4096,"pattern":"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"};
+const schema93 = {"description":"A repository-relative path: no leading /, no empty, . or .. components, no backslash or control character.","type":"string","minLength":1,"maxLength":4096,"pattern":"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"};
 const schema62 = {"description":"A normalized absolute path: starts with /, no empty, . or .. components, no trailing slash, no NUL.","type":"string","maxLength":4096,"pattern":"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"};
 const schema35 = {"description":"A full 40-hex git object id.","type":"string","pattern":"^[0-9a-f]{40}$"};
 const schema60 = {"description":"An RFC 3339 UTC timestamp with millisecond precision, as Date.prototype.toISOString prints it.","type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = runtime_ucs2length.default;
 const pattern4 = new RegExp("^[0-9a-f]{64}$", "u");
-const pattern63 = new RegExp("^[0-9a-f]{16}$", "u");
+const pattern68 = new RegExp("^[0-9a-f]{16}$", "u");
 const pattern22 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
-const pattern39 = new RegExp("^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$", "u");
+const pattern44 = new RegExp("^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$", "u");
 const pattern24 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
 const pattern19 = new RegExp("^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$", "u");
 const pattern5 = new RegExp("^[0-9a-f]{40}$", "u");
@@ -29,10 +29,10 @@ const schema39 = {"description":"The kind of a case; test_failure is the only ki
 const schema40 = {"description":"A case id: printable, no control characters.","type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$"};
 const pattern9 = new RegExp("^[^\\u0000-\\u001f\\u007f]+$", "u");
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -326,10 +326,10 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate46.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema42 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:case:v1","title":"Case","description":"One failure to repair. input_sha256 = sha256(JCS({kind, id, test})). plan and transcript_path come from an earlier agent run: shape-checked, never read, executed or followed.","type":"object","additionalProperties":false,"required":["kind","id","test","input_sha256"],"properties":{"kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind","description":"The case kind."},"id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId","description":"The case id, unique within the report."},"test":{"$ref":"urn:repairline:defs:v1#/$defs/testRef","description":"The failing test."},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of JCS({kind, id, test}); admit recomputes it."},"plan":{"description":"Informational plan text; never read.","type":"string","maxLength":65536},"transcript_path":{"description":"Informational path; never opened or followed.","type":"string","maxLength":4096}}};
 const schema45 = {"description":"The test a case names: its package (one of the config's test_packages) and its whole identity (DESIGN §6a).","type":"object","additionalProperties":false,"required":["package","name"],"properties":{"package":{"description":"The test package target, exactly as in test_packages.","type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$"},"name":{"description":"The whole test identity: <ImportPath>::<Test> for go, <file>::<n1> > … for node.","type":"string","minLength":3,"maxLength":4096,"pattern":"::"}}};
@@ -701,10 +701,10 @@ const schema50 = {"description":"A token count.","type":"integer","minimum":0,"m
 const schema52 = {"description":"An amount in US dollars.","type":"number","minimum":0,"maximum":1000000};
 const pattern15 = new RegExp("^[a-z][a-z0-9_-]{0,63}$", "u");
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1118,19 +1118,19 @@ vErrors.push(err35);
 }
 errors++;
 }
-validate49.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema56 = {"title":"TaskRegister","description":"The task row resolution: tasks.<task_label> if present, else surfaces.agent.","type":"object","additionalProperties":false,"required":["register","register_source"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register","description":"The row's register."},"register_source":{"description":"The row's name: tasks.<label> or surfaces.agent.","type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent)$"},"max_output_tokens":{"description":"The job budget, if the row sets one.","type":"integer","minimum":16,"maximum":128000}}};
 const schema57 = {"description":"A text register.","type":"string","enum":["internal","social","docs"]};
 const pattern16 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent)$", "u");
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate52.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1264,17 +1264,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema58 = {"title":"PromptRegister","description":"The prompt row resolution: always surfaces.prompts.","type":"object","additionalProperties":false,"required":["prompt_register","prompt_register_source"],"properties":{"prompt_register":{"$ref":"urn:repairline:defs:v1#/$defs/register","description":"The prompt row's register."},"prompt_register_source":{"description":"Always surfaces.prompts.","const":"surfaces.prompts"}}};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1360,17 +1360,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:receipt:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1539,7 +1539,7 @@ vErrors.push(err15);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema118.properties, key0))){
+if(!(func1.call(schema123.properties, key0))){
 const err16 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err16];
@@ -1590,7 +1590,7 @@ errors++;
 if(data.attempt_dir_name !== undefined){
 let data2 = data.attempt_dir_name;
 if(typeof data2 === "string"){
-if(!pattern63.test(data2)){
+if(!pattern68.test(data2)){
 const err20 = {instancePath:instancePath+"/attempt_dir_name",schemaPath:"#/properties/attempt_dir_name/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{16}$"},message:"must match pattern \""+"^[0-9a-f]{16}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -1613,8 +1613,8 @@ errors++;
 }
 }
 if(data.key_inputs !== undefined){
-if(!(validate46(data.key_inputs, {instancePath:instancePath+"/key_inputs",parentData:data,parentDataProperty:"key_inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if(!(validate47(data.key_inputs, {instancePath:instancePath+"/key_inputs",parentData:data,parentDataProperty:"key_inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
 errors = vErrors.length;
 }
 }
@@ -1625,20 +1625,20 @@ errors = vErrors.length;
 }
 }
 if(data.route !== undefined){
-if(!(validate49(data.route, {instancePath:instancePath+"/route",parentData:data,parentDataProperty:"route",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+if(!(validate50(data.route, {instancePath:instancePath+"/route",parentData:data,parentDataProperty:"route",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
 }
 if(data.task_register !== undefined){
-if(!(validate51(data.task_register, {instancePath:instancePath+"/task_register",parentData:data,parentDataProperty:"task_register",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate52(data.task_register, {instancePath:instancePath+"/task_register",parentData:data,parentDataProperty:"task_register",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
 errors = vErrors.length;
 }
 }
 if(data.prompt_register !== undefined){
-if(!(validate53(data.prompt_register, {instancePath:instancePath+"/prompt_register",parentData:data,parentDataProperty:"prompt_register",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate54(data.prompt_register, {instancePath:instancePath+"/prompt_register",parentData:data,parentDataProperty:"prompt_register",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 }
@@ -1700,7 +1700,7 @@ vErrors.push(err26);
 errors++;
 }
 if(!((((((((data9 === "scoped_test_verified") || (data9 === "not_reproduced")) || (data9 === "rejected")) || (data9 === "failed")) || (data9 === "timed_out")) || (data9 === "interrupted")) || (data9 === "provider_error")) || (data9 === "fault"))){
-const err27 = {instancePath:instancePath+"/outcome/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
+const err27 = {instancePath:instancePath+"/outcome/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema119.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1735,7 +1735,7 @@ vErrors.push(err29);
 errors++;
 }
 if(!((((((((data11 === "admit") || (data11 === "extract-tree")) || (data11 === "reproduce")) || (data11 === "ask-provider")) || (data11 === "gate-patch")) || (data11 === "verify")) || (data11 === "receipt")) || (data11 === "attempt"))){
-const err30 = {instancePath:instancePath+"/outcome/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema115.enum},message:"must be equal to one of the allowed values"};
+const err30 = {instancePath:instancePath+"/outcome/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1854,7 +1854,7 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern39.test(data15)){
+if(!pattern44.test(data15)){
 const err40 = {instancePath:instancePath+"/files/" + i0+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
@@ -2042,7 +2042,7 @@ vErrors.push(err55);
 errors++;
 }
 if(!((data20 === "reproduce") || (data20 === "verify"))){
-const err56 = {instancePath:instancePath+"/commands/" + i1+"/step",schemaPath:"#/properties/commands/items/properties/step/enum",keyword:"enum",params:{allowedValues: schema118.properties.commands.items.properties.step.enum},message:"must be equal to one of the allowed values"};
+const err56 = {instancePath:instancePath+"/commands/" + i1+"/step",schemaPath:"#/properties/commands/items/properties/step/enum",keyword:"enum",params:{allowedValues: schema123.properties.commands.items.properties.step.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -2324,7 +2324,7 @@ vErrors.push(err78);
 errors++;
 }
 if(!((((data32 === "job_instructions_validation") || (data32 === "prompt_validation")) || (data32 === "request_instructions_validation")) || (data32 === "summary_validation"))){
-const err79 = {instancePath:instancePath+"/validation/" + i4+"/stage",schemaPath:"#/properties/validation/items/properties/stage/enum",keyword:"enum",params:{allowedValues: schema118.properties.validation.items.properties.stage.enum},message:"must be equal to one of the allowed values"};
+const err79 = {instancePath:instancePath+"/validation/" + i4+"/stage",schemaPath:"#/properties/validation/items/properties/stage/enum",keyword:"enum",params:{allowedValues: schema123.properties.validation.items.properties.stage.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -2347,7 +2347,7 @@ vErrors.push(err80);
 errors++;
 }
 if(!(((data33 === "pass") || (data33 === "fail")) || (data33 === "not_applicable"))){
-const err81 = {instancePath:instancePath+"/validation/" + i4+"/status",schemaPath:"#/properties/validation/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema118.properties.validation.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err81 = {instancePath:instancePath+"/validation/" + i4+"/status",schemaPath:"#/properties/validation/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema123.properties.validation.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -2739,10 +2739,10 @@ vErrors.push(err113);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate45
+return validate46
 }

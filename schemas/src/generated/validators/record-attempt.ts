@@ -5,18 +5,18 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema151 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-attempt:v1","title":"AttemptRecord","description":"Printed as soon as a tool knows its attempt; the next tool in a pipe reads it.","type":"object","additionalProperties":false,"required":["v","kind","path","key"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"attempt"},"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"Absolute attempt directory."},"key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The full attempt key."}}};
+const schema156 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-attempt:v1","title":"AttemptRecord","description":"Printed as soon as a tool knows its attempt; the next tool in a pipe reads it.","type":"object","additionalProperties":false,"required":["v","kind","path","key"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"attempt"},"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"Absolute attempt directory."},"key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The full attempt key."}}};
 const schema62 = {"description":"A normalized absolute path: starts with /, no empty, . or .. components, no trailing slash, no NUL.","type":"string","maxLength":4096,"pattern":"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
 const func2 = runtime_ucs2length.default;
 const pattern19 = new RegExp("^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$", "u");
 const pattern4 = new RegExp("^[0-9a-f]{64}$", "u");
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-attempt:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -171,10 +171,10 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate55.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate55
+return validate56
 }

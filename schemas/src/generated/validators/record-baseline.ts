@@ -5,16 +5,16 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema154 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-baseline:v1","title":"BaselineRecord","description":"reproduce prints one after the baseline run: whether the case's identity failed, the failing set, and the fault when the run says nothing usable.","type":"object","additionalProperties":false,"required":["v","kind","case_identity","reproduced","identities","failing","exit_code"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"baseline"},"case_identity":{"description":"The case's test identity.","type":"string","minLength":3,"maxLength":4096},"reproduced":{"description":"True when the case's identity failed and the run was usable.","type":"boolean"},"identities":{"description":"How many identities the run reported.","type":"integer","minimum":0},"failing":{"description":"The failed identities (at most 100; baseline.json has them all).","type":"array","maxItems":100,"items":{"type":"string","description":"A failed identity."}},"exit_code":{"description":"The command's exit code, or null.","type":["integer","null"]},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"The fault code, when the run says nothing usable."}}};
+const schema159 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-baseline:v1","title":"BaselineRecord","description":"reproduce prints one after the baseline run: whether the case's identity failed, the failing set, and the fault when the run says nothing usable.","type":"object","additionalProperties":false,"required":["v","kind","case_identity","reproduced","identities","failing","exit_code"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"baseline"},"case_identity":{"description":"The case's test identity.","type":"string","minLength":3,"maxLength":4096},"reproduced":{"description":"True when the case's identity failed and the run was usable.","type":"boolean"},"identities":{"description":"How many identities the run reported.","type":"integer","minimum":0},"failing":{"description":"The failed identities (at most 100; baseline.json has them all).","type":"array","maxItems":100,"items":{"type":"string","description":"A failed identity."}},"exit_code":{"description":"The command's exit code, or null.","type":["integer","null"]},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"The fault code, when the run says nothing usable."}}};
 const schema66 = {"description":"A stable error code in SCREAMING_SNAKE_CASE.","type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
 const func2 = runtime_ucs2length.default;
 const pattern22 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-baseline:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -241,7 +241,7 @@ errors++;
 if(data.exit_code !== undefined){
 let data7 = data.exit_code;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err19 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema154.properties.exit_code.type},message:"must be integer,null"};
+const err19 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema159.properties.exit_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -287,10 +287,10 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate56
+return validate57
 }

@@ -5,11 +5,11 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema156 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-case-status:v1","title":"CaseStatusRecord","description":"admit status prints one per case of the report, in report order.","type":"object","additionalProperties":false,"required":["v","kind","case_id","status"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"case-status"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId","description":"The case id."},"status":{"description":"eligible: admit run could take it; ineligible: it never can under this config (reason says why); consumed: an attempt reached an outcome; interrupted: started, no outcome, past deadline + 30 s; running: started, no outcome, within the deadline.","type":"string","enum":["eligible","ineligible","consumed","interrupted","running"]},"reason":{"$ref":"urn:repairline:error:v1","description":"ineligible: why."},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The case's attempt key under this config."},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"The attempt directory, when one exists."},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome","description":"consumed: the outcome."},"readback":{"description":"consumed: whether the retained attempt reads back. An attempt that does not read back is consumed but invalid, never a success.","type":"object","additionalProperties":false,"required":["valid"],"properties":{"valid":{"description":"True when readback found nothing.","type":"boolean"},"codes":{"description":"The readback finding codes.","type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}}}};
+const schema161 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-case-status:v1","title":"CaseStatusRecord","description":"admit status prints one per case of the report, in report order.","type":"object","additionalProperties":false,"required":["v","kind","case_id","status"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"case-status"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId","description":"The case id."},"status":{"description":"eligible: admit run could take it; ineligible: it never can under this config (reason says why); consumed: an attempt reached an outcome; interrupted: started, no outcome, past deadline + 30 s; running: started, no outcome, within the deadline.","type":"string","enum":["eligible","ineligible","consumed","interrupted","running"]},"reason":{"$ref":"urn:repairline:error:v1","description":"ineligible: why."},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The case's attempt key under this config."},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"The attempt directory, when one exists."},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome","description":"consumed: the outcome."},"readback":{"description":"consumed: whether the retained attempt reads back. An attempt that does not read back is consumed but invalid, never a success.","type":"object","additionalProperties":false,"required":["valid"],"properties":{"valid":{"description":"True when readback found nothing.","type":"boolean"},"codes":{"description":"The readback finding codes.","type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}}}};
 const schema40 = {"description":"A case id: printable, no control characters.","type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$"};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
 const schema62 = {"description":"A normalized absolute path: starts with /, no empty, . or .. components, no trailing slash, no NUL.","type":"string","maxLength":4096,"pattern":"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"};
-const schema114 = {"description":"An attempt's terminal state (DESIGN §3).","type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
+const schema119 = {"description":"An attempt's terminal state (DESIGN §3).","type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
 const schema66 = {"description":"A stable error code in SCREAMING_SNAKE_CASE.","type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = runtime_ucs2length.default;
@@ -17,13 +17,13 @@ const pattern9 = new RegExp("^[^\\u0000-\\u001f\\u007f]+$", "u");
 const pattern4 = new RegExp("^[0-9a-f]{64}$", "u");
 const pattern19 = new RegExp("^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$", "u");
 const pattern22 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
-const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:error:v1","title":"ErrorInfo","description":"A typed error: a stable code matched by callers, a one-line message, and optional field pointer and hint.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable error code."},"message":{"description":"One line saying what failed, naming the field, path or line and what was expected.","type":"string","minLength":1,"maxLength":8192},"path":{"description":"JSON pointer into the offending document, or a file path.","type":"string","maxLength":4096},"hint":{"description":"What the operator can do about it.","type":"string","maxLength":8192}}};
+const schema87 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:error:v1","title":"ErrorInfo","description":"A typed error: a stable code matched by callers, a one-line message, and optional field pointer and hint.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable error code."},"message":{"description":"One line saying what failed, naming the field, path or line and what was expected.","type":"string","minLength":1,"maxLength":8192},"path":{"description":"JSON pointer into the offending document, or a file path.","type":"string","maxLength":4096},"hint":{"description":"What the operator can do about it.","type":"string","maxLength":8192}}};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:error:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -184,17 +184,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-case-status:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -243,7 +243,7 @@ vErrors.push(err3);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema156.properties, key0))){
+if(!(func1.call(schema161.properties, key0))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -336,7 +336,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(((((data3 === "eligible") || (data3 === "ineligible")) || (data3 === "consumed")) || (data3 === "interrupted")) || (data3 === "running"))){
-const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema156.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema161.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -347,8 +347,8 @@ errors++;
 }
 }
 if(data.reason !== undefined){
-if(!(validate37(data.reason, {instancePath:instancePath+"/reason",parentData:data,parentDataProperty:"reason",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+if(!(validate38(data.reason, {instancePath:instancePath+"/reason",parentData:data,parentDataProperty:"reason",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
 errors = vErrors.length;
 }
 }
@@ -425,7 +425,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((((((data7 === "scoped_test_verified") || (data7 === "not_reproduced")) || (data7 === "rejected")) || (data7 === "failed")) || (data7 === "timed_out")) || (data7 === "interrupted")) || (data7 === "provider_error")) || (data7 === "fault"))){
-const err19 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema119.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -536,10 +536,10 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate57
+return validate58
 }

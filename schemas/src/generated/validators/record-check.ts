@@ -5,18 +5,18 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema162 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-check:v1","title":"CheckRecord","description":"A tool run with --check prints one per deterministic output file it recomputed, in file order: whether the retained bytes equal the recomputed bytes. --check never writes.","type":"object","additionalProperties":false,"required":["v","kind","file","match"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"check"},"file":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath","description":"The file, relative to the attempt directory."},"match":{"description":"True when the retained and recomputed bytes are identical (or the file is absent in both).","type":"boolean"},"retained_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the retained file; absent when it does not exist."},"recomputed_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the recomputed bytes; absent when the recomputation produces no such file."}}};
-const schema88 = {"description":"A repository-relative path: no leading /, no empty, . or .. components, no backslash or control character.","type":"string","minLength":1,"maxLength":4096,"pattern":"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"};
+const schema167 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-check:v1","title":"CheckRecord","description":"A tool run with --check prints one per deterministic output file it recomputed, in file order: whether the retained bytes equal the recomputed bytes. --check never writes.","type":"object","additionalProperties":false,"required":["v","kind","file","match"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"check"},"file":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath","description":"The file, relative to the attempt directory."},"match":{"description":"True when the retained and recomputed bytes are identical (or the file is absent in both).","type":"boolean"},"retained_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the retained file; absent when it does not exist."},"recomputed_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the recomputed bytes; absent when the recomputation produces no such file."}}};
+const schema93 = {"description":"A repository-relative path: no leading /, no empty, . or .. components, no backslash or control character.","type":"string","minLength":1,"maxLength":4096,"pattern":"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
 const func2 = runtime_ucs2length.default;
-const pattern39 = new RegExp("^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$", "u");
+const pattern44 = new RegExp("^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$", "u");
 const pattern4 = new RegExp("^[0-9a-f]{64}$", "u");
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-check:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -123,7 +123,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern39.test(data2)){
+if(!pattern44.test(data2)){
 const err9 = {instancePath:instancePath+"/file",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -218,10 +218,10 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate59.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate59
+return validate60
 }

@@ -5,16 +5,16 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema166 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-error:v1","title":"ErrorRecord","description":"At most one per run, just before result.","type":"object","additionalProperties":false,"required":["v","kind","code","message"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"error"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable error code."},"message":{"description":"One line.","type":"string","minLength":1,"maxLength":8192},"path":{"description":"JSON pointer or file path.","type":"string","maxLength":4096},"hint":{"description":"What to do about it.","type":"string","maxLength":8192}}};
+const schema171 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-error:v1","title":"ErrorRecord","description":"At most one per run, just before result.","type":"object","additionalProperties":false,"required":["v","kind","code","message"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"error"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable error code."},"message":{"description":"One line.","type":"string","minLength":1,"maxLength":8192},"path":{"description":"JSON pointer or file path.","type":"string","maxLength":4096},"hint":{"description":"What to do about it.","type":"string","maxLength":8192}}};
 const schema66 = {"description":"A stable error code in SCREAMING_SNAKE_CASE.","type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
 const pattern22 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
 const func2 = runtime_ucs2length.default;
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-error:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -219,10 +219,10 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate60
+return validate61
 }

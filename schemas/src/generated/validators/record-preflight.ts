@@ -5,7 +5,7 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema168 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-preflight:v1","title":"PreflightRecord","description":"reproduce --preflight prints one: every sandbox primitive checked on this host, what is in force and how each limit was read back (DESIGN §11).","type":"object","additionalProperties":false,"required":["v","kind","ok","checks","limits","namespaces","samples"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"preflight"},"runner":{"description":"The runner whose toolchain was checked.","type":"string","enum":["go","node"]},"ok":{"description":"True when every check passed.","type":"boolean"},"checks":{"description":"The checks in order; the first failed one ends the preflight.","type":"array","items":{"type":"object","additionalProperties":false,"required":["name","ok","detail"],"description":"One check.","properties":{"name":{"description":"What was checked.","type":"string"},"ok":{"description":"Whether it passed.","type":"boolean"},"detail":{"description":"What was found and how.","type":"string"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"The refusal code when it failed."}}}},"limits":{"description":"Every limit in force and how it was read back.","type":"array","items":{"$ref":"urn:repairline:limit-reading:v1","description":"One reading."}},"namespaces":{"description":"The sandbox's namespaces next to the host's.","type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"description":"One namespace.","properties":{"name":{"description":"The namespace kind.","type":"string"},"host":{"description":"The host's id.","type":"string"},"sandbox":{"description":"The sandbox's id.","type":"string"}}}},"samples":{"description":"The resource samples taken.","type":"array","items":{"$ref":"urn:repairline:resource-sample:v1","description":"One sample."}}}};
+const schema173 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-preflight:v1","title":"PreflightRecord","description":"reproduce --preflight prints one: every sandbox primitive checked on this host, what is in force and how each limit was read back (DESIGN §11).","type":"object","additionalProperties":false,"required":["v","kind","ok","checks","limits","namespaces","samples"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"preflight"},"runner":{"description":"The runner whose toolchain was checked.","type":"string","enum":["go","node"]},"ok":{"description":"True when every check passed.","type":"boolean"},"checks":{"description":"The checks in order; the first failed one ends the preflight.","type":"array","items":{"type":"object","additionalProperties":false,"required":["name","ok","detail"],"description":"One check.","properties":{"name":{"description":"What was checked.","type":"string"},"ok":{"description":"Whether it passed.","type":"boolean"},"detail":{"description":"What was found and how.","type":"string"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"The refusal code when it failed."}}}},"limits":{"description":"Every limit in force and how it was read back.","type":"array","items":{"$ref":"urn:repairline:limit-reading:v1","description":"One reading."}},"namespaces":{"description":"The sandbox's namespaces next to the host's.","type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"description":"One namespace.","properties":{"name":{"description":"The namespace kind.","type":"string"},"host":{"description":"The host's id.","type":"string"},"sandbox":{"description":"The sandbox's id.","type":"string"}}}},"samples":{"description":"The resource samples taken.","type":"array","items":{"$ref":"urn:repairline:resource-sample:v1","description":"One sample."}}}};
 const schema66 = {"description":"A stable error code in SCREAMING_SNAKE_CASE.","type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
 const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:limit-reading:v1","title":"LimitReading","description":"One sandbox limit in force (DESIGN §11): what was asked, what the kernel (or the supervisor) reports, by which mechanism, and the file it was read from. A reading that differs from the ask is a refusal, so a recorded reading always has got equal to want.","type":"object","additionalProperties":false,"required":["name","want","got","mechanism","source"],"properties":{"name":{"description":"The limit, e.g. memory, tasks, cpu quota (us per period), open files per process, tmpfs /tmp size, mount /src.","type":"string","minLength":1,"maxLength":200},"want":{"description":"The value asked for, as the source file spells it.","type":"string","maxLength":200},"got":{"description":"The value read back.","type":"string","maxLength":200},"mechanism":{"description":"How it is applied: cgroup-v1 (memory, memsw, pids, cpu files), rlimit (prlimit, read from /proc/<pid>/limits), tmpfs (bwrap --size, read from the sandbox's mountinfo), mount (read-only binds, same), uid (setpriv, read from /proc/<pid>/status), supervisor (output caps kept by the reader), host (a host fact such as no swap).","type":"string","enum":["cgroup-v1","rlimit","tmpfs","mount","uid","supervisor","host"]},"source":{"description":"Where the reading came from (a file path, or the supervisor).","type":"string","minLength":1,"maxLength":4096}}};
 const pattern22 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
@@ -260,11 +260,11 @@ return errors === 0;
 validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-preflight:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -391,7 +391,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((data2 === "go") || (data2 === "node"))){
-const err11 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema168.properties.runner.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema173.properties.runner.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -925,10 +925,10 @@ vErrors.push(err54);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate61
+return validate62
 }

@@ -5,21 +5,21 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema171 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-readback:v1","title":"ReadbackRecord","description":"receipt readback prints one per attempt: whether the retained attempt revalidates, and every finding with its code.","type":"object","additionalProperties":false,"required":["v","kind","attempt_dir","valid","findings"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"readback"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"The attempt directory read."},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The key, when admission.json could be read."},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome","description":"The sealed outcome, when known."},"valid":{"description":"True when there is no finding of severity error.","type":"boolean"},"findings":{"description":"Every finding, in check order.","type":"array","items":{"title":"ReadbackFinding","description":"One finding.","type":"object","additionalProperties":false,"required":["code","severity","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable finding code (DIGEST_MISMATCH, UNSEALED_FILE, …)."},"severity":{"description":"error makes the attempt invalid; notice is reported only.","type":"string","enum":["error","notice"]},"path":{"description":"The file concerned, relative to the attempt directory.","type":"string"},"message":{"description":"One line.","type":"string"}}}}}};
+const schema176 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-readback:v1","title":"ReadbackRecord","description":"receipt readback prints one per attempt: whether the retained attempt revalidates, and every finding with its code.","type":"object","additionalProperties":false,"required":["v","kind","attempt_dir","valid","findings"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"readback"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"The attempt directory read."},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The key, when admission.json could be read."},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome","description":"The sealed outcome, when known."},"valid":{"description":"True when there is no finding of severity error.","type":"boolean"},"findings":{"description":"Every finding, in check order.","type":"array","items":{"title":"ReadbackFinding","description":"One finding.","type":"object","additionalProperties":false,"required":["code","severity","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable finding code (DIGEST_MISMATCH, UNSEALED_FILE, …)."},"severity":{"description":"error makes the attempt invalid; notice is reported only.","type":"string","enum":["error","notice"]},"path":{"description":"The file concerned, relative to the attempt directory.","type":"string"},"message":{"description":"One line.","type":"string"}}}}}};
 const schema62 = {"description":"A normalized absolute path: starts with /, no empty, . or .. components, no trailing slash, no NUL.","type":"string","maxLength":4096,"pattern":"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
-const schema114 = {"description":"An attempt's terminal state (DESIGN §3).","type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
+const schema119 = {"description":"An attempt's terminal state (DESIGN §3).","type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
 const schema66 = {"description":"A stable error code in SCREAMING_SNAKE_CASE.","type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
 const func2 = runtime_ucs2length.default;
 const pattern19 = new RegExp("^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$", "u");
 const pattern4 = new RegExp("^[0-9a-f]{64}$", "u");
 const pattern22 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-readback:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -186,7 +186,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((((data4 === "scoped_test_verified") || (data4 === "not_reproduced")) || (data4 === "rejected")) || (data4 === "failed")) || (data4 === "timed_out")) || (data4 === "interrupted")) || (data4 === "provider_error")) || (data4 === "fault"))){
-const err14 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema119.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -295,7 +295,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!((data9 === "error") || (data9 === "notice"))){
-const err23 = {instancePath:instancePath+"/findings/" + i0+"/severity",schemaPath:"#/properties/findings/items/properties/severity/enum",keyword:"enum",params:{allowedValues: schema171.properties.findings.items.properties.severity.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/findings/" + i0+"/severity",schemaPath:"#/properties/findings/items/properties/severity/enum",keyword:"enum",params:{allowedValues: schema176.properties.findings.items.properties.severity.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -364,10 +364,10 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate63
+return validate64
 }

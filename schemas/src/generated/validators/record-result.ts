@@ -4,15 +4,15 @@
 export function load () {
 
 
-const schema176 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-result:v1","title":"ResultRecord","description":"The last record every tool prints: its exit status and, when the attempt has one, the outcome.","type":"object","additionalProperties":false,"required":["v","kind","tool","exit"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"result"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool","description":"The tool that prints it."},"exit":{"description":"The process exit status.","type":"integer","enum":[0,1,2,65,66,69,70,73,75,77,78]},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome","description":"The attempt's outcome, when it has one."}}};
-const schema115 = {"description":"The name of a repairline executable.","type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
-const schema114 = {"description":"An attempt's terminal state (DESIGN §3).","type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
+const schema181 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-result:v1","title":"ResultRecord","description":"The last record every tool prints: its exit status and, when the attempt has one, the outcome.","type":"object","additionalProperties":false,"required":["v","kind","tool","exit"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"result"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool","description":"The tool that prints it."},"exit":{"description":"The process exit status.","type":"integer","enum":[0,1,2,65,66,69,70,73,75,77,78]},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome","description":"The attempt's outcome, when it has one."}}};
+const schema120 = {"description":"The name of a repairline executable.","type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
+const schema119 = {"description":"An attempt's terminal state (DESIGN §3).","type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-result:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -109,7 +109,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((((((((data2 === "admit") || (data2 === "extract-tree")) || (data2 === "reproduce")) || (data2 === "ask-provider")) || (data2 === "gate-patch")) || (data2 === "verify")) || (data2 === "receipt")) || (data2 === "attempt"))){
-const err8 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema115.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -132,7 +132,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!(((((((((((data3 === 0) || (data3 === 1)) || (data3 === 2)) || (data3 === 65)) || (data3 === 66)) || (data3 === 69)) || (data3 === 70)) || (data3 === 73)) || (data3 === 75)) || (data3 === 77)) || (data3 === 78))){
-const err10 = {instancePath:instancePath+"/exit",schemaPath:"#/properties/exit/enum",keyword:"enum",params:{allowedValues: schema176.properties.exit.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/exit",schemaPath:"#/properties/exit/enum",keyword:"enum",params:{allowedValues: schema181.properties.exit.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -155,7 +155,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!((((((((data4 === "scoped_test_verified") || (data4 === "not_reproduced")) || (data4 === "rejected")) || (data4 === "failed")) || (data4 === "timed_out")) || (data4 === "interrupted")) || (data4 === "provider_error")) || (data4 === "fault"))){
-const err12 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema119.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -176,10 +176,10 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate64
+return validate65
 }

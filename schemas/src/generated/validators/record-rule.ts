@@ -5,17 +5,17 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema179 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-rule:v1","title":"RuleRecord","description":"gate-patch prints one per gate rule, in rule order, after gate.json is written; the same rule, status and detail as gate.json.","type":"object","additionalProperties":false,"required":["v","kind","rule","status","detail"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"rule"},"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule","description":"The rule."},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus","description":"pass, fail or not_checked."},"detail":{"description":"One line: what was checked and, on failure, what broke it.","type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"description":"The rule's findings (only when it failed).","type":"array","maxItems":64,"items":{"type":"string","description":"One finding.","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}};
-const schema100 = {"description":"A gate rule (DESIGN §10), one file each in tools/core/src/gate/rules/.","type":"string","enum":["path-tricks","allowlist","classifier","no-new-files","modes-unchanged","exact-application","diff-size","parses","imports-preserved","declarations-preserved","signatures-preserved","calls-preserved","no-init-hook","no-test-framing"]};
-const schema102 = {"description":"A gate rule's status: not_checked when a rule it depends on left nothing to check.","type":"string","enum":["pass","fail","not_checked"]};
+const schema184 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-rule:v1","title":"RuleRecord","description":"gate-patch prints one per gate rule, in rule order, after gate.json is written; the same rule, status and detail as gate.json.","type":"object","additionalProperties":false,"required":["v","kind","rule","status","detail"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"rule"},"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule","description":"The rule."},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus","description":"pass, fail or not_checked."},"detail":{"description":"One line: what was checked and, on failure, what broke it.","type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"description":"The rule's findings (only when it failed).","type":"array","maxItems":64,"items":{"type":"string","description":"One finding.","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}};
+const schema105 = {"description":"A gate rule (DESIGN §10), one file each in tools/core/src/gate/rules/.","type":"string","enum":["path-tricks","allowlist","classifier","no-new-files","modes-unchanged","exact-application","diff-size","parses","imports-preserved","declarations-preserved","signatures-preserved","calls-preserved","no-init-hook","no-test-framing"]};
+const schema107 = {"description":"A gate rule's status: not_checked when a rule it depends on left nothing to check.","type":"string","enum":["pass","fail","not_checked"]};
 const func2 = runtime_ucs2length.default;
-const pattern51 = new RegExp("^[^\\n\\r]*$", "u");
+const pattern56 = new RegExp("^[^\\n\\r]*$", "u");
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-rule:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -122,7 +122,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!((((((((((((((data2 === "path-tricks") || (data2 === "allowlist")) || (data2 === "classifier")) || (data2 === "no-new-files")) || (data2 === "modes-unchanged")) || (data2 === "exact-application")) || (data2 === "diff-size")) || (data2 === "parses")) || (data2 === "imports-preserved")) || (data2 === "declarations-preserved")) || (data2 === "signatures-preserved")) || (data2 === "calls-preserved")) || (data2 === "no-init-hook")) || (data2 === "no-test-framing"))){
-const err9 = {instancePath:instancePath+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema100.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -145,7 +145,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!(((data3 === "pass") || (data3 === "fail")) || (data3 === "not_checked"))){
-const err11 = {instancePath:instancePath+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -178,7 +178,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern51.test(data4)){
+if(!pattern56.test(data4)){
 const err14 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -227,7 +227,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern51.test(data6)){
+if(!pattern56.test(data6)){
 const err18 = {instancePath:instancePath+"/findings/" + i0,schemaPath:"#/properties/findings/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -272,10 +272,10 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate65
+return validate66
 }

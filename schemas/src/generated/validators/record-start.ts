@@ -4,15 +4,15 @@
 export function load () {
 
 
-const schema182 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","title":"StartRecord","description":"The first record every tool prints.","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool","description":"The tool that prints it."},"command":{"description":"The subcommand, for tools that have them.","type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
-const schema115 = {"description":"The name of a repairline executable.","type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
-const pattern98 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
+const schema187 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","title":"StartRecord","description":"The first record every tool prints.","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool","description":"The tool that prints it."},"command":{"description":"The subcommand, for tools that have them.","type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
+const schema120 = {"description":"The name of a repairline executable.","type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
+const pattern103 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-start:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate67.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -99,7 +99,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((((((((data2 === "admit") || (data2 === "extract-tree")) || (data2 === "reproduce")) || (data2 === "ask-provider")) || (data2 === "gate-patch")) || (data2 === "verify")) || (data2 === "receipt")) || (data2 === "attempt"))){
-const err7 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema115.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -112,7 +112,7 @@ errors++;
 if(data.command !== undefined){
 let data3 = data.command;
 if(typeof data3 === "string"){
-if(!pattern98.test(data3)){
+if(!pattern103.test(data3)){
 const err8 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z-]{0,31}$"},message:"must match pattern \""+"^[a-z][a-z-]{0,31}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -145,10 +145,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate66
+return validate67
 }

@@ -4,17 +4,17 @@
 export function load () {
 
 
-const schema184 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-tree:v1","title":"TreeRecord","description":"extract-tree prints one after writing tree.tar and tree-manifest.json: what was extracted and the digests of both files.","type":"object","additionalProperties":false,"required":["v","kind","source_sha","entries","bytes","tar_bytes","tar_sha256","manifest_sha256"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"tree"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha","description":"The extracted commit."},"entries":{"description":"Files in tree.tar (blob entries; directories are not counted).","type":"integer","minimum":0,"maximum":20000},"bytes":{"description":"Summed file bytes (the 16 MiB bound).","type":"integer","minimum":0,"maximum":16777216},"tar_bytes":{"description":"Size of tree.tar.","type":"integer","minimum":1024},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of tree.tar."},"manifest_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the bytes of tree-manifest.json."}}};
+const schema189 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-tree:v1","title":"TreeRecord","description":"extract-tree prints one after writing tree.tar and tree-manifest.json: what was extracted and the digests of both files.","type":"object","additionalProperties":false,"required":["v","kind","source_sha","entries","bytes","tar_bytes","tar_sha256","manifest_sha256"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"tree"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha","description":"The extracted commit."},"entries":{"description":"Files in tree.tar (blob entries; directories are not counted).","type":"integer","minimum":0,"maximum":20000},"bytes":{"description":"Summed file bytes (the 16 MiB bound).","type":"integer","minimum":0,"maximum":16777216},"tar_bytes":{"description":"Size of tree.tar.","type":"integer","minimum":1024},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of tree.tar."},"manifest_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the bytes of tree-manifest.json."}}};
 const schema35 = {"description":"A full 40-hex git object id.","type":"string","pattern":"^[0-9a-f]{40}$"};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
 const pattern5 = new RegExp("^[0-9a-f]{40}$", "u");
 const pattern4 = new RegExp("^[0-9a-f]{64}$", "u");
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-tree:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -319,10 +319,10 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate67
+return validate68
 }

@@ -5,18 +5,18 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema188 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-verify:v1","title":"VerifyRecord","description":"verify prints one after verify.json is written: the classification, the red-then-green shape with its note, and why the candidate is not verified.","type":"object","additionalProperties":false,"required":["v","kind","classification","red_then_green","reasons","identities","failing"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"verify"},"classification":{"description":"scoped_test_verified, failed, fault or timed_out (verify.json's).","type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"red_then_green":{"description":"The red-then-green shape (verify.json's red_then_green.shape).","type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"note":{"description":"The one-line note of a shape that is not red_then_green.","type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"},"reasons":{"description":"verify.json's reasons (at most 20).","type":"array","maxItems":20,"items":{"type":"string","description":"One reason.","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"identities":{"description":"How many identities the candidate run reported.","type":"integer","minimum":0},"failing":{"description":"The candidate run's failed identities (at most 100; verify.json has them all).","type":"array","maxItems":100,"items":{"type":"string","description":"A failed identity."}},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"The fault code, when the run says nothing usable."}}};
+const schema193 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-verify:v1","title":"VerifyRecord","description":"verify prints one after verify.json is written: the classification, the red-then-green shape with its note, and why the candidate is not verified.","type":"object","additionalProperties":false,"required":["v","kind","classification","red_then_green","reasons","identities","failing"],"properties":{"v":{"description":"Record format version.","const":1},"kind":{"description":"Record kind.","const":"verify"},"classification":{"description":"scoped_test_verified, failed, fault or timed_out (verify.json's).","type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"red_then_green":{"description":"The red-then-green shape (verify.json's red_then_green.shape).","type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"note":{"description":"The one-line note of a shape that is not red_then_green.","type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"},"reasons":{"description":"verify.json's reasons (at most 20).","type":"array","maxItems":20,"items":{"type":"string","description":"One reason.","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"identities":{"description":"How many identities the candidate run reported.","type":"integer","minimum":0},"failing":{"description":"The candidate run's failed identities (at most 100; verify.json has them all).","type":"array","maxItems":100,"items":{"type":"string","description":"A failed identity."}},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"The fault code, when the run says nothing usable."}}};
 const schema66 = {"description":"A stable error code in SCREAMING_SNAKE_CASE.","type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = runtime_ucs2length.default;
-const pattern51 = new RegExp("^[^\\n\\r]*$", "u");
+const pattern56 = new RegExp("^[^\\n\\r]*$", "u");
 const pattern22 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-verify:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -95,7 +95,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema188.properties, key0))){
+if(!(func1.call(schema193.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -143,7 +143,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((data2 === "scoped_test_verified") || (data2 === "failed")) || (data2 === "fault")) || (data2 === "timed_out"))){
-const err11 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema188.properties.classification.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema193.properties.classification.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -166,7 +166,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(((((((data3 === "red_then_green") || (data3 === "red_then_red")) || (data3 === "red_then_skipped")) || (data3 === "red_then_missing")) || (data3 === "red_then_fault")) || (data3 === "red_then_timed_out")) || (data3 === "not_red"))){
-const err13 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/enum",keyword:"enum",params:{allowedValues: schema188.properties.red_then_green.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/enum",keyword:"enum",params:{allowedValues: schema193.properties.red_then_green.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -189,7 +189,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern51.test(data4)){
+if(!pattern56.test(data4)){
 const err15 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -238,7 +238,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!pattern51.test(data6)){
+if(!pattern56.test(data6)){
 const err19 = {instancePath:instancePath+"/reasons/" + i0,schemaPath:"#/properties/reasons/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -371,10 +371,10 @@ vErrors.push(err29);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate68
+return validate69
 }

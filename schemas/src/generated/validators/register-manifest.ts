@@ -4,16 +4,16 @@
 export function load () {
 
 
-const schema190 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:register-manifest:v1","title":"RegisterManifest","description":"Committed in the source tree as .repairline/registers.json and read from the blob at source_sha. Every tasks.<label> must be in the routing vocabulary.","type":"object","additionalProperties":false,"required":["version","tasks","surfaces"],"properties":{"version":{"description":"Manifest format version.","const":1},"tasks":{"description":"Rows by task label.","type":"object","propertyNames":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"additionalProperties":{"$ref":"#/$defs/row"}},"surfaces":{"description":"The agent surface (task fallback) and the prompts surface.","type":"object","additionalProperties":false,"required":["agent","prompts"],"properties":{"agent":{"$ref":"#/$defs/row","description":"Used when the route's task label has no row."},"prompts":{"$ref":"#/$defs/row","description":"The prompt row: governs the scaffold and the request instructions."}}}},"$defs":{"row":{"title":"RegisterRow","description":"One manifest row.","type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register","description":"The text register."},"max_output_tokens":{"description":"The job budget for a task row.","type":"integer","minimum":16,"maximum":128000}}}}};
+const schema195 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:register-manifest:v1","title":"RegisterManifest","description":"Committed in the source tree as .repairline/registers.json and read from the blob at source_sha. Every tasks.<label> must be in the routing vocabulary.","type":"object","additionalProperties":false,"required":["version","tasks","surfaces"],"properties":{"version":{"description":"Manifest format version.","const":1},"tasks":{"description":"Rows by task label.","type":"object","propertyNames":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"additionalProperties":{"$ref":"#/$defs/row"}},"surfaces":{"description":"The agent surface (task fallback) and the prompts surface.","type":"object","additionalProperties":false,"required":["agent","prompts"],"properties":{"agent":{"$ref":"#/$defs/row","description":"Used when the route's task label has no row."},"prompts":{"$ref":"#/$defs/row","description":"The prompt row: governs the scaffold and the request instructions."}}}},"$defs":{"row":{"title":"RegisterRow","description":"One manifest row.","type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register","description":"The text register."},"max_output_tokens":{"description":"The job budget for a task row.","type":"integer","minimum":16,"maximum":128000}}}}};
 const schema49 = {"description":"A routing task label: lowercase identifier.","type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$"};
 const pattern15 = new RegExp("^[a-z][a-z0-9_-]{0,63}$", "u");
-const schema192 = {"title":"RegisterRow","description":"One manifest row.","type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register","description":"The text register."},"max_output_tokens":{"description":"The job budget for a task row.","type":"integer","minimum":16,"maximum":128000}}};
+const schema197 = {"title":"RegisterRow","description":"One manifest row.","type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register","description":"The text register."},"max_output_tokens":{"description":"The job budget for a task row.","type":"integer","minimum":16,"maximum":128000}}};
 const schema57 = {"description":"A text register.","type":"string","enum":["internal","social","docs"]};
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -112,17 +112,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate70.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:register-manifest:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -224,8 +224,8 @@ errors++;
 }
 }
 for(const key2 in data1){
-if(!(validate70(data1[key2], {instancePath:instancePath+"/tasks/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data1,parentDataProperty:key2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate71(data1[key2], {instancePath:instancePath+"/tasks/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data1,parentDataProperty:key2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 }
@@ -277,14 +277,14 @@ errors++;
 }
 }
 if(data3.agent !== undefined){
-if(!(validate70(data3.agent, {instancePath:instancePath+"/surfaces/agent",parentData:data3,parentDataProperty:"agent",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate71(data3.agent, {instancePath:instancePath+"/surfaces/agent",parentData:data3,parentDataProperty:"agent",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 }
 if(data3.prompts !== undefined){
-if(!(validate70(data3.prompts, {instancePath:instancePath+"/surfaces/prompts",parentData:data3,parentDataProperty:"prompts",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate71(data3.prompts, {instancePath:instancePath+"/surfaces/prompts",parentData:data3,parentDataProperty:"prompts",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 }
@@ -311,10 +311,10 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate69
+return validate70
 }

@@ -6,17 +6,17 @@ import runtime_equal from 'ajv/dist/runtime/equal.js'
 export function load () {
 
 
-const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:request:v1","title":"ProviderRequest","description":"request.json: the exact body of the one POST {base_url}/responses (two-space JSON and a final newline, byte for byte what was sent). The token is a header and never part of it. Every body also validates against the pinned OpenAI CreateResponse schema (tested).","type":"object","additionalProperties":false,"required":["model","instructions","input","max_output_tokens","store","text"],"properties":{"model":{"description":"The recomputed route's model, which equals provider.model.","type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"instructions":{"description":"The owned instructions: the fixed head, then the job brief.","type":"string","minLength":1},"input":{"description":"The owned prompt scaffold, then the untrusted payload inside its delimiter.","type":"string","minLength":1},"max_output_tokens":{"description":"min(provider.max_output_tokens, the job budget).","type":"integer","minimum":16,"maximum":128000},"store":{"description":"Always false: nothing is stored server-side.","const":false},"text":{"description":"Structured output settings.","type":"object","additionalProperties":false,"required":["format"],"properties":{"format":{"description":"A strict json_schema format derived from proposal.schema.json.","type":"object","additionalProperties":false,"required":["type","name","strict","schema"],"properties":{"type":{"description":"Structured output by JSON Schema.","const":"json_schema"},"name":{"description":"The format's name.","type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"strict":{"description":"Strict mode: the server must follow the schema.","const":true},"schema":{"description":"The proposal schema (proposal.schema.json) in the strict subset: $schema, $id, title, minLength and maxLength removed; every object lists all its properties as required and is closed. Pinned here, so a request.json that sent another schema is invalid (a test keeps this equal to the derivation).","const":{"description":"proposal.json: the model's structured answer (DESIGN §6a). The summary passes the return contract before any edit is looked at; the edits are exact search/replace pairs applied in order by gate-patch. This schema is also sent (strict json_schema) as the request's text.format.","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"description":"Three one-line fields, in this order.","type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"description":"What causes the failure.","type":"string"},"change":{"description":"What the edits change.","type":"string"},"risk":{"description":"What could go wrong.","type":"string"}}},"edits":{"description":"Exact edits, applied in order; each search occurs exactly once at that point.","type":"array","minItems":1,"maxItems":32,"items":{"description":"One exact search/replace edit of an allowed file.","type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"description":"One of allowed_files.","type":"string"},"search":{"description":"Exact existing text.","type":"string"},"replace":{"description":"New text.","type":"string"}}}}}}}}}}}}};
+const schema199 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:request:v1","title":"ProviderRequest","description":"request.json: the exact body of the one POST {base_url}/responses (two-space JSON and a final newline, byte for byte what was sent). The token is a header and never part of it. Every body also validates against the pinned OpenAI CreateResponse schema (tested).","type":"object","additionalProperties":false,"required":["model","instructions","input","max_output_tokens","store","text"],"properties":{"model":{"description":"The recomputed route's model, which equals provider.model.","type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"instructions":{"description":"The owned instructions: the fixed head, then the job brief.","type":"string","minLength":1},"input":{"description":"The owned prompt scaffold, then the untrusted payload inside its delimiter.","type":"string","minLength":1},"max_output_tokens":{"description":"min(provider.max_output_tokens, the job budget).","type":"integer","minimum":16,"maximum":128000},"store":{"description":"Always false: nothing is stored server-side.","const":false},"text":{"description":"Structured output settings.","type":"object","additionalProperties":false,"required":["format"],"properties":{"format":{"description":"A strict json_schema format derived from proposal.schema.json.","type":"object","additionalProperties":false,"required":["type","name","strict","schema"],"properties":{"type":{"description":"Structured output by JSON Schema.","const":"json_schema"},"name":{"description":"The format's name.","type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"strict":{"description":"Strict mode: the server must follow the schema.","const":true},"schema":{"description":"The proposal schema (proposal.schema.json) in the strict subset: $schema, $id, title, minLength and maxLength removed; every object lists all its properties as required and is closed. Pinned here, so a request.json that sent another schema is invalid (a test keeps this equal to the derivation).","const":{"description":"proposal.json: the model's structured answer (DESIGN §6a). The summary passes the return contract before any edit is looked at; the edits are exact search/replace pairs applied in order by gate-patch. This schema is also sent (strict json_schema) as the request's text.format.","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"description":"Three one-line fields, in this order.","type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"description":"What causes the failure.","type":"string"},"change":{"description":"What the edits change.","type":"string"},"risk":{"description":"What could go wrong.","type":"string"}}},"edits":{"description":"Exact edits, applied in order; each search occurs exactly once at that point.","type":"array","minItems":1,"maxItems":32,"items":{"description":"One exact search/replace edit of an allowed file.","type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"description":"One of allowed_files.","type":"string"},"search":{"description":"Exact existing text.","type":"string"},"replace":{"description":"New text.","type":"string"}}}}}}}}}}}}};
 const func2 = runtime_ucs2length.default;
 const func0 = runtime_equal.default;
-const pattern46 = new RegExp("^[!-~]+$", "u");
-const pattern107 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
+const pattern51 = new RegExp("^[!-~]+$", "u");
+const pattern112 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:request:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -119,7 +119,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern46.test(data0)){
+if(!pattern51.test(data0)){
 const err9 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -333,7 +333,7 @@ errors++;
 if(data6.name !== undefined){
 let data8 = data6.name;
 if(typeof data8 === "string"){
-if(!pattern107.test(data8)){
+if(!pattern112.test(data8)){
 const err27 = {instancePath:instancePath+"/text/format/name",schemaPath:"#/properties/text/properties/format/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
@@ -368,8 +368,8 @@ errors++;
 }
 }
 if(data6.schema !== undefined){
-if(!func0(data6.schema, schema194.properties.text.properties.format.properties.schema.const)){
-const err30 = {instancePath:instancePath+"/text/format/schema",schemaPath:"#/properties/text/properties/format/properties/schema/const",keyword:"const",params:{allowedValue: schema194.properties.text.properties.format.properties.schema.const},message:"must be equal to constant"};
+if(!func0(data6.schema, schema199.properties.text.properties.format.properties.schema.const)){
+const err30 = {instancePath:instancePath+"/text/format/schema",schemaPath:"#/properties/text/properties/format/properties/schema/const",keyword:"const",params:{allowedValue: schema199.properties.text.properties.format.properties.schema.const},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -414,10 +414,10 @@ vErrors.push(err33);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate74
+return validate75
 }

@@ -5,20 +5,20 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema195 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:routing-policy:v1","title":"RoutingPolicy","description":"Maps case kinds to a route. The route is always recomputed from this file. Its task labels are the routing vocabulary. Cost is an estimate, never a billing reservation.","type":"object","additionalProperties":false,"required":["version","cost_ceiling_usd","routes"],"properties":{"version":{"description":"Policy format version.","const":1},"cost_ceiling_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd","description":"A case whose estimated cost exceeds this is ineligible."},"routes":{"description":"One route per case kind.","type":"array","minItems":1,"maxItems":16,"items":{"$ref":"#/$defs/route"}}},"$defs":{"route":{"title":"Route","description":"The route for one case kind.","type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind","description":"The case kind this route serves."},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel","description":"Task label; selects tasks.<label> in the register manifest."},"model":{"description":"Must equal provider.model.","type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens","description":"Estimated input tokens."},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens","description":"Estimated output tokens."},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd","description":"Price per million input tokens."},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd","description":"Price per million output tokens."}}}}};
+const schema203 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:routing-policy:v1","title":"RoutingPolicy","description":"Maps case kinds to a route. The route is always recomputed from this file. Its task labels are the routing vocabulary. Cost is an estimate, never a billing reservation.","type":"object","additionalProperties":false,"required":["version","cost_ceiling_usd","routes"],"properties":{"version":{"description":"Policy format version.","const":1},"cost_ceiling_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd","description":"A case whose estimated cost exceeds this is ineligible."},"routes":{"description":"One route per case kind.","type":"array","minItems":1,"maxItems":16,"items":{"$ref":"#/$defs/route"}}},"$defs":{"route":{"title":"Route","description":"The route for one case kind.","type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind","description":"The case kind this route serves."},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel","description":"Task label; selects tasks.<label> in the register manifest."},"model":{"description":"Must equal provider.model.","type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens","description":"Estimated input tokens."},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens","description":"Estimated output tokens."},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd","description":"Price per million input tokens."},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd","description":"Price per million output tokens."}}}}};
 const schema52 = {"description":"An amount in US dollars.","type":"number","minimum":0,"maximum":1000000};
-const schema197 = {"title":"Route","description":"The route for one case kind.","type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind","description":"The case kind this route serves."},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel","description":"Task label; selects tasks.<label> in the register manifest."},"model":{"description":"Must equal provider.model.","type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens","description":"Estimated input tokens."},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens","description":"Estimated output tokens."},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd","description":"Price per million input tokens."},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd","description":"Price per million output tokens."}}};
+const schema205 = {"title":"Route","description":"The route for one case kind.","type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind","description":"The case kind this route serves."},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel","description":"Task label; selects tasks.<label> in the register manifest."},"model":{"description":"Must equal provider.model.","type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens","description":"Estimated input tokens."},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens","description":"Estimated output tokens."},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd","description":"Price per million input tokens."},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd","description":"Price per million output tokens."}}};
 const schema39 = {"description":"The kind of a case; test_failure is the only kind for now.","type":"string","enum":["test_failure"]};
 const schema49 = {"description":"A routing task label: lowercase identifier.","type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$"};
 const schema50 = {"description":"A token count.","type":"integer","minimum":0,"maximum":100000000};
 const pattern15 = new RegExp("^[a-z][a-z0-9_-]{0,63}$", "u");
-const pattern46 = new RegExp("^[!-~]+$", "u");
+const pattern51 = new RegExp("^[!-~]+$", "u");
 const func2 = runtime_ucs2length.default;
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -179,7 +179,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern46.test(data2)){
+if(!pattern51.test(data2)){
 const err14 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -352,17 +352,17 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:routing-policy:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -484,8 +484,8 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate76(data2[i0], {instancePath:instancePath+"/routes/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate78(data2[i0], {instancePath:instancePath+"/routes/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 }
@@ -512,10 +512,10 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate75.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate75
+return validate77
 }

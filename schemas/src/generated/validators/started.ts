@@ -4,17 +4,17 @@
 export function load () {
 
 
-const schema204 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:started:v1","title":"Started","description":"started.json: once durable, the attempt key is consumed.","type":"object","additionalProperties":false,"required":["v","attempt_key","started_at"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The consumed key."},"started_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"When the key was consumed."}}};
+const schema212 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:started:v1","title":"Started","description":"started.json: once durable, the attempt key is consumed.","type":"object","additionalProperties":false,"required":["v","attempt_key","started_at"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The consumed key."},"started_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"When the key was consumed."}}};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
 const schema60 = {"description":"An RFC 3339 UTC timestamp with millisecond precision, as Date.prototype.toISOString prints it.","type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"};
 const pattern4 = new RegExp("^[0-9a-f]{64}$", "u");
 const pattern17 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$", "u");
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:started:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -137,10 +137,10 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate78
+return validate80
 }

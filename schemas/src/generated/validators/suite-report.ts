@@ -5,7 +5,7 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema207 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:suite-report:v1","title":"SuiteReport","description":"A list of failure cases from an earlier test run (DESIGN §6). suite and generated_at are informational and never enter the attempt key.","type":"object","additionalProperties":false,"required":["version","cases"],"properties":{"version":{"description":"Report format version.","const":1},"suite":{"description":"Informational suite name.","type":"string","maxLength":200},"generated_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"Informational generation time."},"cases":{"description":"The cases, in priority order: admit takes the first eligible unconsumed one.","type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"urn:repairline:case:v1"}}}};
+const schema215 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:suite-report:v1","title":"SuiteReport","description":"A list of failure cases from an earlier test run (DESIGN §6). suite and generated_at are informational and never enter the attempt key.","type":"object","additionalProperties":false,"required":["version","cases"],"properties":{"version":{"description":"Report format version.","const":1},"suite":{"description":"Informational suite name.","type":"string","maxLength":200},"generated_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp","description":"Informational generation time."},"cases":{"description":"The cases, in priority order: admit takes the first eligible unconsumed one.","type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"urn:repairline:case:v1"}}}};
 const schema60 = {"description":"An RFC 3339 UTC timestamp with millisecond precision, as Date.prototype.toISOString prints it.","type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"};
 const func2 = runtime_ucs2length.default;
 const pattern17 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$", "u");
@@ -379,11 +379,11 @@ return errors === 0;
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:suite-report:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -538,10 +538,10 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate79.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate79
+return validate81
 }

@@ -5,14 +5,14 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema209 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:test-event:v1","title":"TestEvent","description":"One normalized test event, test2json's shape (DESIGN §9). Go events pass through; node events are mapped so that Package is the repo-relative test file and Test the ' > ' chain of names. The identity of a test is Package + '::' + Test.","type":"object","additionalProperties":false,"required":["Action"],"properties":{"Time":{"description":"Event time (RFC 3339).","type":"string","maxLength":64},"Action":{"description":"What happened.","type":"string","enum":["start","run","pause","cont","pass","bench","fail","output","skip","build-output","build-fail"]},"Package":{"description":"Go import path, or the node test file.","type":"string","maxLength":4096},"Test":{"description":"The test name; absent for package-level events.","type":"string","maxLength":4096},"Elapsed":{"description":"Seconds, on pass and fail.","type":"number","minimum":0},"Output":{"description":"Output text.","type":"string"},"FailedBuild":{"description":"On a package fail caused by a build failure: the package ID.","type":"string","maxLength":4096},"ImportPath":{"description":"build-output and build-fail events (Go ≥ 1.24): the package being built.","type":"string","maxLength":4096}}};
+const schema217 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:test-event:v1","title":"TestEvent","description":"One normalized test event, test2json's shape (DESIGN §9). Go events pass through; node events are mapped so that Package is the repo-relative test file and Test the ' > ' chain of names. The identity of a test is Package + '::' + Test.","type":"object","additionalProperties":false,"required":["Action"],"properties":{"Time":{"description":"Event time (RFC 3339).","type":"string","maxLength":64},"Action":{"description":"What happened.","type":"string","enum":["start","run","pause","cont","pass","bench","fail","output","skip","build-output","build-fail"]},"Package":{"description":"Go import path, or the node test file.","type":"string","maxLength":4096},"Test":{"description":"The test name; absent for package-level events.","type":"string","maxLength":4096},"Elapsed":{"description":"Seconds, on pass and fail.","type":"number","minimum":0},"Output":{"description":"Output text.","type":"string"},"FailedBuild":{"description":"On a package fail caused by a build failure: the package ID.","type":"string","maxLength":4096},"ImportPath":{"description":"build-output and build-fail events (Go ≥ 1.24): the package being built.","type":"string","maxLength":4096}}};
 const func2 = runtime_ucs2length.default;
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:test-event:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -80,7 +80,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((((((((((data1 === "start") || (data1 === "run")) || (data1 === "pause")) || (data1 === "cont")) || (data1 === "pass")) || (data1 === "bench")) || (data1 === "fail")) || (data1 === "output")) || (data1 === "skip")) || (data1 === "build-output")) || (data1 === "build-fail"))){
-const err5 = {instancePath:instancePath+"/Action",schemaPath:"#/properties/Action/enum",keyword:"enum",params:{allowedValues: schema209.properties.Action.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/Action",schemaPath:"#/properties/Action/enum",keyword:"enum",params:{allowedValues: schema217.properties.Action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -238,10 +238,10 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate81
+return validate83
 }

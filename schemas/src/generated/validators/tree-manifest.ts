@@ -5,20 +5,20 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema210 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:tree-manifest:v1","title":"TreeManifest","description":"tree-manifest.json: every file extract-tree put into tree.tar, in tar order (sorted by path bytes), with its git mode, blob id, sha256 and size. The same commit gives byte-identical tree.tar and tree-manifest.json.","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","entries","entry_count","total_bytes","tar_sha256","tar_bytes"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt's key."},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha","description":"The extracted commit."},"entries":{"description":"One per regular file, sorted by path bytes.","type":"array","maxItems":20000,"items":{"title":"TreeManifestEntry","description":"One extracted file.","type":"object","additionalProperties":false,"required":["path","mode","blob","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath","description":"Repository-relative path."},"mode":{"description":"The git mode.","type":"string","enum":["100644","100755"]},"blob":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha","description":"The git blob id (rehashed while streaming)."},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the file's bytes."},"bytes":{"description":"File size.","type":"integer","minimum":0}}}},"entry_count":{"description":"Number of entries.","type":"integer","minimum":0,"maximum":20000},"total_bytes":{"description":"Summed file bytes (the 16 MiB bound).","type":"integer","minimum":0,"maximum":16777216},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of tree.tar."},"tar_bytes":{"description":"Size of tree.tar.","type":"integer","minimum":0}}};
+const schema218 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:tree-manifest:v1","title":"TreeManifest","description":"tree-manifest.json: every file extract-tree put into tree.tar, in tar order (sorted by path bytes), with its git mode, blob id, sha256 and size. The same commit gives byte-identical tree.tar and tree-manifest.json.","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","entries","entry_count","total_bytes","tar_sha256","tar_bytes"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt's key."},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha","description":"The extracted commit."},"entries":{"description":"One per regular file, sorted by path bytes.","type":"array","maxItems":20000,"items":{"title":"TreeManifestEntry","description":"One extracted file.","type":"object","additionalProperties":false,"required":["path","mode","blob","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath","description":"Repository-relative path."},"mode":{"description":"The git mode.","type":"string","enum":["100644","100755"]},"blob":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha","description":"The git blob id (rehashed while streaming)."},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the file's bytes."},"bytes":{"description":"File size.","type":"integer","minimum":0}}}},"entry_count":{"description":"Number of entries.","type":"integer","minimum":0,"maximum":20000},"total_bytes":{"description":"Summed file bytes (the 16 MiB bound).","type":"integer","minimum":0,"maximum":16777216},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of tree.tar."},"tar_bytes":{"description":"Size of tree.tar.","type":"integer","minimum":0}}};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
 const schema35 = {"description":"A full 40-hex git object id.","type":"string","pattern":"^[0-9a-f]{40}$"};
-const schema88 = {"description":"A repository-relative path: no leading /, no empty, . or .. components, no backslash or control character.","type":"string","minLength":1,"maxLength":4096,"pattern":"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"};
+const schema93 = {"description":"A repository-relative path: no leading /, no empty, . or .. components, no backslash or control character.","type":"string","minLength":1,"maxLength":4096,"pattern":"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"};
 const pattern4 = new RegExp("^[0-9a-f]{64}$", "u");
 const pattern5 = new RegExp("^[0-9a-f]{40}$", "u");
-const pattern39 = new RegExp("^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$", "u");
+const pattern44 = new RegExp("^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$", "u");
 const func2 = runtime_ucs2length.default;
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:tree-manifest:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -282,7 +282,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!pattern39.test(data5)){
+if(!pattern44.test(data5)){
 const err23 = {instancePath:instancePath+"/entries/" + i0+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -317,7 +317,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!((data6 === "100644") || (data6 === "100755"))){
-const err26 = {instancePath:instancePath+"/entries/" + i0+"/mode",schemaPath:"#/properties/entries/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema210.properties.entries.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/entries/" + i0+"/mode",schemaPath:"#/properties/entries/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema218.properties.entries.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -557,10 +557,10 @@ vErrors.push(err45);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate82
+return validate84
 }

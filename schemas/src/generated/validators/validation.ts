@@ -5,19 +5,19 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema217 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:validation:v1","title":"ValidationRecord","description":"validation/<stage>.json: one text-contract check (DESIGN §6b). The four stages are job_instructions_validation (validation/job_instructions.json, task row), prompt_validation (validation/prompt.json, prompt row), request_instructions_validation (validation/request_instructions.json, prompt row) and summary_validation (validation/summary.json, task row). Readback reruns the current checker over the same bytes and requires an equal record.","type":"object","additionalProperties":false,"required":["v","stage","register","register_source","checker","input_sha256","status","findings"],"properties":{"v":{"description":"File format version.","const":1},"stage":{"description":"Which text was checked.","type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"register":{"$ref":"urn:repairline:defs:v1#/$defs/register","description":"The register of the row that governs the text."},"register_source":{"description":"The row's name: tasks.<label> or surfaces.agent (task row), surfaces.prompts (prompt row).","type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},"checker":{"description":"The checker and its version; the version changes whenever a rule changes.","type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"description":"The checker's name.","const":"internal-text"},"version":{"description":"The checker's version.","type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the exact bytes checked: job.txt, prompt.txt, the request's instructions string (UTF-8), or the summary text rendered one field per line from proposal.json."},"status":{"description":"pass, fail, or not_applicable (social and docs registers: no rule runs).","type":"string","enum":["pass","fail","not_applicable"]},"findings":{"description":"Each broken rule (at most 100, in rule then line order); empty unless status is fail.","type":"array","maxItems":100,"items":{"title":"TextFinding","description":"One broken rule.","type":"object","additionalProperties":false,"required":["rule","line","detail"],"properties":{"rule":{"description":"The rule's name.","type":"string","pattern":"^[a-z][a-z0-9-]{1,63}$"},"line":{"description":"The 1-based line, or 0 for the whole text.","type":"integer","minimum":0},"detail":{"description":"What was found.","type":"string","minLength":1,"maxLength":500}}}}},"if":{"properties":{"status":{"const":"fail"}}},"then":{"properties":{"findings":{"type":"array","minItems":1,"description":"A failed check names at least one finding."}}},"else":{"properties":{"findings":{"type":"array","maxItems":0,"description":"A passed or not_applicable check has no findings."}}}};
+const schema229 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:validation:v1","title":"ValidationRecord","description":"validation/<stage>.json: one text-contract check (DESIGN §6b). The four stages are job_instructions_validation (validation/job_instructions.json, task row), prompt_validation (validation/prompt.json, prompt row), request_instructions_validation (validation/request_instructions.json, prompt row) and summary_validation (validation/summary.json, task row). Readback reruns the current checker over the same bytes and requires an equal record.","type":"object","additionalProperties":false,"required":["v","stage","register","register_source","checker","input_sha256","status","findings"],"properties":{"v":{"description":"File format version.","const":1},"stage":{"description":"Which text was checked.","type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"register":{"$ref":"urn:repairline:defs:v1#/$defs/register","description":"The register of the row that governs the text."},"register_source":{"description":"The row's name: tasks.<label> or surfaces.agent (task row), surfaces.prompts (prompt row).","type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},"checker":{"description":"The checker and its version; the version changes whenever a rule changes.","type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"description":"The checker's name.","const":"internal-text"},"version":{"description":"The checker's version.","type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the exact bytes checked: job.txt, prompt.txt, the request's instructions string (UTF-8), or the summary text rendered one field per line from proposal.json."},"status":{"description":"pass, fail, or not_applicable (social and docs registers: no rule runs).","type":"string","enum":["pass","fail","not_applicable"]},"findings":{"description":"Each broken rule (at most 100, in rule then line order); empty unless status is fail.","type":"array","maxItems":100,"items":{"title":"TextFinding","description":"One broken rule.","type":"object","additionalProperties":false,"required":["rule","line","detail"],"properties":{"rule":{"description":"The rule's name.","type":"string","pattern":"^[a-z][a-z0-9-]{1,63}$"},"line":{"description":"The 1-based line, or 0 for the whole text.","type":"integer","minimum":0},"detail":{"description":"What was found.","type":"string","minLength":1,"maxLength":500}}}}},"if":{"properties":{"status":{"const":"fail"}}},"then":{"properties":{"findings":{"type":"array","minItems":1,"description":"A failed check names at least one finding."}}},"else":{"properties":{"findings":{"type":"array","maxItems":0,"description":"A passed or not_applicable check has no findings."}}}};
 const schema57 = {"description":"A text register.","type":"string","enum":["internal","social","docs"]};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
-const pattern119 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$", "u");
+const pattern127 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$", "u");
 const pattern4 = new RegExp("^[0-9a-f]{64}$", "u");
-const pattern121 = new RegExp("^[a-z][a-z0-9-]{1,63}$", "u");
+const pattern129 = new RegExp("^[a-z][a-z0-9-]{1,63}$", "u");
 const func2 = runtime_ucs2length.default;
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:validation:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -257,7 +257,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((((data4 === "job_instructions_validation") || (data4 === "prompt_validation")) || (data4 === "request_instructions_validation")) || (data4 === "summary_validation"))){
-const err17 = {instancePath:instancePath+"/stage",schemaPath:"#/properties/stage/enum",keyword:"enum",params:{allowedValues: schema217.properties.stage.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/stage",schemaPath:"#/properties/stage/enum",keyword:"enum",params:{allowedValues: schema229.properties.stage.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -293,7 +293,7 @@ errors++;
 if(data.register_source !== undefined){
 let data6 = data.register_source;
 if(typeof data6 === "string"){
-if(!pattern119.test(data6)){
+if(!pattern127.test(data6)){
 const err20 = {instancePath:instancePath+"/register_source",schemaPath:"#/properties/register_source/pattern",keyword:"pattern",params:{pattern: "^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},message:"must match pattern \""+"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -437,7 +437,7 @@ vErrors.push(err31);
 errors++;
 }
 if(!(((data11 === "pass") || (data11 === "fail")) || (data11 === "not_applicable"))){
-const err32 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema217.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err32 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema229.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -509,7 +509,7 @@ errors++;
 if(data13.rule !== undefined){
 let data14 = data13.rule;
 if(typeof data14 === "string"){
-if(!pattern121.test(data14)){
+if(!pattern129.test(data14)){
 const err38 = {instancePath:instancePath+"/findings/" + i0+"/rule",schemaPath:"#/properties/findings/items/properties/rule/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9-]{1,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9-]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
@@ -626,10 +626,10 @@ vErrors.push(err47);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return validate83
+return validate86
 }

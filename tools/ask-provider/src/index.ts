@@ -1,0 +1,304 @@
+// ask-provider: renders and validates the owned texts, appends the untrusted payload, calls
+// the provider once, and validates the proposal (DESIGN §5, §6b, §7a).
+//
+// Order of work, each file written atomically and validated before its rename:
+//   refuse a hostile environment (before anything is read); disable core dumps;
+//   open the step (existing outcome, lock, deadline, earlier files);
+//   dispatch.json already there → never send again: resume from what was recorded;
+//   render from retained inputs → job.txt, prompt.txt, validation/job_instructions.json,
+//     validation/prompt.json, validation/request_instructions.json (an owned text that fails,
+//     or a prompt over max_input_bytes → rejected);
+//   request.json (the exact body) → token from the pinned helper → dispatch.json, durable →
+//     the one POST → response.json (redacted) → usage.json → proposal.json →
+//     validation/summary.json (the return contract, before any edit is looked at).
+// A failure after admission is a terminal outcome (provider_error, rejected, timed_out);
+// exit 0 means a proposal whose summary passed is ready for gate-patch.
+//
+// --check re-renders job.txt, prompt.txt, the three owned-text records and request.json
+// from retained inputs and compares them byte for byte; it never writes and never calls.
+
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { CheckRecord, Proposal, ProviderResponse, ProviderUsage } from '@repairline/schemas'
+import {
+  EXIT, TREE_MANIFEST, TREE_TAR, checkBaseUrl, ensureDir, faultPoint, finishAttempt, isToolError, jsonFileBytes, loadAttempt, loadRenderInputs,
+  openStep, parseJsonText, readFileNoFollow, readJsonFile, readTreeFile, redactText, renderAttempt, renderSummaryText, resolveAttemptPath,
+  responsesUrl, schemaErrors, secretVariants, sha256Hex, toolError, validateText, validationPassed, writeFileAtomic, writeJsonAtomic,
+  type Attempt, type DecidedOutcome, type Rendered, type ToolIo, type ToolResult,
+} from '@repairline/core'
+import { callResponses, type HttpResponse } from './client.ts'
+import { DEFAULT_LIMITS, type ProviderLimits } from './limits.ts'
+import { classifyStatus } from './rules/classify-status.ts'
+import { disableCoreDumps } from './rules/core-dumps.ts'
+import { errorSummary } from './rules/error-body.ts'
+import { assertNoHostileEnvironment } from './rules/hostile-environment.ts'
+import { parseAnswer, type ServerReport } from './rules/parse-response.ts'
+import { readToken } from './rules/token-helper.ts'
+
+export interface AskOptions {
+  attempt?: string
+  check?: boolean
+}
+
+export interface AskDeps {
+  /** This process's pid: core dumps are disabled for it before the token is read. */
+  pid?: number
+  /** Smaller bounds for tests. */
+  limits?: Partial<ProviderLimits>
+}
+
+const REQUIRES = [TREE_MANIFEST, TREE_TAR, 'baseline.json'] as const
+const KEPT_HEADERS = ['content-type', 'content-encoding', 'content-length', 'location', 'x-request-id', 'retry-after', 'retry-after-ms', 'x-should-retry'] as const
+
+export async function askProvider (o: AskOptions, io: ToolIo, deps: AskDeps = {}): Promise<ToolResult> {
+  assertNoHostileEnvironment(io.env)
+  const dir = await resolveAttemptPath(o.attempt, io)
+  if (o.check === true) return checkAttempt(dir, io)
+  if (deps.pid !== undefined) await disableCoreDumps(deps.pid)
+  const step = openStep('ask-provider', dir, io, REQUIRES)
+  if (step.done) return step.result
+  const attempt = step.attempt
+  if (existsSync(join(dir, 'dispatch.json'))) return resume(attempt, io)
+  return await ask(attempt, io, { ...DEFAULT_LIMITS, ...deps.limits })
+}
+
+function say (io: ToolIo, line: string): void {
+  io.stderr.write(`ask-provider: ${line}\n`)
+}
+
+function finish (attempt: Attempt, io: ToolIo, d: DecidedOutcome): ToolResult {
+  say(io, `${d.outcome}${d.outcome === 'provider_error' ? ` (retryable: ${String(d.retryable === true)})` : ''}: ${d.code}: ${d.message}`)
+  return finishAttempt('ask-provider', attempt, io, d)
+}
+
+/** Renders from retained inputs; a file that is not text is a rejection, not a crash. */
+function render (attempt: Attempt): Rendered | { notText: string } {
+  try {
+    return renderAttempt(loadRenderInputs(attempt, p => readTreeFile(attempt.dir, p)))
+  } catch (e) {
+    if (isToolError(e) && e.code === 'PAYLOAD_NOT_TEXT') return { notText: e.message }
+    throw e
+  }
+}
+
+async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promise<ToolResult> {
+  const { dir, stateRoot, config, admission } = attempt
+  const w = { stateRoot }
+  const r = render(attempt)
+  if ('notText' in r) return finish(attempt, io, { outcome: 'rejected', code: 'PAYLOAD_NOT_TEXT', message: r.notText })
+
+  writeFileAtomic(join(dir, 'job.txt'), r.brief, w)
+  writeFileAtomic(join(dir, 'prompt.txt'), r.scaffold, w)
+  ensureDir(stateRoot, join(dir, 'validation'), 0o711)
+  writeJsonAtomic('validation', join(dir, 'validation', 'job_instructions.json'), r.validations.job, w)
+  writeJsonAtomic('validation', join(dir, 'validation', 'prompt.json'), r.validations.prompt, w)
+  writeJsonAtomic('validation', join(dir, 'validation', 'request_instructions.json'), r.validations.instructions, w)
+  if (r.refusal !== undefined || r.request === undefined) {
+    return finish(attempt, io, { outcome: 'rejected', code: r.refusal?.code ?? 'INTERNAL', message: r.refusal?.message ?? 'no request was rendered' })
+  }
+  const { body, bytes } = r.request
+  writeJsonAtomic('request', join(dir, 'request.json'), body, w)
+
+  const base = checkBaseUrl(config.provider.base_url)
+  if (!base.ok) throw toolError('BASE_URL_INVALID', `provider.base_url: ${base.rule}`, { path: '/provider/base_url' })
+  const url = responsesUrl(config.provider.base_url)
+
+  let token: string
+  try {
+    token = await readToken(config, limits)
+  } catch (e) {
+    if (isToolError(e) && (e.code === 'TOKEN_HELPER_MISMATCH' || e.code === 'TOKEN_HELPER_FAILED')) {
+      return finish(attempt, io, { outcome: 'provider_error', retryable: false, code: e.code, message: e.message })
+    }
+    throw e
+  }
+  let caPem: string | undefined
+  if (config.provider.ca_file !== undefined) {
+    try {
+      caPem = readFileNoFollow(config.provider.ca_file, 1 << 20).toString('utf8')
+    } catch (e) {
+      return finish(attempt, io, { outcome: 'provider_error', retryable: false, code: 'PROVIDER_CA_INVALID', message: `provider.ca_file ${config.provider.ca_file} cannot be read: ${(e as Error).message}` })
+    }
+    if (!caPem.includes('-----BEGIN CERTIFICATE-----')) {
+      return finish(attempt, io, { outcome: 'provider_error', retryable: false, code: 'PROVIDER_CA_INVALID', message: `provider.ca_file ${config.provider.ca_file} holds no PEM certificate` })
+    }
+  }
+
+  const now = io.now()
+  const remaining = Date.parse(admission.deadline) - now.getTime()
+  const deadlineBound = remaining <= limits.totalMs
+  const totalMs = Math.max(1, Math.min(limits.totalMs, remaining))
+  const wrote = writeJsonAtomic('dispatch', join(dir, 'dispatch.json'), {
+    v: 1,
+    attempt_key: attempt.key,
+    dispatched_at: now.toISOString(),
+    url,
+    request_sha256: sha256Hex(bytes),
+    request_bytes: bytes.length,
+    model: body.model,
+    max_output_tokens: body.max_output_tokens,
+    token_command_sha256: config.provider.token_command_sha256,
+  }, { ...w, exclusive: true })
+  if (!wrote) return resume(attempt, io)
+  faultPoint(io.env, 'dispatch')
+  say(io, `POST ${url} (${bytes.length} bytes, model ${body.model}, max_output_tokens ${body.max_output_tokens}); dispatch.json is durable, so this call is never repeated`)
+
+  const result = await callResponses({
+    url,
+    body: bytes,
+    token,
+    ...(caPem === undefined ? {} : { caPem }),
+    limits: { ...limits, totalMs, headersTimeoutMs: Math.min(limits.headersTimeoutMs, totalMs) },
+  })
+  const variants = secretVariants(token)
+  const keep = (res: HttpResponse, complete: boolean): Buffer => {
+    const kept = redactResponse(res, token, variants)
+    writeJsonAtomic('response', join(dir, 'response.json'), { v: 1, attempt_key: attempt.key, received_at: io.now().toISOString(), ...kept.fields, body_complete: complete }, w)
+    faultPoint(io.env, 'provider-response')
+    return kept.body
+  }
+
+  if (result.kind === 'failed') {
+    if (result.partial !== undefined) keep(result.partial, false)
+    if (result.deadline && deadlineBound) {
+      return finish(attempt, io, { outcome: 'timed_out', code: 'DEADLINE_PASSED', message: `the provider call was still running at the attempt's deadline ${admission.deadline}` })
+    }
+    const message = redactText(result.message, token, variants).value
+    return finish(attempt, io, { outcome: 'provider_error', retryable: result.retryable, code: result.code, message })
+  }
+
+  const res = result.response
+  const redactedBody = keep(res, true)
+  const contentType = res.headers['content-type']
+  const cls = classifyStatus(res.status)
+  if (cls.kind === 'error') {
+    const where = cls.code === 'PROVIDER_REDIRECT' ? ` to ${redactText(res.headers.location ?? '(no location)', token, variants).value.slice(0, 300)} (never followed)` : ''
+    return finish(attempt, io, { outcome: 'provider_error', retryable: cls.retryable, code: cls.code, message: `HTTP ${res.status}${where}: ${errorSummary(redactedBody, contentType)}` })
+  }
+
+  const parsed = parseAnswer(redactedBody, contentType, body.max_output_tokens)
+  writeJsonAtomic('usage', join(dir, 'usage.json'), usageRecord(attempt, body.model, body.max_output_tokens, parsed.report), w)
+  if (!parsed.ok) return finish(attempt, io, { outcome: 'provider_error', retryable: parsed.retryable, code: parsed.code, message: parsed.message })
+
+  const json = parseJsonText(parsed.text)
+  if (!json.ok) return finish(attempt, io, { outcome: 'provider_error', retryable: false, code: 'PROPOSAL_INVALID', message: `the answer is not strict JSON (truncated, or prose from a server that ignored text.format): ${json.message.slice(0, 200)}` })
+  const errs = schemaErrors('proposal', json.value)
+  if (errs.length > 0) return finish(attempt, io, { outcome: 'provider_error', retryable: false, code: 'PROPOSAL_INVALID', message: `the answer breaks the proposal schema: ${errs.slice(0, 5).join('; ').slice(0, 600)}` })
+  const proposal = json.value as Proposal
+  writeJsonAtomic('proposal', join(dir, 'proposal.json'), proposal, w)
+
+  const summary = validateText('summary_validation', { task: admission.task_register, prompt: admission.prompt_register }, renderSummaryText(proposal.summary))
+  writeJsonAtomic('validation', join(dir, 'validation', 'summary.json'), summary, w)
+  if (!validationPassed(summary)) {
+    return finish(attempt, io, { outcome: 'rejected', code: 'SUMMARY_CONTRACT_FAILED', message: `proposal.summary broke the return contract: ${summary.findings.slice(0, 3).map(f => `${f.rule} line ${f.line}: ${f.detail}`).join('; ')}` })
+  }
+  say(io, `HTTP ${res.status} from model ${parsed.report.model ?? '(unreported)'}: a proposal with ${proposal.edits.length} edit${proposal.edits.length === 1 ? '' : 's'}; its summary passes ${summary.checker.name} v${summary.checker.version}${summary.status === 'not_applicable' ? ' (not applicable)' : ''}`)
+  return { exit: EXIT.OK }
+}
+
+/** The fields of response.json for what arrived, redacted, and the redacted body. */
+function redactResponse (res: HttpResponse, token: string, variants: string[]): { fields: Omit<ProviderResponse, 'v' | 'attempt_key' | 'received_at' | 'body_complete'>, body: Buffer } {
+  let redactions = 0
+  const headers: Record<string, string> = {}
+  for (const name of KEPT_HEADERS) {
+    const v = res.headers[name]
+    if (v === undefined) continue
+    const r = redactText(v, token, variants)
+    redactions += r.count
+    headers[name] = r.value.slice(0, 1024)
+  }
+  const utf8 = isUtf8(res.body)
+  // Redact the decoded text (what is kept) and, separately, the raw bytes (what is parsed).
+  const text = redactText(res.body.toString('utf8'), token, variants)
+  const raw = redactText(res.body.toString('latin1'), token, variants)
+  redactions += text.count
+  return {
+    fields: { http_status: res.status, headers, body_bytes: res.body.length, body_utf8: utf8, body: res.body.length === 0 ? null : text.value, redactions },
+    body: Buffer.from(raw.value, 'latin1'),
+  }
+}
+
+function isUtf8 (b: Buffer): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(b)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function usageRecord (attempt: Attempt, model: string, maxOutputTokens: number, report: ServerReport): ProviderUsage {
+  const t = report.tokens
+  return {
+    v: 1,
+    attempt_key: attempt.key,
+    requested_model: model,
+    server_model: report.model,
+    max_output_tokens: maxOutputTokens,
+    tokens_reported: t !== null,
+    input_tokens: t?.input ?? null,
+    output_tokens: t?.output ?? null,
+    total_tokens: t?.total ?? null,
+    reasoning_tokens: t?.reasoning ?? null,
+    cached_tokens: t?.cached ?? null,
+    estimated_cost_usd: attempt.admission.route.estimated_cost_usd,
+    ...(report.cost === null ? {} : { measured_cost_usd: report.cost }),
+  }
+}
+
+/**
+ * dispatch.json exists: the call may have reached the provider, so it is never sent again.
+ * A finished run (its summary record written) keeps its verdict; anything else is
+ * DISPATCH_INTERRUPTED (retryable: a new attempt could help; this one is spent).
+ */
+function resume (attempt: Attempt, io: ToolIo): ToolResult {
+  const dispatch = readJsonFile('dispatch', join(attempt.dir, 'dispatch.json'))
+  const summaryPath = join(attempt.dir, 'validation', 'summary.json')
+  if (existsSync(summaryPath)) {
+    const summary = readJsonFile('validation', summaryPath)
+    readJsonFile('proposal', join(attempt.dir, 'proposal.json'))
+    if (validationPassed(summary)) {
+      say(io, `the call dispatched at ${dispatch.dispatched_at} already produced a proposal whose summary passed; nothing is sent`)
+      return { exit: EXIT.OK }
+    }
+    return finish(attempt, io, { outcome: 'rejected', code: 'SUMMARY_CONTRACT_FAILED', message: 'proposal.summary broke the return contract (recorded before an interruption)' })
+  }
+  return finish(attempt, io, {
+    outcome: 'provider_error',
+    retryable: true,
+    code: 'DISPATCH_INTERRUPTED',
+    message: `the call was dispatched at ${dispatch.dispatched_at} but no result was recorded (the step was killed or crashed); it may have reached the provider and is never sent twice`,
+  })
+}
+
+/** --check: re-render and compare byte for byte. Never writes, never calls the provider. */
+function checkAttempt (dir: string, io: ToolIo): ToolResult {
+  const attempt = loadAttempt(dir)
+  io.out.write({ v: 1, kind: 'attempt', path: attempt.dir, key: attempt.key })
+  const r = renderAttempt(loadRenderInputs(attempt, p => readTreeFile(dir, p)))
+  const expected: Array<[string, Buffer | undefined]> = [
+    ['job.txt', Buffer.from(r.brief)],
+    ['prompt.txt', Buffer.from(r.scaffold)],
+    ['validation/job_instructions.json', Buffer.from(jsonFileBytes(r.validations.job))],
+    ['validation/prompt.json', Buffer.from(jsonFileBytes(r.validations.prompt))],
+    ['validation/request_instructions.json', Buffer.from(jsonFileBytes(r.validations.instructions))],
+    ['request.json', r.request?.bytes],
+  ]
+  let all = true
+  for (const [file, now] of expected) {
+    const path = join(dir, file)
+    const kept = existsSync(path) ? readFileNoFollow(path) : undefined
+    const record: CheckRecord = {
+      v: 1,
+      kind: 'check',
+      file,
+      match: kept === undefined ? now === undefined : now !== undefined && kept.equals(now),
+      ...(kept === undefined ? {} : { retained_sha256: sha256Hex(kept) }),
+      ...(now === undefined ? {} : { recomputed_sha256: sha256Hex(now) }),
+    }
+    all &&= record.match
+    io.out.write(record)
+    say(io, `check: ${file} ${record.match ? (kept === undefined ? 'is absent, as the inputs render no request' : 'matches') : kept === undefined ? 'is missing' : now === undefined ? 'exists, but the inputs no longer render a request' : 'differs'}`)
+  }
+  return { exit: all ? EXIT.OK : EXIT.NO }
+}

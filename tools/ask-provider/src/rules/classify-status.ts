@@ -1,0 +1,18 @@
+// What an HTTP status means for the one call (DESIGN §3, §5): 2xx is an answer to parse;
+// a 3xx is a refused redirect (never followed); 429 and 5xx are provider_error with
+// retryable: true (exit 69); every other status is provider_error with retryable: false.
+// Nothing is retried either way. A 429 for insufficient_quota stays retryable (a new attempt
+// can succeed once the account is funded); x-should-retry is recorded in response.json but
+// does not change the class.
+
+export type StatusClass =
+  | { kind: 'answer' }
+  | { kind: 'error', code: 'PROVIDER_REDIRECT' | 'PROVIDER_RATE_LIMITED' | 'PROVIDER_SERVER_ERROR' | 'PROVIDER_HTTP_ERROR', retryable: boolean }
+
+export function classifyStatus (status: number): StatusClass {
+  if (status >= 200 && status <= 299) return { kind: 'answer' }
+  if (status >= 300 && status <= 399) return { kind: 'error', code: 'PROVIDER_REDIRECT', retryable: false }
+  if (status === 429) return { kind: 'error', code: 'PROVIDER_RATE_LIMITED', retryable: true }
+  if (status >= 500) return { kind: 'error', code: 'PROVIDER_SERVER_ERROR', retryable: true }
+  return { kind: 'error', code: 'PROVIDER_HTTP_ERROR', retryable: false }
+}

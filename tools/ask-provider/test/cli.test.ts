@@ -1,0 +1,213 @@
+// ask-provider end to end through the built bin against the local HTTPS Responses server:
+// the files of §7a, exactly one request carrying the token as a bearer header and exactly
+// the bytes of request.json, --check, reruns that never send again, and the refusals that
+// happen before anything is read (hostile environment, core dumps, no attempt).
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { isValid, sha256Hex, jsonFileBytes } from '@repairline/core'
+import { openaiRequestSchema } from '../../../test/helpers/openai.ts'
+import { NODE_FIX_PROPOSAL } from '../../../test/helpers/responses-server.ts'
+import { runBin, errorOf, binPath, BASE_ENV } from '../../../test/helpers/bin.ts'
+import { assertNoCanary } from '../../../test/helpers/canary.ts'
+import { execa } from 'execa'
+import { ask, assertNoLeak, attemptFiles, hits, outcomeOf, prepare, readJson, startServer } from './helpers.ts'
+
+const PROVIDER_FILES = ['dispatch.json', 'job.txt', 'prompt.txt', 'proposal.json', 'request.json', 'response.json', 'usage.json',
+  'validation/job_instructions.json', 'validation/prompt.json', 'validation/request_instructions.json', 'validation/summary.json']
+
+for (const runner of ['go', 'node'] as const) {
+  test(`${runner}: one call, the files of §7a, exit 0, and the token only in the Authorization header`, async t => {
+    const server = await startServer(t)
+    if (runner === 'node') server.proposal = NODE_FIX_PROPOSAL
+    const p = await prepare(t, server, 'ok', { fixture: { runner } })
+    const before = attemptFiles(p)
+    const r = await ask(p)
+    assert.equal(r.exitCode, 0, r.stderr)
+    assert.deepEqual(r.records.map(x => x.kind), ['start', 'attempt', 'result'])
+    assert.equal(outcomeOf(p), undefined, 'exit 0 leaves the outcome to later steps')
+    assert.deepEqual(attemptFiles(p), [...before, ...PROVIDER_FILES].sort())
+    for (const [file, schema] of [['request.json', 'request'], ['dispatch.json', 'dispatch'], ['response.json', 'response'], ['usage.json', 'usage'], ['proposal.json', 'proposal'], ['validation/summary.json', 'validation']] as const) {
+      assert.ok(isValid(schema, readJson(p, file)), `${file} breaks its schema`)
+    }
+    // Exactly one request; its body is request.json byte for byte; the token is the bearer.
+    assert.equal(hits(p), 1)
+    const got = p.server.requests[0]
+    assert.ok(got !== undefined)
+    const kept = readFileSync(join(p.a.dir, 'request.json'))
+    assert.ok(got.body.equals(kept))
+    assert.equal(got.headers.authorization, `Bearer ${p.f.canary}`)
+    assert.equal(got.headers['accept-encoding'], 'identity')
+    assert.equal(got.headers['content-type'], 'application/json')
+    const openai = openaiRequestSchema()
+    assert.ok(openai(JSON.parse(kept.toString('utf8'))), JSON.stringify(openai.errors))
+    const body = JSON.parse(kept.toString('utf8')) as { model: string, store: boolean, max_output_tokens: number, instructions: string, input: string }
+    assert.equal(body.model, p.f.config.provider.model)
+    assert.equal(body.store, false)
+    assert.equal(body.max_output_tokens, 4000)
+    assert.equal(body.instructions.endsWith(readFileSync(join(p.a.dir, 'job.txt'), 'utf8')), true)
+    assert.equal(body.input.startsWith(readFileSync(join(p.a.dir, 'prompt.txt'), 'utf8')), true)
+    // dispatch.json binds the bytes sent; usage records the server-reported (dated) model.
+    const dispatch = readJson(p, 'dispatch.json')
+    assert.equal(dispatch.request_sha256, sha256Hex(kept))
+    assert.equal(dispatch.url, `${p.f.config.provider.base_url}/responses`)
+    const usage = readJson(p, 'usage.json')
+    assert.equal(usage.requested_model, 'gpt-5-mini')
+    assert.equal(usage.server_model, 'gpt-5-mini-2025-08-07')
+    assert.equal(usage.output_tokens, 412)
+    assert.equal(usage.measured_cost_usd, undefined)
+    assert.deepEqual(readJson(p, 'proposal.json'), runner === 'go' ? server.proposal : NODE_FIX_PROPOSAL)
+    for (const v of ['job_instructions', 'prompt', 'request_instructions', 'summary']) assert.equal(readJson(p, `validation/${v}.json`).status, 'pass')
+    assert.match(r.stderr, /ask-provider: POST https:\/\/127\.0\.0\.1:\d+\/ok\/responses/)
+    assertNoLeak(p)
+  })
+}
+
+test('a rerun after success sends nothing and exits 0; a rerun after an outcome keeps it', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'ok')
+  assert.equal((await ask(p)).exitCode, 0)
+  const r2 = await ask(p)
+  assert.equal(r2.exitCode, 0, r2.stderr)
+  assert.match(r2.stderr, /already produced a proposal/)
+  assert.equal(hits(p), 1)
+
+  const q = await prepare(t, server, 'status/500')
+  const first = await ask(q)
+  assert.equal(first.exitCode, 69)
+  const again = await ask(q)
+  assert.equal(again.exitCode, 69)
+  assert.equal(hits(q), 1)
+  const result = again.records.at(-1)
+  assert.ok(result?.kind === 'result' && result.outcome === 'provider_error')
+  assertNoLeak(p)
+  assertNoLeak(q)
+})
+
+test('--check re-renders byte for byte, never writes, never calls; a changed file is a mismatch (exit 1)', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'ok')
+  assert.equal((await ask(p)).exitCode, 0)
+  const snapshot = attemptFiles(p).map(f => [f, readFileSync(join(p.a.dir, f))] as const)
+  const c = await ask(p, { args: ['--check'] })
+  assert.equal(c.exitCode, 0, c.stderr)
+  const checks = c.records.filter(x => x.kind === 'check')
+  assert.deepEqual(checks.map(x => x.kind === 'check' && [x.file, x.match]), [['job.txt', true], ['prompt.txt', true], ['validation/job_instructions.json', true], ['validation/prompt.json', true], ['validation/request_instructions.json', true], ['request.json', true]])
+  assert.equal(hits(p), 1)
+  for (const [f, b] of snapshot) assert.ok(readFileSync(join(p.a.dir, f)).equals(b), `${f} changed`)
+  assert.deepEqual(attemptFiles(p), snapshot.map(([f]) => f))
+  // One changed byte in request.json is found.
+  const req = join(p.a.dir, 'request.json')
+  writeFileSync(req, readFileSync(req, 'utf8').replace('"store": false', '"store": true '))
+  const bad = await ask(p, { args: ['--check'] })
+  assert.equal(bad.exitCode, 1)
+  const rec = bad.records.find(x => x.kind === 'check' && x.file === 'request.json')
+  assert.ok(rec?.kind === 'check' && rec.match === false && rec.retained_sha256 !== rec.recomputed_sha256)
+  assert.equal(hits(p), 1)
+  assertNoLeak(p)
+})
+
+test('--check before the step ran reports every file missing (exit 1) and writes nothing', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'ok')
+  const before = attemptFiles(p)
+  const c = await ask(p, { args: ['--check'] })
+  assert.equal(c.exitCode, 1)
+  assert.ok(c.records.filter(x => x.kind === 'check').every(x => x.kind === 'check' && !x.match && x.retained_sha256 === undefined))
+  assert.deepEqual(attemptFiles(p), before)
+  assert.equal(hits(p), 0)
+})
+
+test('the attempt comes from the attempt record on stdin; none at all is ATTEMPT_MISSING (66)', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'ok')
+  const r = await runBin('ask-provider', [], { input: JSON.stringify({ v: 1, kind: 'attempt', path: p.a.dir, key: p.a.key }) + '\n' })
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.equal(hits(p), 1)
+  const none = await runBin('ask-provider', [], { input: '' })
+  assert.equal(none.exitCode, 66)
+  assert.equal(errorOf(none)?.code, 'ATTEMPT_MISSING')
+})
+
+test('without the tree or the baseline the step refuses (ATTEMPT_INCOMPLETE, 65) and sends nothing', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'ok', { bare: true })
+  const before = attemptFiles(p)
+  const r = await ask(p)
+  assert.equal(r.exitCode, 65, r.stderr)
+  assert.equal(errorOf(r)?.code, 'ATTEMPT_INCOMPLETE')
+  assert.deepEqual(attemptFiles(p), before)
+  assert.equal(hits(p), 0)
+})
+
+// C6: every variable that can weaken TLS, add trust, proxy or write secrets is refused before
+// anything is read or written; without it the same attempt runs (positive control).
+const HOSTILE: Record<string, string> = {
+  NODE_OPTIONS: '--tls-keylog=/tmp/rl-keylog',
+  NODE_TLS_REJECT_UNAUTHORIZED: '0',
+  NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt',
+  NODE_USE_ENV_PROXY: '1',
+  NODE_DEBUG: 'undici,tls,http',
+  SSLKEYLOGFILE: '/tmp/rl-keylog',
+  SSL_CERT_FILE: '/etc/ssl/certs/ca-certificates.crt',
+  SSL_CERT_DIR: '/etc/ssl/certs',
+}
+
+test('C6: a hostile environment is refused (HOSTILE_ENVIRONMENT, 78) before anything is read; removing it lets the call run', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'ok')
+  const before = attemptFiles(p)
+  const rows: Array<[string, string]> = [...Object.entries(HOSTILE), ['NODE_OPTIONS', '']]
+  for (const [name, value] of rows) {
+    const r = await ask(p, { env: { [name]: value } })
+    assert.equal(r.exitCode, 78, `${name}: ${r.stderr}`)
+    assert.equal(errorOf(r)?.code, 'HOSTILE_ENVIRONMENT')
+    assert.match(errorOf(r)?.message ?? '', new RegExp(name))
+    assert.ok(value === '' || !r.stderr.includes(value), 'the value is never printed')
+    assert.deepEqual(r.records.map(x => x.kind), ['start', 'error', 'result'])
+  }
+  assert.deepEqual(attemptFiles(p), before)
+  assert.equal(hits(p), 0)
+  assert.equal(existsSync('/tmp/rl-keylog'), false)
+  const ok = await ask(p)
+  assert.equal(ok.exitCode, 0, ok.stderr)
+  assert.equal(hits(p), 1)
+  assertNoLeak(p)
+})
+
+test('C6 positive control: NODE_OPTIONS=--tls-keylog does write TLS secrets for a plain Node client', async t => {
+  const server = await startServer(t)
+  const dir = (await import('../../../test/helpers/tmp.ts')).tempDir(t)
+  const keylog = join(dir, 'keylog')
+  const script = `const https = require('node:https'); const ca = require('node:fs').readFileSync(${JSON.stringify(server.tls.caFile)}); https.get('https://127.0.0.1:${server.port}/ok/responses', { ca }, r => { r.resume(); r.on('end', () => {}) })`
+  const r = await execa(process.execPath, ['-e', script], { env: { ...BASE_ENV, NODE_OPTIONS: `--tls-keylog=${keylog}` }, extendEnv: false, reject: false })
+  assert.equal(r.exitCode, 0, String(r.stderr))
+  assert.ok(existsSync(keylog) && readFileSync(keylog, 'utf8').includes('CLIENT_'), 'the hazard did not show: no key log written')
+})
+
+test('C7: core dumps are disabled for the process that holds the token (/proc/<pid>/limits shows 0)', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'hang')
+  const hung = new Promise<void>(resolve => server.once('hang', () => resolve()))
+  const child = execa('/usr/bin/prlimit', ['--core=1048576:unlimited', '--', binPath('ask-provider'), '--attempt', p.a.dir], { env: BASE_ENV, extendEnv: false, reject: false })
+  await hung
+  const limits = readFileSync(`/proc/${child.pid ?? 0}/limits`, 'utf8')
+  assert.match(limits, /^Max core file size\s+0\s+0\s+bytes/m)
+  child.kill('SIGKILL')
+  await child
+  // Positive control: the same launch of a plain process keeps the raised limit.
+  const ctl = await execa('/usr/bin/prlimit', ['--core=1048576:unlimited', '--', process.execPath, '-e', "process.stdout.write(require('node:fs').readFileSync('/proc/self/limits','utf8'))"], { env: BASE_ENV, extendEnv: false })
+  assert.match(String(ctl.stdout), /^Max core file size\s+1048576\s+unlimited\s+bytes/m)
+  assertNoCanary(p.f.canary, { paths: [p.f.stateDir] })
+})
+
+test('the request bytes are exactly request.json, and both are our JSON file form', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'ok')
+  assert.equal((await ask(p)).exitCode, 0)
+  const kept = readFileSync(join(p.a.dir, 'request.json'), 'utf8')
+  assert.equal(kept, jsonFileBytes(JSON.parse(kept)))
+  assert.ok(!kept.includes(p.f.canary) && !kept.toLowerCase().includes('bearer'))
+})

@@ -1,0 +1,119 @@
+// Once only, under kills at each step of the call: dispatch.json is durable before the
+// first byte, so a step killed after it — by the fault hook (SIGKILL at a labelled point) or
+// by a real signal while the request is in flight or half answered — is never sent again:
+// the rerun records DISPATCH_INTERRUPTED (provider_error, retryable) and the server's count
+// stays at one (or zero, when the kill came before the first byte). A kill before dispatch
+// leaves the attempt unsent, and the rerun sends exactly once. The canary is nowhere after
+// any of it.
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { execa, type ResultPromise } from 'execa'
+import { binPath, BASE_ENV, type BinResult } from '../../../test/helpers/bin.ts'
+import { parseRecordLine } from '@repairline/core'
+import { ask, assertNoLeak, assertOutcome, hits, outcomeOf, prepare, startServer, type Prepared } from './helpers.ts'
+
+/** Starts the bin without waiting; the result becomes one of p.runs when it ends. */
+function spawnAsk (p: Prepared, env: Record<string, string> = {}): { child: ResultPromise, done: Promise<BinResult> } {
+  const child = execa(binPath('ask-provider'), ['--attempt', p.a.dir], { env: { ...BASE_ENV, ...env }, extendEnv: false, reject: false, stripFinalNewline: false, timeout: 120_000 })
+  const done = child.then(r => {
+    const stdout = String(r.stdout)
+    const lines = stdout.split('\n').filter(l => l !== '')
+    const res: BinResult = { exitCode: r.exitCode ?? -1, records: lines.map((l, i) => parseRecordLine(l, `stdout:${i + 1}`)), stdout, stderr: String(r.stderr) }
+    p.runs.push(res)
+    return res
+  })
+  return { child, done }
+}
+
+/** The rerun after a kill: nothing is sent, the attempt ends DISPATCH_INTERRUPTED. */
+async function rerunAfterKill (p: Prepared, sent: number): Promise<void> {
+  assert.ok(existsSync(join(p.a.dir, 'dispatch.json')), 'dispatch.json was durable before the kill')
+  assert.equal(outcomeOf(p), undefined, 'a killed step wrote no outcome')
+  assert.equal(hits(p), sent)
+  const r = await ask(p)
+  const o = assertOutcome(p, r, 'provider_error', 'DISPATCH_INTERRUPTED', { retryable: true })
+  assert.match(o.reason.message, /never sent twice/)
+  assert.equal(hits(p), sent, 'the rerun sent again')
+  const again = await ask(p)
+  assert.equal(again.exitCode, 69)
+  assert.equal(hits(p), sent)
+  assertNoLeak(p)
+}
+
+const HOOKS = { REPAIRLINE_TEST_HOOKS: '1' }
+
+test('fault hook at dispatch: killed after dispatch.json is durable and before the first byte; the rerun never sends', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'ok')
+  const { done } = spawnAsk(p, { ...HOOKS, REPAIRLINE_FAULT_AT: 'dispatch' })
+  const r = await done
+  assert.equal(r.exitCode, -1, r.stderr)
+  assert.equal(existsSync(join(p.a.dir, 'response.json')), false)
+  await rerunAfterKill(p, 0)
+})
+
+test('fault hook after the response is kept: one request, and the rerun never sends', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'ok')
+  const r = await spawnAsk(p, { ...HOOKS, REPAIRLINE_FAULT_AT: 'provider-response' }).done
+  assert.equal(r.exitCode, -1, r.stderr)
+  assert.ok(existsSync(join(p.a.dir, 'response.json')))
+  await rerunAfterKill(p, 1)
+})
+
+for (const [signal, scenario] of [['SIGKILL', 'hang'], ['SIGKILL', 'half-then-hang'], ['SIGTERM', 'hang'], ['SIGINT', 'half-then-hang']] as const) {
+  test(`${signal} while the call is in flight (${scenario}): one request, and the rerun never sends`, async t => {
+    const server = await startServer(t)
+    const p = await prepare(t, server, scenario)
+    const hung = new Promise<void>(resolve => server.once('hang', () => resolve()))
+    const { child, done } = spawnAsk(p)
+    await hung
+    child.kill(signal)
+    const r = await done
+    assert.notEqual(r.exitCode, 0)
+    await rerunAfterKill(p, 1)
+  })
+}
+
+test('killed before dispatch (while the token helper runs): nothing was sent, and the rerun sends exactly once', async t => {
+  const server = await startServer(t)
+  const tag = `rl-helper-${process.pid}-${Date.now()}`
+  const marker = join(tmpdir(), `${tag}.marker`)
+  const secret = join(tmpdir(), `${tag}.secret`)
+  const p = await prepare(t, server, 'ok', {
+    fixture: {
+      tokenHelperSource: canary => {
+        writeFileSync(secret, `${canary}\n`)
+        // First run: leave a marker with our pid and sleep; later runs: print the token at once.
+        return `#!/bin/sh\nif [ ! -e ${marker} ]; then echo $$ > ${marker}; /bin/sleep 60; fi\nIFS= read -r t < ${secret}\nprintf '%s\\n' "$t"\n`
+      },
+    },
+  })
+  t.after(() => {
+    rmSync(marker, { force: true })
+    rmSync(secret, { force: true })
+    // The killed step could not remove its private copy of the helper (it holds no secret).
+    for (const d of readdirSync(tmpdir()).filter(n => n.startsWith('rl-token-'))) {
+      const copy = join(tmpdir(), d, 'helper')
+      if (existsSync(copy) && readFileSync(copy, 'utf8').includes(tag)) rmSync(join(tmpdir(), d), { recursive: true, force: true })
+    }
+  })
+  const { child, done } = spawnAsk(p)
+  while (!existsSync(marker) || readFileSync(marker, 'utf8').trim() === '') await new Promise(resolve => setTimeout(resolve, 20))
+  child.kill('SIGKILL')
+  await done
+  process.kill(Number(readFileSync(marker, 'utf8').trim()), 'SIGKILL')
+  assert.equal(existsSync(join(p.a.dir, 'dispatch.json')), false)
+  assert.equal(hits(p), 0)
+  const r = await ask(p)
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.equal(hits(p), 1)
+  const again = await ask(p)
+  assert.equal(again.exitCode, 0)
+  assert.equal(hits(p), 1)
+  assertNoLeak(p)
+})

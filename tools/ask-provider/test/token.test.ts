@@ -1,0 +1,175 @@
+// threat-matrix group C (secrets): the pinned token helper (C1 the bytes executed are the
+// bytes hashed, C2 mismatch/missing/non-executable/symlink, C3 hostile helper output), C5 a
+// server that echoes the Authorization header, and C4 throughout: the canary is in no
+// retained byte, record or stderr line. (C6 and C7 are in cli.test.ts.)
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { execa } from 'execa'
+import type { ExecutionConfig } from '@repairline/schemas'
+import { sha256File } from '@repairline/core'
+import { readToken } from '../src/rules/token-helper.ts'
+import { DEFAULT_LIMITS } from '../src/limits.ts'
+import { tempDir } from '../../../test/helpers/tmp.ts'
+import { BASE_ENV } from '../../../test/helpers/bin.ts'
+import { scanBytes } from '../../../test/helpers/canary.ts'
+import { ask, askInProcess, assertNoLeak, assertOutcome, attemptFiles, hits, prepare, readJson, startServer } from './helpers.ts'
+
+function configFor (helper: string): ExecutionConfig {
+  return { provider: { token_command: helper, token_command_sha256: sha256File(helper).sha256 } } as unknown as ExecutionConfig
+}
+
+function writeHelper (dir: string, name: string, source: string): string {
+  const p = join(dir, name)
+  writeFileSync(p, source)
+  chmodSync(p, 0o755)
+  return p
+}
+
+async function tokenCode (helper: string, limits = {}): Promise<string> {
+  try {
+    await readToken(configFor(helper), { ...DEFAULT_LIMITS, ...limits })
+    return 'ok'
+  } catch (e) {
+    return `${(e as { code?: string }).code ?? '?'}: ${(e as Error).message}`
+  }
+}
+
+test('C3: the helper prints exactly one printable line; anything else is TOKEN_HELPER_FAILED, bounded and timed', async t => {
+  const dir = tempDir(t)
+  const cases: Array<[string, string, RegExp, object?]> = [
+    ['empty', '#!/bin/sh\nexit 0\n', /printed no token/],
+    ['only a newline', "#!/bin/sh\nprintf '\\n'\n", /printed no token/],
+    ['two lines', "#!/bin/sh\nprintf 'a\\nb\\n'\n", /more than one line/],
+    ['a space', "#!/bin/sh\nprintf 'sk abc\\n'\n", /not printable ASCII/],
+    ['CRLF', "#!/bin/sh\nprintf 'sk-abc\\r\\n'\n", /not printable ASCII/],
+    ['a control byte', "#!/bin/sh\nprintf 'sk\\001abc\\n'\n", /not printable ASCII/],
+    ['non-ASCII', "#!/bin/sh\nprintf 'sk-\\303\\251\\n'\n", /not printable ASCII/],
+    ['over 64 KiB', `#!${process.execPath}\nprocess.stdout.write('x'.repeat(70000) + '\\n')\n`, /more than 65536 bytes/],
+    ['slow', '#!/bin/sh\n/bin/sleep 5\nprintf tok\n', /did not finish within 300 ms/, { tokenTimeoutMs: 300 }],
+    ['a failing exit', "#!/bin/sh\nprintf 'tok\\n'\nexit 3\n", /exited with 3/],
+    ['a missing interpreter', '#!/nonexistent/interpreter\n', /could not be started/],
+  ]
+  for (const [name, source, want, limits] of cases) {
+    const got = await tokenCode(writeHelper(dir, name.replace(/\W+/g, '-'), source), limits)
+    assert.match(got, /^TOKEN_HELPER_FAILED: /, `${name}: ${got}`)
+    assert.match(got, want, name)
+  }
+  // Positive controls: one line with or without its newline; the helper's stderr is ignored.
+  assert.equal(await readToken(configFor(writeHelper(dir, 'ok', "#!/bin/sh\nprintf 'sk-abc\\n'\necho noise >&2\n")), DEFAULT_LIMITS), 'sk-abc')
+  assert.equal(await readToken(configFor(writeHelper(dir, 'ok2', "#!/bin/sh\nprintf 'sk-abc'\n")), DEFAULT_LIMITS), 'sk-abc')
+})
+
+test('C3: the helper runs with an empty environment, from a private copy that is removed', async t => {
+  const dir = tempDir(t)
+  const tmp = join(dir, 'tmp')
+  mkdirSync(tmp)
+  const saved = process.env.TMPDIR
+  process.env.TMPDIR = tmp
+  process.env.RL_SECRET_SHOULD_NOT_PASS = 'x'
+  try {
+    const helper = writeHelper(dir, 'envcount', `#!${process.execPath}\nprocess.stdout.write(String(Object.keys(process.env).length) + '-' + __filename.startsWith(${JSON.stringify(tmp)}) + '\\n')\n`)
+    assert.equal(await readToken(configFor(helper), DEFAULT_LIMITS), '0-true')
+    assert.deepEqual(readdirSync(tmp), [], 'the copy and its directory are removed')
+  } finally {
+    delete process.env.RL_SECRET_SHOULD_NOT_PASS
+    if (saved === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = saved
+  }
+})
+
+test('C1: a helper swapped while it is checked: the bytes run are always the bytes hashed', async t => {
+  const dir = tempDir(t)
+  // The good helper prints the sha256 of the file it runs from; the evil one prints "evil".
+  const good = writeHelper(dir, 'good', '#!/bin/sh\nset -- $(/usr/bin/sha256sum "$0")\nprintf \'%s\\n\' "$1"\n')
+  const evil = writeHelper(dir, 'evil', "#!/bin/sh\nprintf 'evil\\n'\n")
+  const helper = join(dir, 'helper')
+  copyFileSync(good, helper)
+  chmodSync(helper, 0o755)
+  const pinned = sha256File(good).sha256
+  const config = { provider: { token_command: helper, token_command_sha256: pinned } } as unknown as ExecutionConfig
+  const swapper = execa(process.execPath, ['-e', `
+    const fs = require('node:fs'); const [good, evil, helper] = process.argv.slice(1)
+    for (let i = 0; ; i++) { const src = i % 2 ? evil : good; fs.copyFileSync(src, helper + '.next'); fs.chmodSync(helper + '.next', 0o755); fs.renameSync(helper + '.next', helper) }
+  `, good, evil, helper], { env: BASE_ENV, extendEnv: false, reject: false })
+  const seen = { ok: 0, refused: 0 }
+  try {
+    for (let i = 0; i < 80; i++) {
+      try {
+        const token = await readToken(config, DEFAULT_LIMITS)
+        assert.equal(token, pinned, 'a token from bytes that were not hashed')
+        seen.ok++
+      } catch (e) {
+        assert.equal((e as { code?: string }).code, 'TOKEN_HELPER_MISMATCH', (e as Error).message)
+        seen.refused++
+      }
+    }
+  } finally {
+    swapper.kill('SIGKILL')
+    await swapper
+  }
+  assert.ok(seen.ok > 0 && seen.refused > 0, `the race must go both ways to prove anything: ${JSON.stringify(seen)}`)
+})
+
+test('C2: a helper changed, missing, not executable or a symlink after admission is refused; nothing is sent', async t => {
+  const server = await startServer(t)
+  const breaks: Record<string, (helper: string, dir: string) => void> = {
+    changed: h => writeFileSync(h, readFileSync(h, 'utf8') + '# one more line\n'),
+    missing: h => unlinkSync(h),
+    'not executable': h => chmodSync(h, 0o644),
+    'a symlink to the same bytes': (h, dir) => {
+      const real = join(dir, 'real-helper')
+      copyFileSync(h, real)
+      chmodSync(real, 0o755)
+      unlinkSync(h)
+      symlinkSync(real, h)
+    },
+  }
+  for (const [name, breakIt] of Object.entries(breaks)) {
+    const p = await prepare(t, server, 'ok')
+    breakIt(p.f.tokenHelper, p.f.dir)
+    const r = await askInProcess(p)
+    const o = assertOutcome(p, r, 'provider_error', 'TOKEN_HELPER_MISMATCH', { retryable: false })
+    assert.ok(o.reason.message.length > 0, name)
+    assert.equal(hits(p), 0, name)
+    assert.equal(existsSync(join(p.a.dir, 'dispatch.json')), false, `${name}: no dispatch without a token`)
+    assert.ok(attemptFiles(p).includes('request.json'))
+  }
+  // Through the bin as well.
+  const p = await prepare(t, server, 'ok')
+  chmodSync(p.f.tokenHelper, 0o644)
+  assertOutcome(p, await ask(p), 'provider_error', 'TOKEN_HELPER_MISMATCH', { retryable: false })
+  assert.equal(server.requests.length, 0)
+})
+
+test('C3 through the bin: a helper that fails is provider_error (not retryable), and its stderr (holding the canary) is never shown', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'ok', { fixture: { tokenHelperSource: canary => `#!/bin/sh\necho "helper error for ${canary}" >&2\nexit 1\n` } })
+  const r = await ask(p)
+  assertOutcome(p, r, 'provider_error', 'TOKEN_HELPER_FAILED', { retryable: false })
+  assert.equal(hits(p), 0)
+})
+
+test('C5: a server that echoes the Authorization header (raw, base64, hex, URL, reversed, double base64) is redacted before anything is kept', async t => {
+  const server = await startServer(t)
+  for (const [status, code, retryable] of [[401, 'PROVIDER_HTTP_ERROR', false], [500, 'PROVIDER_SERVER_ERROR', true]] as const) {
+    const p = await prepare(t, server, `echo-auth/${status}`)
+    const r = status === 401 ? await ask(p) : await askInProcess(p)
+    const o = assertOutcome(p, r, 'provider_error', code, { retryable })
+    assert.match(o.reason.message, /\[REDACTED\]/)
+    const kept = readJson(p, 'response.json')
+    assert.ok((kept.redactions as number) >= 8, `redactions: ${String(kept.redactions)}`)
+    assert.match(String((kept.headers as Record<string, string>)['x-request-id']), /\[REDACTED\]/)
+  }
+  const p = await prepare(t, server, 'echo-auth/200')
+  const r = await askInProcess(p)
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.match(String(readJson(p, 'response.json').body), /\[REDACTED\]/)
+  assertNoLeak(p)
+  // Positive control: the server really sent the token back, in every encoding.
+  const sent = Buffer.concat(server.sent)
+  const forms = new Set(scanBytes(sent, p.f.canary, 'sent').map(h => h.form))
+  for (const f of ['raw', 'hex', 'reversed']) assert.ok(forms.has(f), `the echo did not carry the ${f} form`)
+  assert.ok([...forms].some(f => f.startsWith('base64+')) && [...forms].some(f => f.startsWith('double-base64')))
+})
