@@ -173,3 +173,16 @@ test('C5: a server that echoes the Authorization header (raw, base64, hex, URL, 
   for (const f of ['raw', 'hex', 'reversed']) assert.ok(forms.has(f), `the echo did not carry the ${f} form`)
   assert.ok([...forms].some(f => f.startsWith('base64+')) && [...forms].some(f => f.startsWith('double-base64')))
 })
+
+test('C8 (the part ask-provider owns): the token never enters an environment, argv or file a later step could see', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'ok')
+  const r = await askInProcess(p)
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.equal(hits(p), 1)
+  const env = Object.entries(process.env).map(([k, v]) => `${k}=${v ?? ''}`).join('\n')
+  assert.deepEqual(scanBytes(env, p.f.canary, 'process.env'), [])
+  assert.deepEqual(scanBytes(process.argv.join('\n'), p.f.canary, 'argv'), [])
+  // The attempt directory — what the sandbox of later steps mounts work trees from — holds no form of it.
+  assertNoLeak(p)
+})
