@@ -118,6 +118,12 @@ export async function drive (o: DriveOptions, env: NodeJS.ProcessEnv = process.e
     } else if (step === 'seal') {
       return summarize(attempt, run.exit, t0)
     } else {
+      // A step that printed no result record crashed or never started: that is never a verdict.
+      const printedExit = result?.kind === 'result' ? result.exit : undefined
+      if (printedExit !== run.exit) {
+        process.stderr.write(`repairline: aborted at ${step}: it exited ${run.exit} without a matching result record (a crash or a missing build); attempt ${attempt ?? '-'} (logs in ${logDir ?? '-'})\n`)
+        return run.exit === 0 || run.exit === 1 || run.exit === 69 ? 70 : run.exit
+      }
       const action = driverAction(run.exit)
       if (action === 'seal') sealNext = true
       else if (action !== 'continue') {
