@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
-  buildTreeArchive, CatFileBatchParser, gitBlobId, jsonFileBytes, listTree, materializeTree, paxPathRecord, readTreeFile,
+  buildTreeArchive, CatFileBatchParser, gitBlobId, jsonFileBytes, listTree, materializeTree, openTreeReader, paxPathRecord, readTreeFile,
   readTreeManifest, run, treeManifestFor, type TreeArchive, type TreeEntry,
 } from '@repairline/core'
 import type { TreeManifest } from '@repairline/schemas'
@@ -212,6 +212,11 @@ test('readTreeManifest validates the index; readTreeFile returns verified bytes'
   assert.deepEqual(readTreeFile(b.attemptDir, 'empty'), Buffer.alloc(0))
   assert.throws(() => readTreeFile(b.attemptDir, 'nope.go'), { code: 'TREE_FILE_MISSING' })
   assert.throws(() => readTreeFile(b.attemptDir, 'src'), { code: 'TREE_FILE_MISSING' })
+  // A reader opened once serves many reads, each verified.
+  const reader = openTreeReader(b.attemptDir)
+  assert.deepEqual(reader.manifest, b.manifest)
+  for (const [p, spec] of Object.entries(FILES)) assert.deepEqual(reader.readFile(p), contentOf(spec), p)
+  assert.throws(() => reader.readFile('nope.go'), { code: 'TREE_FILE_MISSING' })
   // One flipped byte inside a file's content.
   const tar = Buffer.from(b.archive.tar)
   const at = tar.indexOf('echo run')

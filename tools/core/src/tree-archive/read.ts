@@ -13,7 +13,7 @@ import { hasErrno, isToolError, toolError } from '../errors.ts'
 import { PathCollisions } from '../tree-rules/collisions.ts'
 import { isInNodeModules } from '../tree-rules/node-modules.ts'
 import { unsafePathReason } from '../tree-rules/path-safety.ts'
-import { isEndOfArchive, parseTarEntry, tarLayout, type TarLayout } from './tar-format.ts'
+import { isEndOfArchive, parseTarEntry, tarLayout, type TarLayout, type TarSlot } from './tar-format.ts'
 
 export const TREE_TAR = 'tree.tar'
 export const TREE_MANIFEST = 'tree-manifest.json'
@@ -74,18 +74,45 @@ function preadExact (fd: number, length: number, position: number): Buffer {
   return buf
 }
 
+/** The extracted tree of one attempt, its manifest read and validated once. */
+export interface ExtractedTree {
+  manifest: TreeManifest
+  /** One file's content, verified against its sha256 (see readTreeFile). */
+  readFile: (path: string) => Buffer
+}
+
+/**
+ * Opens the extracted tree for several reads: the manifest is read and validated once (at
+ * 20,000 entries that is the expensive part), each file is then read from tree.tar at its
+ * offset and verified. Use this rather than readTreeFile in a loop.
+ */
+export function openTreeReader (attemptDir: string): ExtractedTree {
+  const manifest = readTreeManifest(attemptDir)
+  const layout = layoutOf(manifest)
+  const index = new Map(manifest.entries.map((e, i) => [e.path, i]))
+  return {
+    manifest,
+    readFile: (path: string) => {
+      const i = index.get(path)
+      const e = i === undefined ? undefined : manifest.entries[i]
+      const slot = i === undefined ? undefined : layout.slots[i]
+      if (e === undefined || slot === undefined) throw toolError('TREE_FILE_MISSING', `${path} is not a file of the extracted tree`, { path })
+      return readEntry(attemptDir, manifest, e, slot)
+    },
+  }
+}
+
 /**
  * The content of one file of the extracted tree, read from tree.tar at the offset the
  * manifest implies and verified against the manifest's sha256. A path that is not a file
  * of the tree → TREE_FILE_MISSING; any disagreement → TREE_ARCHIVE_MISMATCH.
  */
 export function readTreeFile (attemptDir: string, path: string): Buffer {
-  const m = readTreeManifest(attemptDir)
-  const i = m.entries.findIndex(e => e.path === path)
-  const e = m.entries[i]
-  if (e === undefined) throw toolError('TREE_FILE_MISSING', `${path} is not a file of the extracted tree`, { path })
-  const slot = layoutOf(m).slots[i]
-  if (slot === undefined) throw toolError('INTERNAL', `no slot for ${path}`)
+  return openTreeReader(attemptDir).readFile(path)
+}
+
+function readEntry (attemptDir: string, m: TreeManifest, e: TreeManifestEntry, slot: TarSlot): Buffer {
+  const path = e.path
   const tarPath = join(attemptDir, TREE_TAR)
   let fd: number
   try {
