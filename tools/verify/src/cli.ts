@@ -1,0 +1,25 @@
+// verify — runs the fixed test command on the gated candidate in the identical sandbox and
+// compares it with the baseline (DESIGN §11).
+//
+//   verify [--attempt DIR]
+//
+// The attempt comes from --attempt or from the attempt record on stdin. stdout carries
+// NDJSON records only (start, attempt, verify, error, result).
+
+import { cliParser, parseArgs, resolveAttemptPath, runCli, type ToolIo, type ToolResult } from '@repairline/core'
+import { verify } from './index.ts'
+
+interface Args { attempt?: string }
+
+function parser (argv: string[]) {
+  return cliParser('verify', argv)
+    .usage('$0 [--attempt DIR]\n\nRuns the fixed test command on the gated candidate (read-only, in the identical sandbox) and writes candidate.events.ndjson and verify.json; ends the attempt scoped_test_verified (0), failed, fault or timed_out (1).')
+    .option('attempt', { type: 'string', describe: 'attempt directory (else read from the attempt record on stdin)' })
+}
+
+async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
+  const args = await parseArgs<Args>(parser(argv))
+  return await verify({ attempt: await resolveAttemptPath(args.attempt, io) }, io)
+}
+
+await runCli('verify', main, { help: async () => `${await parser([]).getHelp()}\n` })

@@ -1,0 +1,136 @@
+// verify: the last step before the seal (DESIGN §11). It rebuilds the gated candidate from
+// proposal.json and checks it against gate.json and candidate.patch, writes it as the work
+// tree work/candidate (mounted read-only), runs the fixed test command on it with the same
+// runner spec reproduce used on the baseline (core's attemptTestRunSpec), writes
+// candidate.events.ndjson and verify.json, prints one `verify` record, and ends the attempt:
+// scoped_test_verified (exit 0), failed, fault or timed_out (exit 1). A fault never counts
+// as failed work.
+
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Baseline, GateReport, VerifyRecord, VerifyReport } from '@repairline/schemas'
+import {
+  attemptTestRunSpec, compareRuns, faultPoint, finishAttempt, goTestTimedOut, openStep, prepareScratch,
+  prepareWorkTree, readJsonFile, runTests, testRunFields, writeJsonAtomic, writeTestEvents, type Attempt, type TestRun,
+  type BaselineView, type ToolIo, type ToolResult, type VerifyComparison,
+} from '@repairline/core'
+import { assertBaselineReproduced } from './rules/baseline-reproduced.ts'
+import { gatedCandidate } from './rules/candidate-matches-gate.ts'
+import { assertGatePassed } from './rules/gate-passed.ts'
+import { runErrorFault, type RunErrorFault } from './rules/run-error.ts'
+import { sandboxDifferences } from './rules/same-sandbox.ts'
+
+export const CANDIDATE_EVENTS = 'candidate.events.ndjson'
+export const VERIFY_JSON = 'verify.json'
+/** The files the earlier steps must have written (each JSON one validated by openStep). */
+export const REQUIRES = ['tree-manifest.json', 'tree.tar', 'baseline.json', 'proposal.json', 'gate.json', 'candidate.patch'] as const
+
+export interface VerifyOptions { attempt: string }
+
+function oneLine (s: string, max = 2000): string {
+  const t = s.replace(/[\r\n]+/g, ' ')
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t
+}
+
+/** The comparison, with a run that says nothing usable (or is not comparable) as a fault. */
+function classify (baseline: Baseline, run: TestRun | undefined, timedOut: boolean, fault: RunErrorFault | undefined): VerifyComparison {
+  const identities: BaselineView['identities'] = {}
+  for (const [id, state] of Object.entries(baseline.identities)) if (state !== undefined) identities[id] = { result: state.result }
+  const view: BaselineView = { case_identity: baseline.case_identity, identities, failing: baseline.failing }
+  const summary = run?.summary ?? { identities: {}, packages: {} }
+  return compareRuns(view, { summary, timedOut, ...(fault === undefined ? {} : { fault }) })
+}
+
+export async function verify (o: VerifyOptions, io: ToolIo): Promise<ToolResult> {
+  const step = openStep('verify', o.attempt, io, REQUIRES)
+  if (step.done) return step.result
+  const { attempt } = step
+  const baselinePath = join(attempt.dir, 'baseline.json')
+  const baseline = readJsonFile('baseline', baselinePath)
+  assertBaselineReproduced(baseline, attempt, baselinePath)
+  const gatePath = join(attempt.dir, 'gate.json')
+  const gate: GateReport = readJsonFile('gate', gatePath)
+  assertGatePassed(gate, attempt, gatePath)
+  const candidate = await gatedCandidate(attempt, gate)
+
+  const tree = prepareWorkTree(attempt, 'candidate', candidate.overrides)
+  const scratch = prepareScratch(attempt, 'candidate')
+  let run: TestRun | undefined
+  let fault: RunErrorFault | undefined
+  try {
+    run = await runTests(attemptTestRunSpec(attempt, { tree: tree.dir, scratch, now: io.now(), env: io.env }))
+  } catch (e) {
+    fault = runErrorFault(e)
+    if (fault === undefined) throw e
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
+  const events = writeTestEvents(join(attempt.dir, CANDIDATE_EVENTS), run?.events ?? [], attempt.stateRoot)
+  // A crash here leaves the events without their summary: a rerun of verify (no outcome yet)
+  // runs the candidate again and replaces both.
+  faultPoint(io.env, 'verify')
+
+  const differences = run === undefined ? [] : sandboxDifferences(baseline, run)
+  if (run !== undefined && differences.length > 0) {
+    const itself = run.fault === undefined ? '' : ` (the run itself: ${run.fault.code}: ${run.fault.message})`
+    fault = { code: 'RUN_NOT_COMPARABLE', message: `the candidate did not run under the baseline's command and sandbox: ${differences.join('; ')}${itself}` }
+  } else if (run?.fault !== undefined) fault = { code: run.fault.code, message: run.fault.message }
+  // Stopped by the deadline: the supervisor's kill, or go test's own -timeout (set below the
+  // deadline) ending the hung test in-band with its panic.
+  const timedOut = run !== undefined && (run.timedOut || goTestTimedOut(run.events))
+  const c = classify(baseline, run, timedOut, fault)
+  const overridden = [...tree.overridden].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)))
+  const fields = run === undefined
+    ? { runner: attempt.config.runner.kind, exit_code: null, timed_out: false, events, stderr_tail: '' }
+    : { ...testRunFields(run, events), timed_out: timedOut }
+  const report: VerifyReport = {
+    v: 1,
+    attempt_key: attempt.key,
+    case_identity: baseline.case_identity,
+    classification: c.classification,
+    passed: c.classification === 'scoped_test_verified',
+    reasons: c.reasons.map(r => oneLine(r)),
+    candidate: { tree: 'work/candidate', proposal_sha256: gate.proposal_sha256, patch_sha256: candidate.patchSha256, files: overridden },
+    comparable: { identical: differences.length === 0, differences: differences.map(d => oneLine(d)) },
+    ...fields,
+    ...(fault === undefined ? {} : { fault: { code: fault.code, message: oneLine(fault.message, 8000) } }),
+    identities: run?.summary.identities ?? {},
+    failing: run?.summary.failing ?? [],
+    anomalies: run?.summary.anomalies ?? [],
+    verdicts: c.identities,
+    red_then_green: { shape: c.redThenGreen.shape, identities: c.redThenGreen.identities.map(r => ({ identity: r.identity, baseline: 'fail' as const, candidate: r.candidate })), ...(c.redThenGreen.note === undefined ? {} : { note: oneLine(c.redThenGreen.note) }) },
+  }
+  if (report.passed && report.red_then_green.shape !== 'red_then_green') {
+    // compareRuns cannot pass a reproduced baseline without turning its red identities green.
+    throw new Error(`verify: a pass whose red-then-green shape is ${report.red_then_green.shape}`)
+  }
+  writeJsonAtomic('verify', join(attempt.dir, VERIFY_JSON), report, { stateRoot: attempt.stateRoot })
+
+  const record: VerifyRecord = {
+    v: 1,
+    kind: 'verify',
+    classification: report.classification,
+    red_then_green: report.red_then_green.shape,
+    ...(report.red_then_green.note === undefined ? {} : { note: report.red_then_green.note }),
+    reasons: report.reasons.slice(0, 20),
+    identities: Object.keys(report.identities).length,
+    failing: report.failing.slice(0, 100),
+    ...(report.fault === undefined ? {} : { fault: report.fault.code }),
+  }
+  io.out.write(record)
+  io.stderr.write(`verify: ${report.classification}${report.red_then_green.note === undefined ? ' (red then green)' : `: ${report.red_then_green.note}`}\n`)
+  return finishAttempt('verify', attempt, io, decided(report, attempt))
+}
+
+function decided (r: VerifyReport, attempt: Attempt): { outcome: VerifyReport['classification'], code: string, message: string } {
+  switch (r.classification) {
+    case 'scoped_test_verified':
+      return { outcome: r.classification, code: 'SCOPED_TEST_VERIFIED', message: `the candidate passed the unchanged scoped tests (${attempt.config.test_packages.join(' ')}): ${r.red_then_green.identities.map(x => x.identity).join(', ')} red then green, ${Object.keys(r.identities).length} identities` }
+    case 'failed':
+      return { outcome: r.classification, code: 'VERIFY_FAILED', message: `the candidate did not pass verification: ${r.reasons.join('; ')}` }
+    case 'timed_out':
+      return { outcome: r.classification, code: 'DEADLINE_PASSED', message: `the candidate run was stopped by the deadline ${attempt.admission.deadline} before it reached a verdict` }
+    case 'fault':
+      return { outcome: r.classification, code: r.fault?.code ?? 'INTERNAL', message: `the candidate run says nothing about the code: ${r.fault?.message ?? r.reasons.join('; ')}` }
+  }
+}
