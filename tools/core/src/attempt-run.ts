@@ -37,7 +37,9 @@ export const WRITE_MARGIN_MS = 1_000
 
 /**
  * The TestRunSpec of an attempt: runner, test_packages, go_mod_cache and dependency_dir from
- * the execution config copy, the fixed CLI limits (runTests' default), the state root among
+ * the execution config copy, the tree shown at source_root's path inside the sandbox (runTests
+ * falls back to /src where the sandbox's layout owns that path), the fixed CLI limits
+ * (runTests' default), the state root among
  * the sampled filesystems, and as the run's budget the time left until the deadline less
  * WRITE_MARGIN_MS (at least 1 ms). go's own -timeout is set below that budget, so it is the one
  * argument of the command that differs between two runs of one attempt.
@@ -48,6 +50,7 @@ export function attemptTestRunSpec (attempt: Attempt, o: AttemptRunOptions): Tes
   return {
     runner: runner.kind,
     tree: o.tree,
+    mountPoint: attempt.config.source_root,
     testPackages: attempt.config.test_packages,
     scratch: o.scratch,
     timeoutMs,
@@ -126,7 +129,7 @@ export interface TestRunFields {
   fault?: { code: string, message: string }
   events: EventsDigest
   run?: NonNullable<TestRun['sandbox']>
-  go_cache?: { seeded_from?: string, files: number, bytes: number, note?: string }
+  go_cache?: { seeded_from?: string, files: number, bytes: number, method?: 'link' | 'copy', note?: string }
   reporter_sha256?: string
   stderr_tail: string
 }
@@ -142,7 +145,7 @@ export function testRunFields (run: TestRun, events: EventsDigest): TestRunField
     ...(run.fault === undefined ? {} : { fault: { code: run.fault.code, message: run.fault.message.replace(/[\r\n]+/g, ' ').slice(0, 8000) } }),
     events,
     ...(run.sandbox === undefined ? {} : { run: run.sandbox }),
-    ...(g === undefined ? {} : { go_cache: { ...(g.seededFrom === undefined ? {} : { seeded_from: g.seededFrom }), files: g.files, bytes: g.bytes, ...(g.note === undefined ? {} : { note: g.note }) } }),
+    ...(g === undefined ? {} : { go_cache: { ...(g.seededFrom === undefined ? {} : { seeded_from: g.seededFrom }), files: g.files, bytes: g.bytes, ...(g.method === undefined ? {} : { method: g.method }), ...(g.note === undefined ? {} : { note: g.note }) } }),
     ...(run.reporterSha256 === undefined ? {} : { reporter_sha256: run.reporterSha256 }),
     stderr_tail: run.stderrTail.length > 8192 ? run.stderrTail.slice(-8192) : run.stderrTail,
   }

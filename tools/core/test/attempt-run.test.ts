@@ -13,15 +13,15 @@ import { attemptTestRunSpec, testEventsBytes, writeTestEvents, WRITE_MARGIN_MS, 
 import { tempDir } from '../../../test/helpers/tmp.ts'
 
 function attemptWith (runner: ExecutionConfig['runner'], deadline: string, stateRoot = '/srv/rl/state'): Attempt {
-  const config = { runner, test_packages: ['./internal/calc', '.'] } as unknown as ExecutionConfig
+  const config = { runner, source_root: '/srv/src/calc', test_packages: ['./internal/calc', '.'] } as unknown as ExecutionConfig
   const admission = { deadline } as unknown as Admission
   return { dir: join(stateRoot, 'attempts', 'a'.repeat(16)), stateRoot, key: 'a'.repeat(64), admission, config }
 }
 
-test('the spec: time left less the write margin, the config\'s runner, packages and mounts, the state root sampled', () => {
+test('the spec: time left less the write margin, the config\'s runner, packages and mounts, the tree at source_root\'s path, the state root sampled', () => {
   const a = attemptWith({ kind: 'go', go_mod_cache: '/srv/gomod' }, '2026-11-30T12:01:00.000Z')
   const s = attemptTestRunSpec(a, { tree: '/t', scratch: '/s', now: new Date('2026-11-30T12:00:00.000Z'), env: { HOME: '/root' } })
-  assert.deepEqual(s, { runner: 'go', tree: '/t', testPackages: ['./internal/calc', '.'], scratch: '/s', timeoutMs: 60_000 - WRITE_MARGIN_MS, env: { HOME: '/root' }, diskPaths: ['/srv/rl/state'], goModCache: '/srv/gomod' })
+  assert.deepEqual(s, { runner: 'go', tree: '/t', mountPoint: '/srv/src/calc', testPackages: ['./internal/calc', '.'], scratch: '/s', timeoutMs: 60_000 - WRITE_MARGIN_MS, env: { HOME: '/root' }, diskPaths: ['/srv/rl/state'], goModCache: '/srv/gomod' })
   const n = attemptTestRunSpec(attemptWith({ kind: 'node', dependency_dir: '/srv/node_modules' }, '2026-11-30T12:00:00.500Z'), { tree: '/t', scratch: '/s', now: new Date('2026-11-30T12:00:00.000Z'), env: {} })
   assert.equal(n.timeoutMs, 1, 'never below 1 ms')
   assert.equal(n.dependencyDir, '/srv/node_modules')

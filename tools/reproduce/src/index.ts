@@ -11,7 +11,7 @@ import { mkdirSync, rmSync, chmodSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Baseline, BaselineRecord } from '@repairline/schemas'
 import {
-  EXIT, faultPoint, finishAttempt, materializeTree, openStep, runTests, sandboxPreflight, sha256Hex, writeFileAtomic, writeJsonAtomic,
+  EXIT, attemptTestRunSpec, faultPoint, finishAttempt, materializeTree, openStep, runTests, sandboxPreflight, sha256Hex, writeFileAtomic, writeJsonAtomic,
   TREE_MANIFEST, TREE_TAR, ERROR_CODES, type TestRun, type ToolIo, type ToolResult, type ExitCode,
 } from '@repairline/core'
 import { decideReproduction } from './rules/reproduction.ts'
@@ -26,8 +26,6 @@ export interface PreflightOptions {
   runner: 'go' | 'node'
 }
 
-/** Margin kept between the sandbox's kill and the attempt's deadline, to write the results. */
-const WRITE_MARGIN_MS = 1_000
 /** The baseline's work tree and its scratch directory, under <attempt>/work/. */
 const TREE_DIR = 'baseline'
 const SCRATCH_DIR = 'baseline-run'
@@ -47,9 +45,7 @@ export async function reproduce (o: ReproduceOptions, io: ToolIo): Promise<ToolR
   const step = openStep('reproduce', o.attempt, io, ['inputs/execution.json', 'admission.json', 'started.json', TREE_MANIFEST, TREE_TAR])
   if (step.done) return step.result
   const { attempt } = step
-  const config = attempt.config
   const caseIdentity = attempt.admission.case.test.name
-  const deadline = Date.parse(attempt.admission.deadline)
   const stateRoot = attempt.stateRoot
   const work = join(attempt.dir, 'work')
   const tree = join(work, TREE_DIR)
@@ -64,19 +60,8 @@ export async function reproduce (o: ReproduceOptions, io: ToolIo): Promise<ToolR
     mkdirSync(scratch, { mode: 0o755 })
     chmodSync(scratch, 0o755)
     faultPoint(io.env, 'sandbox-start')
-    const timeoutMs = deadline - io.now().getTime() - WRITE_MARGIN_MS
-    run = await runTests({
-      runner: config.runner.kind,
-      tree,
-      mountPoint: config.source_root,
-      testPackages: config.test_packages,
-      scratch,
-      timeoutMs: Math.max(1, timeoutMs),
-      env: io.env,
-      diskPaths: [stateRoot],
-      ...(config.runner.go_mod_cache === undefined ? {} : { goModCache: config.runner.go_mod_cache }),
-      ...(config.runner.dependency_dir === undefined ? {} : { dependencyDir: config.runner.dependency_dir }),
-    })
+    // The spec verify uses for the candidate too: the identical command and sandbox.
+    run = await runTests(attemptTestRunSpec(attempt, { tree, scratch, now: io.now(), env: io.env }))
   } catch (e) {
     const f = sandboxFaultOf(e)
     if (f === undefined) throw e

@@ -37,7 +37,7 @@ export type VerifyReport = {
    */
   candidate: {
     /**
-     * The work tree, relative to the attempt directory; mounted read-only at /src.
+     * The work tree, relative to the attempt directory; mounted read-only at source_root's path (or /src).
      */
     tree: 'work/candidate'
     /**
@@ -153,15 +153,19 @@ export type VerifyReport = {
      */
     seeded_from?: string
     /**
-     * Files copied.
+     * Files placed.
      */
     files: number
     /**
-     * Bytes copied.
+     * Bytes placed.
      */
     bytes: number
     /**
-     * Why it was not seeded.
+     * link: hard links to the host cache's files (same filesystem; the sandbox user cannot change them); copy: copies it owns.
+     */
+    method?: 'link' | 'copy'
+    /**
+     * Why it was not seeded, or what was left out.
      */
     note?: string
   }

@@ -5,7 +5,7 @@ import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js'
 export function load () {
 
 
-const schema232 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:verify:v1","title":"VerifyReport","description":"verify.json: the fixed test command's run on the candidate (the baseline tree with gate.json's changed files) in the identical sandbox, compared with baseline.json (DESIGN §11). passed only when every baseline identity that was not skipped ran again and passes, no identity of the candidate run failed, and the run is usable. A fault (sandbox, toolchain, zero tests, exit and events disagreeing, a run not comparable with the baseline's) and a timeout never count as failed work. The normalized events are in candidate.events.ndjson.","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","classification","passed","reasons","candidate","comparable","runner","exit_code","timed_out","events","identities","failing","anomalies","verdicts","red_then_green","stderr_tail"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt's key."},"case_identity":{"description":"The case's test identity (test.name).","type":"string","minLength":3,"maxLength":4096},"classification":{"description":"scoped_test_verified (exit 0), failed, fault or timed_out (exit 1): the outcome verify decided.","type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"passed":{"description":"True exactly when the classification is scoped_test_verified.","type":"boolean"},"reasons":{"description":"One line per reason the candidate is not verified (failing verdicts, the fault, the timeout); empty when it passed.","type":"array","items":{"type":"string","description":"One reason.","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"candidate":{"description":"What was run: the gated candidate, rebuilt from proposal.json and checked against gate.json and candidate.patch before it was materialized.","type":"object","additionalProperties":false,"required":["tree","proposal_sha256","patch_sha256","files"],"properties":{"tree":{"description":"The work tree, relative to the attempt directory; mounted read-only at /src.","const":"work/candidate"},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"gate.json's proposal_sha256."},"patch_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of candidate.patch (equal to gate.json's patch.sha256)."},"files":{"description":"The files that differ from the baseline, as written into the work tree, sorted by path; each sha256 equals gate.json's candidate_sha256.","type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","sha256","bytes"],"description":"One changed file.","properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath","description":"Repository-relative path."},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the bytes written."},"bytes":{"description":"Size of the bytes written.","type":"integer","minimum":0}}}}}},"comparable":{"description":"Whether the candidate ran under the identical command and sandbox as the baseline: the same runner, toolchain, command (go's -timeout, set below the time left, excepted), reporter digest, environment names, working directory and mount points. A difference makes the run a fault.","type":"object","additionalProperties":false,"required":["identical","differences"],"properties":{"identical":{"description":"True when nothing differs.","type":"boolean"},"differences":{"description":"One line per difference; empty when identical.","type":"array","items":{"type":"string","description":"A difference.","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}},"runner":{"description":"Which fixed command ran.","type":"string","enum":["go","node"]},"toolchain":{"description":"The toolchain that ran it (go1.19.8, node v20.20.2); absent when the sandbox could not be set up.","type":"string","minLength":1,"maxLength":200},"command":{"description":"The test command inside the sandbox; absent when the sandbox could not be set up.","type":"array","minItems":1,"items":{"type":"string","description":"One argument."}},"exit_code":{"description":"The command's exit code, or null when it was killed or never started.","type":["integer","null"]},"timed_out":{"description":"The deadline stopped the run (the supervisor's kill, or go test's own -timeout set below it).","type":"boolean"},"fault":{"description":"Present when the run says nothing usable about the code: the runner's fault (zero tests, exit and events disagree, a limit hit, a toolchain that cannot read the tree), a sandbox that could not be set up, or a run not comparable with the baseline's. Required when the classification is fault.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable code."},"message":{"description":"One line.","type":"string","maxLength":8000,"pattern":"^[^\\n\\r]*$"}}},"events":{"description":"candidate.events.ndjson: how many normalized events, its size and sha256 (empty when the command never ran).","type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"description":"Events (lines).","type":"integer","minimum":0},"bytes":{"description":"File size.","type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the file's bytes."}}},"run":{"$ref":"urn:repairline:sandbox-run:v1","description":"The sandbox run: argv, environment names, mounts, limits in force and how each was read back, resource samples, usage, exit, timing. Absent when the run was refused before it started."},"go_cache":{"description":"go: the private GOCACHE the run used.","type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"The host build cache it was copied from."},"files":{"description":"Files copied.","type":"integer","minimum":0},"bytes":{"description":"Bytes copied.","type":"integer","minimum":0},"note":{"description":"Why it was not seeded.","type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"node: the digest of the reporter that ran (the pinned one)."},"stderr_tail":{"description":"The last lines of the command's stderr (build errors, runner messages), at most 8 KiB.","type":"string","maxLength":8192},"identities":{"description":"Every identity the candidate run reported, with its result (the same shape as baseline.json's).","type":"object","additionalProperties":{"$ref":"urn:repairline:baseline:v1#/$defs/identityState"}},"failing":{"description":"The candidate run's failed identities, sorted.","type":"array","items":{"type":"string","description":"A failed identity."}},"anomalies":{"description":"One line per event anomaly of the candidate run (forged names, duplicate terminals, unfinished tests, stray output).","type":"array","items":{"type":"string","description":"An anomaly."}},"verdicts":{"description":"Every baseline identity, then every identity new on the candidate run, each sorted: what it was on each run and what it turned into.","type":"array","items":{"title":"IdentityVerdictRow","description":"One identity's verdict.","type":"object","additionalProperties":false,"required":["identity","baseline","candidate","verdict"],"properties":{"identity":{"description":"The test identity.","type":"string","minLength":1},"baseline":{"$ref":"#/$defs/observed","description":"Its result on the baseline (missing: not in the baseline run)."},"candidate":{"$ref":"#/$defs/observed","description":"Its result on the candidate (missing: not executed)."},"verdict":{"description":"fixed, still_passes, still_fails, now_fails, now_skipped (not a pass), still_skipped, now_passes, not_executed, or added_pass/added_fail/added_skip for an identity the baseline did not have. still_fails, now_fails, now_skipped, not_executed and added_fail fail verification.","type":"string","enum":["fixed","still_passes","still_fails","now_fails","now_skipped","still_skipped","now_passes","not_executed","added_pass","added_fail","added_skip"]}}}},"red_then_green":{"description":"The red-then-green record (seed 002): the identities that failed on the baseline and what each was on the candidate under the identical command and sandbox. Every shape that is not red_then_green carries a one-line note naming what was observed; it never states more than was measured.","type":"object","additionalProperties":false,"required":["shape","identities"],"properties":{"shape":{"description":"red_then_green (every red identity passes now), red_then_red, red_then_skipped, red_then_missing, red_then_fault, red_then_timed_out, or not_red (nothing failed on the baseline).","type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"identities":{"description":"The baseline's failed identities, sorted.","type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate"],"description":"One red identity.","properties":{"identity":{"description":"The test identity.","type":"string","minLength":1},"baseline":{"description":"Always fail: it was red.","const":"fail"},"candidate":{"$ref":"#/$defs/observed","description":"What it was on the candidate run."}}}},"note":{"description":"One line naming the observed shape; present exactly when the shape is not red_then_green.","type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"if":{"properties":{"shape":{"const":"red_then_green"}}},"then":{"not":{"required":["note"]}},"else":{"required":["note"]}}},"allOf":[{"if":{"properties":{"classification":{"const":"scoped_test_verified"}}},"then":{"properties":{"passed":{"description":"A pass.","const":true},"reasons":{"description":"No reason against it.","type":"array","maxItems":0}}},"else":{"properties":{"passed":{"description":"Not a pass.","const":false},"reasons":{"description":"At least one reason.","type":"array","minItems":1}}}},{"if":{"properties":{"classification":{"const":"fault"}}},"then":{"required":["fault"]}}],"$defs":{"observed":{"title":"ObservedResult","description":"An identity's result on one run: pass, fail, skip, or missing (not in that run).","type":"string","enum":["pass","fail","skip","missing"]}}};
+const schema232 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:verify:v1","title":"VerifyReport","description":"verify.json: the fixed test command's run on the candidate (the baseline tree with gate.json's changed files) in the identical sandbox, compared with baseline.json (DESIGN §11). passed only when every baseline identity that was not skipped ran again and passes, no identity of the candidate run failed, and the run is usable. A fault (sandbox, toolchain, zero tests, exit and events disagreeing, a run not comparable with the baseline's) and a timeout never count as failed work. The normalized events are in candidate.events.ndjson.","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","classification","passed","reasons","candidate","comparable","runner","exit_code","timed_out","events","identities","failing","anomalies","verdicts","red_then_green","stderr_tail"],"properties":{"v":{"description":"File format version.","const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"The attempt's key."},"case_identity":{"description":"The case's test identity (test.name).","type":"string","minLength":3,"maxLength":4096},"classification":{"description":"scoped_test_verified (exit 0), failed, fault or timed_out (exit 1): the outcome verify decided.","type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"passed":{"description":"True exactly when the classification is scoped_test_verified.","type":"boolean"},"reasons":{"description":"One line per reason the candidate is not verified (failing verdicts, the fault, the timeout); empty when it passed.","type":"array","items":{"type":"string","description":"One reason.","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"candidate":{"description":"What was run: the gated candidate, rebuilt from proposal.json and checked against gate.json and candidate.patch before it was materialized.","type":"object","additionalProperties":false,"required":["tree","proposal_sha256","patch_sha256","files"],"properties":{"tree":{"description":"The work tree, relative to the attempt directory; mounted read-only at source_root's path (or /src).","const":"work/candidate"},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"gate.json's proposal_sha256."},"patch_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of candidate.patch (equal to gate.json's patch.sha256)."},"files":{"description":"The files that differ from the baseline, as written into the work tree, sorted by path; each sha256 equals gate.json's candidate_sha256.","type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","sha256","bytes"],"description":"One changed file.","properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath","description":"Repository-relative path."},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the bytes written."},"bytes":{"description":"Size of the bytes written.","type":"integer","minimum":0}}}}}},"comparable":{"description":"Whether the candidate ran under the identical command and sandbox as the baseline: the same runner, toolchain, command (go's -timeout, set below the time left, excepted), reporter digest, environment names, working directory and mount points. A difference makes the run a fault.","type":"object","additionalProperties":false,"required":["identical","differences"],"properties":{"identical":{"description":"True when nothing differs.","type":"boolean"},"differences":{"description":"One line per difference; empty when identical.","type":"array","items":{"type":"string","description":"A difference.","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}},"runner":{"description":"Which fixed command ran.","type":"string","enum":["go","node"]},"toolchain":{"description":"The toolchain that ran it (go1.19.8, node v20.20.2); absent when the sandbox could not be set up.","type":"string","minLength":1,"maxLength":200},"command":{"description":"The test command inside the sandbox; absent when the sandbox could not be set up.","type":"array","minItems":1,"items":{"type":"string","description":"One argument."}},"exit_code":{"description":"The command's exit code, or null when it was killed or never started.","type":["integer","null"]},"timed_out":{"description":"The deadline stopped the run (the supervisor's kill, or go test's own -timeout set below it).","type":"boolean"},"fault":{"description":"Present when the run says nothing usable about the code: the runner's fault (zero tests, exit and events disagree, a limit hit, a toolchain that cannot read the tree), a sandbox that could not be set up, or a run not comparable with the baseline's. Required when the classification is fault.","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode","description":"Stable code."},"message":{"description":"One line.","type":"string","maxLength":8000,"pattern":"^[^\\n\\r]*$"}}},"events":{"description":"candidate.events.ndjson: how many normalized events, its size and sha256 (empty when the command never ran).","type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"description":"Events (lines).","type":"integer","minimum":0},"bytes":{"description":"File size.","type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"sha256 of the file's bytes."}}},"run":{"$ref":"urn:repairline:sandbox-run:v1","description":"The sandbox run: argv, environment names, mounts, limits in force and how each was read back, resource samples, usage, exit, timing. Absent when the run was refused before it started."},"go_cache":{"description":"go: the private GOCACHE the run used.","type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath","description":"The host build cache it was copied from."},"files":{"description":"Files placed.","type":"integer","minimum":0},"bytes":{"description":"Bytes placed.","type":"integer","minimum":0},"method":{"description":"link: hard links to the host cache's files (same filesystem; the sandbox user cannot change them); copy: copies it owns.","type":"string","enum":["link","copy"]},"note":{"description":"Why it was not seeded, or what was left out.","type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256","description":"node: the digest of the reporter that ran (the pinned one)."},"stderr_tail":{"description":"The last lines of the command's stderr (build errors, runner messages), at most 8 KiB.","type":"string","maxLength":8192},"identities":{"description":"Every identity the candidate run reported, with its result (the same shape as baseline.json's).","type":"object","additionalProperties":{"$ref":"urn:repairline:baseline:v1#/$defs/identityState"}},"failing":{"description":"The candidate run's failed identities, sorted.","type":"array","items":{"type":"string","description":"A failed identity."}},"anomalies":{"description":"One line per event anomaly of the candidate run (forged names, duplicate terminals, unfinished tests, stray output).","type":"array","items":{"type":"string","description":"An anomaly."}},"verdicts":{"description":"Every baseline identity, then every identity new on the candidate run, each sorted: what it was on each run and what it turned into.","type":"array","items":{"title":"IdentityVerdictRow","description":"One identity's verdict.","type":"object","additionalProperties":false,"required":["identity","baseline","candidate","verdict"],"properties":{"identity":{"description":"The test identity.","type":"string","minLength":1},"baseline":{"$ref":"#/$defs/observed","description":"Its result on the baseline (missing: not in the baseline run)."},"candidate":{"$ref":"#/$defs/observed","description":"Its result on the candidate (missing: not executed)."},"verdict":{"description":"fixed, still_passes, still_fails, now_fails, now_skipped (not a pass), still_skipped, now_passes, not_executed, or added_pass/added_fail/added_skip for an identity the baseline did not have. still_fails, now_fails, now_skipped, not_executed and added_fail fail verification.","type":"string","enum":["fixed","still_passes","still_fails","now_fails","now_skipped","still_skipped","now_passes","not_executed","added_pass","added_fail","added_skip"]}}}},"red_then_green":{"description":"The red-then-green record (seed 002): the identities that failed on the baseline and what each was on the candidate under the identical command and sandbox. Every shape that is not red_then_green carries a one-line note naming what was observed; it never states more than was measured.","type":"object","additionalProperties":false,"required":["shape","identities"],"properties":{"shape":{"description":"red_then_green (every red identity passes now), red_then_red, red_then_skipped, red_then_missing, red_then_fault, red_then_timed_out, or not_red (nothing failed on the baseline).","type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"identities":{"description":"The baseline's failed identities, sorted.","type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate"],"description":"One red identity.","properties":{"identity":{"description":"The test identity.","type":"string","minLength":1},"baseline":{"description":"Always fail: it was red.","const":"fail"},"candidate":{"$ref":"#/$defs/observed","description":"What it was on the candidate run."}}}},"note":{"description":"One line naming the observed shape; present exactly when the shape is not red_then_green.","type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"if":{"properties":{"shape":{"const":"red_then_green"}}},"then":{"not":{"required":["note"]}},"else":{"required":["note"]}}},"allOf":[{"if":{"properties":{"classification":{"const":"scoped_test_verified"}}},"then":{"properties":{"passed":{"description":"A pass.","const":true},"reasons":{"description":"No reason against it.","type":"array","maxItems":0}}},"else":{"properties":{"passed":{"description":"Not a pass.","const":false},"reasons":{"description":"At least one reason.","type":"array","minItems":1}}}},{"if":{"properties":{"classification":{"const":"fault"}}},"then":{"required":["fault"]}}],"$defs":{"observed":{"title":"ObservedResult","description":"An identity's result on one run: pass, fail, skip, or missing (not in that run).","type":"string","enum":["pass","fail","skip","missing"]}}};
 const schema33 = {"description":"Lowercase hex sha256.","type":"string","pattern":"^[0-9a-f]{64}$"};
 const schema93 = {"description":"A repository-relative path: no leading /, no empty, . or .. components, no backslash or control character.","type":"string","minLength":1,"maxLength":4096,"pattern":"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"};
 const schema66 = {"description":"A stable error code in SCREAMING_SNAKE_CASE.","type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
@@ -3481,7 +3481,7 @@ vErrors.push(err110);
 errors++;
 }
 for(const key6 in data40){
-if(!((((key6 === "seeded_from") || (key6 === "files")) || (key6 === "bytes")) || (key6 === "note"))){
+if(!(((((key6 === "seeded_from") || (key6 === "files")) || (key6 === "bytes")) || (key6 === "method")) || (key6 === "note"))){
 const err111 = {instancePath:instancePath+"/go_cache",schemaPath:"#/properties/go_cache/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err111];
@@ -3577,9 +3577,10 @@ errors++;
 }
 }
 }
-if(data40.note !== undefined){
-if(typeof data40.note !== "string"){
-const err119 = {instancePath:instancePath+"/go_cache/note",schemaPath:"#/properties/go_cache/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data40.method !== undefined){
+let data44 = data40.method;
+if(typeof data44 !== "string"){
+const err119 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -3588,10 +3589,8 @@ vErrors.push(err119);
 }
 errors++;
 }
-}
-}
-else {
-const err120 = {instancePath:instancePath+"/go_cache",schemaPath:"#/properties/go_cache/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((data44 === "link") || (data44 === "copy"))){
+const err120 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/enum",keyword:"enum",params:{allowedValues: schema232.properties.go_cache.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -3601,11 +3600,9 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(data.reporter_sha256 !== undefined){
-let data45 = data.reporter_sha256;
-if(typeof data45 === "string"){
-if(!pattern4.test(data45)){
-const err121 = {instancePath:instancePath+"/reporter_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(data40.note !== undefined){
+if(typeof data40.note !== "string"){
+const err121 = {instancePath:instancePath+"/go_cache/note",schemaPath:"#/properties/go_cache/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -3615,8 +3612,9 @@ vErrors.push(err121);
 errors++;
 }
 }
+}
 else {
-const err122 = {instancePath:instancePath+"/reporter_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err122 = {instancePath:instancePath+"/go_cache",schemaPath:"#/properties/go_cache/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -3626,11 +3624,11 @@ vErrors.push(err122);
 errors++;
 }
 }
-if(data.stderr_tail !== undefined){
-let data46 = data.stderr_tail;
+if(data.reporter_sha256 !== undefined){
+let data46 = data.reporter_sha256;
 if(typeof data46 === "string"){
-if(func2(data46) > 8192){
-const err123 = {instancePath:instancePath+"/stderr_tail",schemaPath:"#/properties/stderr_tail/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters"};
+if(!pattern4.test(data46)){
+const err123 = {instancePath:instancePath+"/reporter_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -3641,7 +3639,7 @@ errors++;
 }
 }
 else {
-const err124 = {instancePath:instancePath+"/stderr_tail",schemaPath:"#/properties/stderr_tail/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err124 = {instancePath:instancePath+"/reporter_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -3651,14 +3649,11 @@ vErrors.push(err124);
 errors++;
 }
 }
-if(data.identities !== undefined){
-let data47 = data.identities;
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-for(const key7 in data47){
-let data48 = data47[key7];
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-if(data48.result === undefined){
-const err125 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/required",keyword:"required",params:{missingProperty: "result"},message:"must have required property '"+"result"+"'"};
+if(data.stderr_tail !== undefined){
+let data47 = data.stderr_tail;
+if(typeof data47 === "string"){
+if(func2(data47) > 8192){
+const err125 = {instancePath:instancePath+"/stderr_tail",schemaPath:"#/properties/stderr_tail/maxLength",keyword:"maxLength",params:{limit: 8192},message:"must NOT have more than 8192 characters"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -3667,9 +3662,9 @@ vErrors.push(err125);
 }
 errors++;
 }
-for(const key8 in data48){
-if(!(((((key8 === "result") || (key8 === "unfinished")) || (key8 === "duplicateTerminal")) || (key8 === "conflicting")) || (key8 === "buildFailed"))){
-const err126 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+}
+else {
+const err126 = {instancePath:instancePath+"/stderr_tail",schemaPath:"#/properties/stderr_tail/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -3679,10 +3674,14 @@ vErrors.push(err126);
 errors++;
 }
 }
-if(data48.result !== undefined){
-let data49 = data48.result;
-if(typeof data49 !== "string"){
-const err127 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/result",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/result/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.identities !== undefined){
+let data48 = data.identities;
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+for(const key7 in data48){
+let data49 = data48[key7];
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+if(data49.result === undefined){
+const err127 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/required",keyword:"required",params:{missingProperty: "result"},message:"must have required property '"+"result"+"'"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -3691,8 +3690,9 @@ vErrors.push(err127);
 }
 errors++;
 }
-if(!(((data49 === "pass") || (data49 === "fail")) || (data49 === "skip"))){
-const err128 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/result",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/result/enum",keyword:"enum",params:{allowedValues: schema67.properties.result.enum},message:"must be equal to one of the allowed values"};
+for(const key8 in data49){
+if(!(((((key8 === "result") || (key8 === "unfinished")) || (key8 === "duplicateTerminal")) || (key8 === "conflicting")) || (key8 === "buildFailed"))){
+const err128 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -3702,9 +3702,10 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(data48.unfinished !== undefined){
-if(true !== data48.unfinished){
-const err129 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/unfinished",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/unfinished/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(data49.result !== undefined){
+let data50 = data49.result;
+if(typeof data50 !== "string"){
+const err129 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/result",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/result/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -3713,10 +3714,8 @@ vErrors.push(err129);
 }
 errors++;
 }
-}
-if(data48.duplicateTerminal !== undefined){
-if(true !== data48.duplicateTerminal){
-const err130 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/duplicateTerminal",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/duplicateTerminal/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(!(((data50 === "pass") || (data50 === "fail")) || (data50 === "skip"))){
+const err130 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/result",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/result/enum",keyword:"enum",params:{allowedValues: schema67.properties.result.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -3726,9 +3725,9 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(data48.conflicting !== undefined){
-if(true !== data48.conflicting){
-const err131 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/conflicting",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/conflicting/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(data49.unfinished !== undefined){
+if(true !== data49.unfinished){
+const err131 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/unfinished",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/unfinished/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -3738,9 +3737,9 @@ vErrors.push(err131);
 errors++;
 }
 }
-if(data48.buildFailed !== undefined){
-if(true !== data48.buildFailed){
-const err132 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/buildFailed",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/buildFailed/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(data49.duplicateTerminal !== undefined){
+if(true !== data49.duplicateTerminal){
+const err132 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/duplicateTerminal",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/duplicateTerminal/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -3750,9 +3749,9 @@ vErrors.push(err132);
 errors++;
 }
 }
-}
-else {
-const err133 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data49.conflicting !== undefined){
+if(true !== data49.conflicting){
+const err133 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/conflicting",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/conflicting/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -3762,9 +3761,9 @@ vErrors.push(err133);
 errors++;
 }
 }
-}
-else {
-const err134 = {instancePath:instancePath+"/identities",schemaPath:"#/properties/identities/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data49.buildFailed !== undefined){
+if(true !== data49.buildFailed){
+const err134 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/buildFailed",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/buildFailed/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -3774,13 +3773,9 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(data.failing !== undefined){
-let data54 = data.failing;
-if(Array.isArray(data54)){
-const len4 = data54.length;
-for(let i4=0; i4<len4; i4++){
-if(typeof data54[i4] !== "string"){
-const err135 = {instancePath:instancePath+"/failing/" + i4,schemaPath:"#/properties/failing/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err135 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -3792,7 +3787,7 @@ errors++;
 }
 }
 else {
-const err136 = {instancePath:instancePath+"/failing",schemaPath:"#/properties/failing/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err136 = {instancePath:instancePath+"/identities",schemaPath:"#/properties/identities/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -3802,13 +3797,13 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(data.anomalies !== undefined){
-let data56 = data.anomalies;
-if(Array.isArray(data56)){
-const len5 = data56.length;
-for(let i5=0; i5<len5; i5++){
-if(typeof data56[i5] !== "string"){
-const err137 = {instancePath:instancePath+"/anomalies/" + i5,schemaPath:"#/properties/anomalies/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.failing !== undefined){
+let data55 = data.failing;
+if(Array.isArray(data55)){
+const len4 = data55.length;
+for(let i4=0; i4<len4; i4++){
+if(typeof data55[i4] !== "string"){
+const err137 = {instancePath:instancePath+"/failing/" + i4,schemaPath:"#/properties/failing/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -3820,7 +3815,7 @@ errors++;
 }
 }
 else {
-const err138 = {instancePath:instancePath+"/anomalies",schemaPath:"#/properties/anomalies/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err138 = {instancePath:instancePath+"/failing",schemaPath:"#/properties/failing/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -3830,15 +3825,13 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(data.verdicts !== undefined){
-let data58 = data.verdicts;
-if(Array.isArray(data58)){
-const len6 = data58.length;
-for(let i6=0; i6<len6; i6++){
-let data59 = data58[i6];
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-if(data59.identity === undefined){
-const err139 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/required",keyword:"required",params:{missingProperty: "identity"},message:"must have required property '"+"identity"+"'"};
+if(data.anomalies !== undefined){
+let data57 = data.anomalies;
+if(Array.isArray(data57)){
+const len5 = data57.length;
+for(let i5=0; i5<len5; i5++){
+if(typeof data57[i5] !== "string"){
+const err139 = {instancePath:instancePath+"/anomalies/" + i5,schemaPath:"#/properties/anomalies/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -3847,8 +3840,10 @@ vErrors.push(err139);
 }
 errors++;
 }
-if(data59.baseline === undefined){
-const err140 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/required",keyword:"required",params:{missingProperty: "baseline"},message:"must have required property '"+"baseline"+"'"};
+}
+}
+else {
+const err140 = {instancePath:instancePath+"/anomalies",schemaPath:"#/properties/anomalies/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -3857,8 +3852,16 @@ vErrors.push(err140);
 }
 errors++;
 }
-if(data59.candidate === undefined){
-const err141 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/required",keyword:"required",params:{missingProperty: "candidate"},message:"must have required property '"+"candidate"+"'"};
+}
+if(data.verdicts !== undefined){
+let data59 = data.verdicts;
+if(Array.isArray(data59)){
+const len6 = data59.length;
+for(let i6=0; i6<len6; i6++){
+let data60 = data59[i6];
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+if(data60.identity === undefined){
+const err141 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/required",keyword:"required",params:{missingProperty: "identity"},message:"must have required property '"+"identity"+"'"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -3867,8 +3870,8 @@ vErrors.push(err141);
 }
 errors++;
 }
-if(data59.verdict === undefined){
-const err142 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/required",keyword:"required",params:{missingProperty: "verdict"},message:"must have required property '"+"verdict"+"'"};
+if(data60.baseline === undefined){
+const err142 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/required",keyword:"required",params:{missingProperty: "baseline"},message:"must have required property '"+"baseline"+"'"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -3877,9 +3880,8 @@ vErrors.push(err142);
 }
 errors++;
 }
-for(const key9 in data59){
-if(!((((key9 === "identity") || (key9 === "baseline")) || (key9 === "candidate")) || (key9 === "verdict"))){
-const err143 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+if(data60.candidate === undefined){
+const err143 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/required",keyword:"required",params:{missingProperty: "candidate"},message:"must have required property '"+"candidate"+"'"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -3888,12 +3890,8 @@ vErrors.push(err143);
 }
 errors++;
 }
-}
-if(data59.identity !== undefined){
-let data60 = data59.identity;
-if(typeof data60 === "string"){
-if(func2(data60) < 1){
-const err144 = {instancePath:instancePath+"/verdicts/" + i6+"/identity",schemaPath:"#/properties/verdicts/items/properties/identity/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data60.verdict === undefined){
+const err144 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/required",keyword:"required",params:{missingProperty: "verdict"},message:"must have required property '"+"verdict"+"'"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -3902,9 +3900,9 @@ vErrors.push(err144);
 }
 errors++;
 }
-}
-else {
-const err145 = {instancePath:instancePath+"/verdicts/" + i6+"/identity",schemaPath:"#/properties/verdicts/items/properties/identity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key9 in data60){
+if(!((((key9 === "identity") || (key9 === "baseline")) || (key9 === "candidate")) || (key9 === "verdict"))){
+const err145 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -3914,10 +3912,11 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(data59.baseline !== undefined){
-let data61 = data59.baseline;
-if(typeof data61 !== "string"){
-const err146 = {instancePath:instancePath+"/verdicts/" + i6+"/baseline",schemaPath:"#/$defs/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data60.identity !== undefined){
+let data61 = data60.identity;
+if(typeof data61 === "string"){
+if(func2(data61) < 1){
+const err146 = {instancePath:instancePath+"/verdicts/" + i6+"/identity",schemaPath:"#/properties/verdicts/items/properties/identity/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -3926,8 +3925,9 @@ vErrors.push(err146);
 }
 errors++;
 }
-if(!((((data61 === "pass") || (data61 === "fail")) || (data61 === "skip")) || (data61 === "missing"))){
-const err147 = {instancePath:instancePath+"/verdicts/" + i6+"/baseline",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema243.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err147 = {instancePath:instancePath+"/verdicts/" + i6+"/identity",schemaPath:"#/properties/verdicts/items/properties/identity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -3937,10 +3937,10 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(data59.candidate !== undefined){
-let data62 = data59.candidate;
+if(data60.baseline !== undefined){
+let data62 = data60.baseline;
 if(typeof data62 !== "string"){
-const err148 = {instancePath:instancePath+"/verdicts/" + i6+"/candidate",schemaPath:"#/$defs/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err148 = {instancePath:instancePath+"/verdicts/" + i6+"/baseline",schemaPath:"#/$defs/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -3950,7 +3950,7 @@ vErrors.push(err148);
 errors++;
 }
 if(!((((data62 === "pass") || (data62 === "fail")) || (data62 === "skip")) || (data62 === "missing"))){
-const err149 = {instancePath:instancePath+"/verdicts/" + i6+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema243.enum},message:"must be equal to one of the allowed values"};
+const err149 = {instancePath:instancePath+"/verdicts/" + i6+"/baseline",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema243.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -3960,10 +3960,10 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(data59.verdict !== undefined){
-let data63 = data59.verdict;
+if(data60.candidate !== undefined){
+let data63 = data60.candidate;
 if(typeof data63 !== "string"){
-const err150 = {instancePath:instancePath+"/verdicts/" + i6+"/verdict",schemaPath:"#/properties/verdicts/items/properties/verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err150 = {instancePath:instancePath+"/verdicts/" + i6+"/candidate",schemaPath:"#/$defs/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -3972,8 +3972,8 @@ vErrors.push(err150);
 }
 errors++;
 }
-if(!(((((((((((data63 === "fixed") || (data63 === "still_passes")) || (data63 === "still_fails")) || (data63 === "now_fails")) || (data63 === "now_skipped")) || (data63 === "still_skipped")) || (data63 === "now_passes")) || (data63 === "not_executed")) || (data63 === "added_pass")) || (data63 === "added_fail")) || (data63 === "added_skip"))){
-const err151 = {instancePath:instancePath+"/verdicts/" + i6+"/verdict",schemaPath:"#/properties/verdicts/items/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema232.properties.verdicts.items.properties.verdict.enum},message:"must be equal to one of the allowed values"};
+if(!((((data63 === "pass") || (data63 === "fail")) || (data63 === "skip")) || (data63 === "missing"))){
+const err151 = {instancePath:instancePath+"/verdicts/" + i6+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema243.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -3983,9 +3983,10 @@ vErrors.push(err151);
 errors++;
 }
 }
-}
-else {
-const err152 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data60.verdict !== undefined){
+let data64 = data60.verdict;
+if(typeof data64 !== "string"){
+const err152 = {instancePath:instancePath+"/verdicts/" + i6+"/verdict",schemaPath:"#/properties/verdicts/items/properties/verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -3994,10 +3995,8 @@ vErrors.push(err152);
 }
 errors++;
 }
-}
-}
-else {
-const err153 = {instancePath:instancePath+"/verdicts",schemaPath:"#/properties/verdicts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!(((((((((((data64 === "fixed") || (data64 === "still_passes")) || (data64 === "still_fails")) || (data64 === "now_fails")) || (data64 === "now_skipped")) || (data64 === "still_skipped")) || (data64 === "now_passes")) || (data64 === "not_executed")) || (data64 === "added_pass")) || (data64 === "added_fail")) || (data64 === "added_skip"))){
+const err153 = {instancePath:instancePath+"/verdicts/" + i6+"/verdict",schemaPath:"#/properties/verdicts/items/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema232.properties.verdicts.items.properties.verdict.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -4007,15 +4006,9 @@ vErrors.push(err153);
 errors++;
 }
 }
-if(data.red_then_green !== undefined){
-let data64 = data.red_then_green;
-const _errs151 = errors;
-let valid43 = true;
-const _errs152 = errors;
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-if(data64.shape !== undefined){
-if("red_then_green" !== data64.shape){
-const err154 = {};
+}
+else {
+const err154 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -4026,25 +4019,8 @@ errors++;
 }
 }
 }
-var _valid2 = _errs152 === errors;
-errors = _errs151;
-if(vErrors !== null){
-if(_errs151){
-vErrors.length = _errs151;
-}
 else {
-vErrors = null;
-}
-}
-let ifClause1;
-if(_valid2){
-const _errs154 = errors;
-const _errs155 = errors;
-const _errs156 = errors;
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-let missing0;
-if((data64.note === undefined) && (missing0 = "note")){
-const err155 = {};
+const err155 = {instancePath:instancePath+"/verdicts",schemaPath:"#/properties/verdicts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -4054,9 +4030,15 @@ vErrors.push(err155);
 errors++;
 }
 }
-var valid45 = _errs156 === errors;
-if(valid45){
-const err156 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/then/not",keyword:"not",params:{},message:"must NOT be valid"};
+if(data.red_then_green !== undefined){
+let data65 = data.red_then_green;
+const _errs153 = errors;
+let valid43 = true;
+const _errs154 = errors;
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+if(data65.shape !== undefined){
+if("red_then_green" !== data65.shape){
+const err156 = {};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -4065,26 +4047,27 @@ vErrors.push(err156);
 }
 errors++;
 }
-else {
-errors = _errs155;
+}
+}
+var _valid2 = _errs154 === errors;
+errors = _errs153;
 if(vErrors !== null){
-if(_errs155){
-vErrors.length = _errs155;
+if(_errs153){
+vErrors.length = _errs153;
 }
 else {
 vErrors = null;
 }
 }
-}
-var _valid2 = _errs154 === errors;
-valid43 = _valid2;
-ifClause1 = "then";
-}
-else {
+let ifClause1;
+if(_valid2){
+const _errs156 = errors;
 const _errs157 = errors;
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-if(data64.note === undefined){
-const err157 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/else/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
+const _errs158 = errors;
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+let missing0;
+if((data65.note === undefined) && (missing0 = "note")){
+const err157 = {};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -4094,12 +4077,9 @@ vErrors.push(err157);
 errors++;
 }
 }
-var _valid2 = _errs157 === errors;
-valid43 = _valid2;
-ifClause1 = "else";
-}
-if(!valid43){
-const err158 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/if",keyword:"if",params:{failingKeyword: ifClause1},message:"must match \""+ifClause1+"\" schema"};
+var valid45 = _errs158 === errors;
+if(valid45){
+const err158 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/then/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -4108,9 +4088,26 @@ vErrors.push(err158);
 }
 errors++;
 }
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-if(data64.shape === undefined){
-const err159 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/required",keyword:"required",params:{missingProperty: "shape"},message:"must have required property '"+"shape"+"'"};
+else {
+errors = _errs157;
+if(vErrors !== null){
+if(_errs157){
+vErrors.length = _errs157;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid2 = _errs156 === errors;
+valid43 = _valid2;
+ifClause1 = "then";
+}
+else {
+const _errs159 = errors;
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+if(data65.note === undefined){
+const err159 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/else/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -4119,8 +4116,13 @@ vErrors.push(err159);
 }
 errors++;
 }
-if(data64.identities === undefined){
-const err160 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/required",keyword:"required",params:{missingProperty: "identities"},message:"must have required property '"+"identities"+"'"};
+}
+var _valid2 = _errs159 === errors;
+valid43 = _valid2;
+ifClause1 = "else";
+}
+if(!valid43){
+const err160 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/if",keyword:"if",params:{failingKeyword: ifClause1},message:"must match \""+ifClause1+"\" schema"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -4129,9 +4131,9 @@ vErrors.push(err160);
 }
 errors++;
 }
-for(const key10 in data64){
-if(!(((key10 === "shape") || (key10 === "identities")) || (key10 === "note"))){
-const err161 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+if(data65.shape === undefined){
+const err161 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/required",keyword:"required",params:{missingProperty: "shape"},message:"must have required property '"+"shape"+"'"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -4140,11 +4142,8 @@ vErrors.push(err161);
 }
 errors++;
 }
-}
-if(data64.shape !== undefined){
-let data66 = data64.shape;
-if(typeof data66 !== "string"){
-const err162 = {instancePath:instancePath+"/red_then_green/shape",schemaPath:"#/properties/red_then_green/properties/shape/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data65.identities === undefined){
+const err162 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/required",keyword:"required",params:{missingProperty: "identities"},message:"must have required property '"+"identities"+"'"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -4153,8 +4152,9 @@ vErrors.push(err162);
 }
 errors++;
 }
-if(!(((((((data66 === "red_then_green") || (data66 === "red_then_red")) || (data66 === "red_then_skipped")) || (data66 === "red_then_missing")) || (data66 === "red_then_fault")) || (data66 === "red_then_timed_out")) || (data66 === "not_red"))){
-const err163 = {instancePath:instancePath+"/red_then_green/shape",schemaPath:"#/properties/red_then_green/properties/shape/enum",keyword:"enum",params:{allowedValues: schema232.properties.red_then_green.properties.shape.enum},message:"must be equal to one of the allowed values"};
+for(const key10 in data65){
+if(!(((key10 === "shape") || (key10 === "identities")) || (key10 === "note"))){
+const err163 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -4164,15 +4164,10 @@ vErrors.push(err163);
 errors++;
 }
 }
-if(data64.identities !== undefined){
-let data67 = data64.identities;
-if(Array.isArray(data67)){
-const len7 = data67.length;
-for(let i7=0; i7<len7; i7++){
-let data68 = data67[i7];
-if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
-if(data68.identity === undefined){
-const err164 = {instancePath:instancePath+"/red_then_green/identities/" + i7,schemaPath:"#/properties/red_then_green/properties/identities/items/required",keyword:"required",params:{missingProperty: "identity"},message:"must have required property '"+"identity"+"'"};
+if(data65.shape !== undefined){
+let data67 = data65.shape;
+if(typeof data67 !== "string"){
+const err164 = {instancePath:instancePath+"/red_then_green/shape",schemaPath:"#/properties/red_then_green/properties/shape/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -4181,8 +4176,8 @@ vErrors.push(err164);
 }
 errors++;
 }
-if(data68.baseline === undefined){
-const err165 = {instancePath:instancePath+"/red_then_green/identities/" + i7,schemaPath:"#/properties/red_then_green/properties/identities/items/required",keyword:"required",params:{missingProperty: "baseline"},message:"must have required property '"+"baseline"+"'"};
+if(!(((((((data67 === "red_then_green") || (data67 === "red_then_red")) || (data67 === "red_then_skipped")) || (data67 === "red_then_missing")) || (data67 === "red_then_fault")) || (data67 === "red_then_timed_out")) || (data67 === "not_red"))){
+const err165 = {instancePath:instancePath+"/red_then_green/shape",schemaPath:"#/properties/red_then_green/properties/shape/enum",keyword:"enum",params:{allowedValues: schema232.properties.red_then_green.properties.shape.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -4191,8 +4186,16 @@ vErrors.push(err165);
 }
 errors++;
 }
-if(data68.candidate === undefined){
-const err166 = {instancePath:instancePath+"/red_then_green/identities/" + i7,schemaPath:"#/properties/red_then_green/properties/identities/items/required",keyword:"required",params:{missingProperty: "candidate"},message:"must have required property '"+"candidate"+"'"};
+}
+if(data65.identities !== undefined){
+let data68 = data65.identities;
+if(Array.isArray(data68)){
+const len7 = data68.length;
+for(let i7=0; i7<len7; i7++){
+let data69 = data68[i7];
+if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
+if(data69.identity === undefined){
+const err166 = {instancePath:instancePath+"/red_then_green/identities/" + i7,schemaPath:"#/properties/red_then_green/properties/identities/items/required",keyword:"required",params:{missingProperty: "identity"},message:"must have required property '"+"identity"+"'"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -4201,9 +4204,8 @@ vErrors.push(err166);
 }
 errors++;
 }
-for(const key11 in data68){
-if(!(((key11 === "identity") || (key11 === "baseline")) || (key11 === "candidate"))){
-const err167 = {instancePath:instancePath+"/red_then_green/identities/" + i7,schemaPath:"#/properties/red_then_green/properties/identities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+if(data69.baseline === undefined){
+const err167 = {instancePath:instancePath+"/red_then_green/identities/" + i7,schemaPath:"#/properties/red_then_green/properties/identities/items/required",keyword:"required",params:{missingProperty: "baseline"},message:"must have required property '"+"baseline"+"'"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -4212,12 +4214,8 @@ vErrors.push(err167);
 }
 errors++;
 }
-}
-if(data68.identity !== undefined){
-let data69 = data68.identity;
-if(typeof data69 === "string"){
-if(func2(data69) < 1){
-const err168 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/identity",schemaPath:"#/properties/red_then_green/properties/identities/items/properties/identity/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data69.candidate === undefined){
+const err168 = {instancePath:instancePath+"/red_then_green/identities/" + i7,schemaPath:"#/properties/red_then_green/properties/identities/items/required",keyword:"required",params:{missingProperty: "candidate"},message:"must have required property '"+"candidate"+"'"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -4226,9 +4224,9 @@ vErrors.push(err168);
 }
 errors++;
 }
-}
-else {
-const err169 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/identity",schemaPath:"#/properties/red_then_green/properties/identities/items/properties/identity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key11 in data69){
+if(!(((key11 === "identity") || (key11 === "baseline")) || (key11 === "candidate"))){
+const err169 = {instancePath:instancePath+"/red_then_green/identities/" + i7,schemaPath:"#/properties/red_then_green/properties/identities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -4238,9 +4236,11 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(data68.baseline !== undefined){
-if("fail" !== data68.baseline){
-const err170 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/baseline",schemaPath:"#/properties/red_then_green/properties/identities/items/properties/baseline/const",keyword:"const",params:{allowedValue: "fail"},message:"must be equal to constant"};
+if(data69.identity !== undefined){
+let data70 = data69.identity;
+if(typeof data70 === "string"){
+if(func2(data70) < 1){
+const err170 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/identity",schemaPath:"#/properties/red_then_green/properties/identities/items/properties/identity/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -4250,10 +4250,8 @@ vErrors.push(err170);
 errors++;
 }
 }
-if(data68.candidate !== undefined){
-let data71 = data68.candidate;
-if(typeof data71 !== "string"){
-const err171 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/candidate",schemaPath:"#/$defs/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err171 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/identity",schemaPath:"#/properties/red_then_green/properties/identities/items/properties/identity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -4262,8 +4260,10 @@ vErrors.push(err171);
 }
 errors++;
 }
-if(!((((data71 === "pass") || (data71 === "fail")) || (data71 === "skip")) || (data71 === "missing"))){
-const err172 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema243.enum},message:"must be equal to one of the allowed values"};
+}
+if(data69.baseline !== undefined){
+if("fail" !== data69.baseline){
+const err172 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/baseline",schemaPath:"#/properties/red_then_green/properties/identities/items/properties/baseline/const",keyword:"const",params:{allowedValue: "fail"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -4273,9 +4273,10 @@ vErrors.push(err172);
 errors++;
 }
 }
-}
-else {
-const err173 = {instancePath:instancePath+"/red_then_green/identities/" + i7,schemaPath:"#/properties/red_then_green/properties/identities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data69.candidate !== undefined){
+let data72 = data69.candidate;
+if(typeof data72 !== "string"){
+const err173 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/candidate",schemaPath:"#/$defs/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -4284,10 +4285,8 @@ vErrors.push(err173);
 }
 errors++;
 }
-}
-}
-else {
-const err174 = {instancePath:instancePath+"/red_then_green/identities",schemaPath:"#/properties/red_then_green/properties/identities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!((((data72 === "pass") || (data72 === "fail")) || (data72 === "skip")) || (data72 === "missing"))){
+const err174 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema243.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -4297,11 +4296,9 @@ vErrors.push(err174);
 errors++;
 }
 }
-if(data64.note !== undefined){
-let data72 = data64.note;
-if(typeof data72 === "string"){
-if(func2(data72) > 2000){
-const err175 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+}
+else {
+const err175 = {instancePath:instancePath+"/red_then_green/identities/" + i7,schemaPath:"#/properties/red_then_green/properties/identities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -4310,8 +4307,10 @@ vErrors.push(err175);
 }
 errors++;
 }
-if(func2(data72) < 1){
-const err176 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err176 = {instancePath:instancePath+"/red_then_green/identities",schemaPath:"#/properties/red_then_green/properties/identities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -4320,8 +4319,12 @@ vErrors.push(err176);
 }
 errors++;
 }
-if(!pattern56.test(data72)){
-const err177 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
+}
+if(data65.note !== undefined){
+let data73 = data65.note;
+if(typeof data73 === "string"){
+if(func2(data73) > 2000){
+const err177 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -4330,9 +4333,8 @@ vErrors.push(err177);
 }
 errors++;
 }
-}
-else {
-const err178 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data73) < 1){
+const err178 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -4341,10 +4343,8 @@ vErrors.push(err178);
 }
 errors++;
 }
-}
-}
-else {
-const err179 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern56.test(data73)){
+const err179 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -4354,14 +4354,37 @@ vErrors.push(err179);
 errors++;
 }
 }
-}
 else {
-const err180 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err180 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err180];
 }
 else {
 vErrors.push(err180);
+}
+errors++;
+}
+}
+}
+else {
+const err181 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err181];
+}
+else {
+vErrors.push(err181);
+}
+errors++;
+}
+}
+}
+else {
+const err182 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err182];
+}
+else {
+vErrors.push(err182);
 }
 errors++;
 }
