@@ -1,0 +1,179 @@
+// End to end: go and node fixtures through the driver (`pnpm attempt`) for every outcome,
+// each sealed and read back, with the provider's request count and the canary checked; and
+// the same chain as a hand-typed pipe of the seven tools.
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { execa } from 'execa'
+import { readbackAttempt } from '@repairline/core'
+import { GO_FILES, NODE_FILES, rewriteConfig, type Fixture } from '../helpers/fixture.ts'
+import { GO_FIX_PROPOSAL, NODE_FIX_PROPOSAL } from '../helpers/responses-server.ts'
+import { chainFixture, driveChain, startProvider, type DriveResult, type Provider } from '../helpers/chain.ts'
+import { assertNoCanary } from '../helpers/canary.ts'
+import { binPath, BASE_ENV, ROOT } from '../helpers/bin.ts'
+import { gitT } from '../helpers/git.ts'
+import { tempDir } from '../helpers/tmp.ts'
+
+let p: Provider
+test.before(async () => {
+  p = await startProvider({ after: fn => test.after(fn) })
+  p.server.proposals.set('go-fix', GO_FIX_PROPOSAL)
+  p.server.proposals.set('node-fix', NODE_FIX_PROPOSAL)
+  p.server.proposals.set('go-edits-test', { ...GO_FIX_PROPOSAL, edits: [{ path: 'calc_test.go', search: 'Add(2, 3); got != 5', replace: 'Add(2, 3); got != -1' }] })
+  p.server.proposals.set('go-breaks-double', { ...GO_FIX_PROPOSAL, edits: [...GO_FIX_PROPOSAL.edits, { path: 'calc.go', search: 'return n * 2', replace: 'return n * 3' }] })
+  p.server.proposals.set('node-hangs', { ...NODE_FIX_PROPOSAL, edits: [{ path: 'src/calc.js', search: '  return a - b', replace: '  while (a === a) {}\n  return a + b' }] })
+})
+
+/** Every sealed outcome: exit, outcome, a receipt that reads back, and no canary anywhere. */
+function assertSealed (f: Fixture, r: DriveResult, exit: number, outcome: string, o: { allowTestHooks?: boolean } = {}): string {
+  assert.equal(r.exit, exit, r.stderr)
+  assert.equal(r.outcome?.outcome, outcome, r.stderr)
+  const dir = r.attemptDir ?? ''
+  assert.ok(existsSync(join(dir, 'receipt.json')), `${dir} was not sealed`)
+  assert.match(r.stderr.trim().split('\n').at(-1) ?? '', new RegExp(`^repairline: ${outcome}`))
+  assertNoCanary(f.canary, { paths: [f.stateDir], texts: { stderr: r.stderr } })
+  return dir
+}
+
+async function assertReadsBack (dir: string, allowTestHooks = false): Promise<void> {
+  const rb = await readbackAttempt(dir, { allowTestHooks })
+  assert.equal(rb.valid, true, JSON.stringify(rb.findings))
+}
+
+test('go: scoped_test_verified, one request, the receipt reads back, git apply reproduces the candidate', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/go-fix')
+  const before = p.server.requestsTo('proposal/go-fix').length
+  const r = await driveChain(f)
+  const dir = assertSealed(f, r, 0, 'scoped_test_verified')
+  assert.equal(p.server.requestsTo('proposal/go-fix').length - before, 1)
+  await assertReadsBack(dir)
+  const verify = JSON.parse(readFileSync(join(dir, 'verify.json'), 'utf8'))
+  assert.equal(verify.classification, 'scoped_test_verified')
+  // The retained patch applies to a clean worktree of source_sha and gives the candidate.
+  const wt = join(tempDir(t), 'wt')
+  await gitT(f.repo, ['worktree', 'add', '-q', '--detach', wt, f.sha])
+  await gitT(wt, ['apply', join(dir, 'candidate.patch')])
+  assert.match(readFileSync(join(wt, 'calc.go'), 'utf8'), /return a \+ b/)
+  for (const step of ['admit', 'extract-tree', 'reproduce', 'ask-provider', 'gate-patch', 'verify', 'seal']) {
+    assert.ok(existsSync(join(dir, 'logs', `${step}.stdout`)), `logs/${step}.stdout`)
+  }
+})
+
+test('node: scoped_test_verified', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/node-fix', { runner: 'node' })
+  const r = await driveChain(f)
+  await assertReadsBack(assertSealed(f, r, 0, 'scoped_test_verified'))
+})
+
+test('not_reproduced: the case passes on the baseline; zero provider requests', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/never-not-reproduced', {
+    cases: [{ package: '.', name: 'example.com/calc::TestDouble' }],
+  })
+  const r = await driveChain(f)
+  await assertReadsBack(assertSealed(f, r, 1, 'not_reproduced'))
+  assert.equal(p.server.requestsTo('proposal/never-not-reproduced').length, 0)
+  assert.equal(existsSync(join(r.attemptDir ?? '', 'dispatch.json')), false)
+})
+
+test('rejected: a proposal that edits the test file; the gate names the rule', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/go-edits-test')
+  const r = await driveChain(f)
+  const dir = assertSealed(f, r, 1, 'rejected')
+  assert.equal(r.outcome?.step, 'gate-patch')
+  assert.match(r.outcome?.reason.message ?? '', /allowlist|classifier/)
+  await assertReadsBack(dir)
+})
+
+test('failed: a fix that repairs the case but breaks another test', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/go-breaks-double')
+  const r = await driveChain(f)
+  const dir = assertSealed(f, r, 1, 'failed')
+  assert.equal(r.outcome?.step, 'verify')
+  await assertReadsBack(dir)
+})
+
+test('timed_out: a candidate that hangs is stopped at the deadline', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/node-hangs', { runner: 'node' })
+  rewriteConfig(f, c => { c.timeout_seconds = 30 })
+  const r = await driveChain(f)
+  const dir = assertSealed(f, r, 1, 'timed_out')
+  await assertReadsBack(dir)
+})
+
+test('provider_error, retryable (429): exit 69, sealed, one request', async (t) => {
+  const f = await chainFixture(t, p, 'status/429')
+  const before = p.server.requestsTo('status/429').length
+  const r = await driveChain(f)
+  const dir = assertSealed(f, r, 69, 'provider_error')
+  assert.equal(r.outcome?.retryable, true)
+  assert.equal(p.server.requestsTo('status/429').length - before, 1)
+  await assertReadsBack(dir)
+})
+
+test('provider_error, not retryable (400): exit 1, sealed', async (t) => {
+  const f = await chainFixture(t, p, 'status/400')
+  const r = await driveChain(f)
+  const dir = assertSealed(f, r, 1, 'provider_error')
+  assert.equal(r.outcome?.retryable, false)
+  await assertReadsBack(dir)
+})
+
+test('fault: a go.mod the sandbox toolchain cannot read; zero provider requests', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/never-fault', { files: { ...GO_FILES, 'go.mod': 'module example.com/calc\n\ngo 1.21.0\n' } })
+  const r = await driveChain(f)
+  const dir = assertSealed(f, r, 1, 'fault')
+  assert.equal(r.outcome?.step, 'reproduce')
+  assert.match(r.outcome?.reason.message ?? '', /1\.21/)
+  assert.equal(p.server.requestsTo('proposal/never-fault').length, 0)
+  await assertReadsBack(dir)
+})
+
+test('interrupted: the chain killed after dispatch; sealed later past deadline + 30 s; never sent twice', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/go-fix-crash')
+  p.server.proposals.set('go-fix-crash', GO_FIX_PROPOSAL)
+  const hooks = { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: '2026-11-30T10:00:00.000Z' }
+  const r = await driveChain(f, { ...hooks, REPAIRLINE_FAULT_AT: 'dispatch' })
+  assert.notEqual(r.exit, 0)
+  assert.equal(r.outcome, undefined)
+  const dir = r.attemptDir ?? ''
+  assert.ok(existsSync(join(dir, 'dispatch.json')))
+  const seal = await execa(binPath('receipt'), ['seal', '--attempt', dir], { env: { ...BASE_ENV, ...hooks, REPAIRLINE_TEST_NOW: '2026-11-30T10:05:00.000Z' }, extendEnv: false, reject: false })
+  assert.equal(seal.exitCode, 1, String(seal.stderr))
+  const outcome = JSON.parse(readFileSync(join(dir, 'outcome.json'), 'utf8'))
+  assert.equal(outcome.outcome, 'interrupted')
+  await assertReadsBack(dir, true)
+  assert.ok(p.server.requestsTo('proposal/go-fix-crash').length <= 1)
+  assertNoCanary(f.canary, { paths: [f.stateDir] })
+})
+
+test('a hand-typed pipe: admit run | extract-tree | reproduce | ask-provider | gate-patch | verify | receipt seal', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/go-fix')
+  const o = { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT } as const
+  const r = await execa(binPath('admit'), ['run', '--config', f.configPath, '--report', f.reportPath], o)
+    .pipe(binPath('extract-tree'), [], o)
+    .pipe(binPath('reproduce'), [], o)
+    .pipe(binPath('ask-provider'), [], o)
+    .pipe(binPath('gate-patch'), [], o)
+    .pipe(binPath('verify'), [], o)
+    .pipe(binPath('receipt'), ['seal'], o)
+  assert.equal(r.exitCode, 0, String(r.stderr))
+  const last = String(r.stdout).trim().split('\n').map(l => JSON.parse(l) as { kind: string, outcome?: string })
+  assert.deepEqual(last.map(x => x.kind), ['start', 'attempt', 'result'])
+  assert.equal(last[2]?.outcome, 'scoped_test_verified')
+  assert.deepEqual(r.pipedFrom.map(x => x.exitCode), [0])
+  const [dir] = readdirSync(join(f.stateDir, 'attempts'))
+  await assertReadsBack(join(f.stateDir, 'attempts', dir ?? ''))
+})
+
+test('a second driver run on a consumed case admits nothing and sends nothing', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/node-fix', { runner: 'node', files: NODE_FILES })
+  const first = await driveChain(f)
+  assert.equal(first.exit, 0, first.stderr)
+  const sent = p.server.requests.length
+  const again = await driveChain(f)
+  assert.equal(again.exit, 1, again.stderr)
+  assert.match(again.stderr, /NOTHING_ELIGIBLE/)
+  assert.equal(p.server.requests.length, sent)
+})
