@@ -6,7 +6,7 @@
 // no second provider request is ever made, even when the killed step is run again; no file
 // of the attempt is half-written; and after `receipt seal` readback classifies the attempt.
 
-import { test } from 'node:test'
+import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -22,8 +22,8 @@ const AT_GRACE_END = '2026-11-30T10:02:30.000Z' // deadline (T0 + 120 s) + 30 s:
 const AFTER_GRACE = '2026-11-30T10:02:30.001Z'
 const hooks = (now: string): Record<string, string> => ({ REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: now })
 
-let p: Provider
-test.before(async () => { p = await startProvider({ after: fn => test.after(fn) }) })
+// One server for the whole file, closed (and its TLS material removed) when the file ends.
+const p: Provider = await startProvider({ after })
 
 async function status (configPath: string, reportPath: string, now: string): Promise<string | undefined> {
   const r = await runBin('admit', ['status', '--config', configPath, '--report', reportPath], { env: hooks(now) })

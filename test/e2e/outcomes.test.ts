@@ -2,7 +2,7 @@
 // each sealed and read back, with the provider's request count and the canary checked; and
 // the same chain as a hand-typed pipe of the seven tools.
 
-import { test } from 'node:test'
+import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -16,15 +16,15 @@ import { binPath, BASE_ENV, ROOT } from '../helpers/bin.ts'
 import { gitT } from '../helpers/git.ts'
 import { tempDir } from '../helpers/tmp.ts'
 
-let p: Provider
-test.before(async () => {
-  p = await startProvider({ after: fn => test.after(fn) })
+// One server for the whole file, closed (and its TLS material removed) when the file ends.
+const p: Provider = await startProvider({ after })
+{
   p.server.proposals.set('go-fix', GO_FIX_PROPOSAL)
   p.server.proposals.set('node-fix', NODE_FIX_PROPOSAL)
   p.server.proposals.set('go-edits-test', { ...GO_FIX_PROPOSAL, edits: [{ path: 'calc_test.go', search: 'Add(2, 3); got != 5', replace: 'Add(2, 3); got != -1' }] })
   p.server.proposals.set('go-breaks-double', { ...GO_FIX_PROPOSAL, edits: [...GO_FIX_PROPOSAL.edits, { path: 'calc.go', search: 'return n * 2', replace: 'return n * 3' }] })
   p.server.proposals.set('node-hangs', { ...NODE_FIX_PROPOSAL, edits: [{ path: 'src/calc.js', search: '  return a - b', replace: '  while (a === a) {}\n  return a + b' }] })
-})
+}
 
 /** Every sealed outcome: exit, outcome, a receipt that reads back, and no canary anywhere. */
 function assertSealed (f: Fixture, r: DriveResult, exit: number, outcome: string, o: { allowTestHooks?: boolean } = {}): string {
