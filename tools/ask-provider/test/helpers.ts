@@ -13,7 +13,7 @@ import type { OutcomeFile } from '@repairline/schemas'
 import { RecordWriter, clockFrom, parseRecordLine, runTool, type ToolIo } from '@repairline/core'
 import { askProvider } from '../src/index.ts'
 import type { ProviderLimits } from '../src/limits.ts'
-import { makeFixture, type Fixture, type FixtureOptions } from '../../../test/helpers/fixture.ts'
+import { makeFixture, rewriteConfig, type Fixture, type FixtureOptions } from '../../../test/helpers/fixture.ts'
 import { admitFixture, writeBaseline, writeTree, type Admitted } from '../../../test/helpers/attempt.ts'
 import { runBin, BASE_ENV, type BinResult } from '../../../test/helpers/bin.ts'
 import { tempDir } from '../../../test/helpers/tmp.ts'
@@ -84,12 +84,18 @@ export interface PrepareOptions {
   /** Skip the tree and baseline (to test what happens without them). */
   bare?: boolean
   admitEnv?: Record<string, string>
+  /** Changes the execution config before admission. */
+  config?: (c: Fixture['config']) => void
 }
 
 /** Admits a fixture whose provider is `server` at `scenario`, and writes the tree and baseline. */
 export async function prepare (t: TestContext, server: ResponsesServer, scenario: string, o: PrepareOptions = {}): Promise<Prepared> {
   const dir = tempDir(t, 'rl-ask-')
   const f = await makeFixture(dir, { baseUrl: server.baseUrl(scenario), caFile: server.tls.caFile, tokenHelperSource: readingHelper(dir), ...o.fixture })
+  if (o.config !== undefined) {
+    o.config(f.config)
+    rewriteConfig(f, () => f.config)
+  }
   const a = await admitFixture(f, o.admitEnv)
   if (o.bare !== true) {
     await writeTree(f, a)
@@ -128,10 +134,10 @@ export function readJson<T = Record<string, unknown>> (p: Prepared, rel: string)
   return JSON.parse(readFileSync(join(p.a.dir, rel), 'utf8')) as T
 }
 
-/** Requests the server received for this attempt's scenario. */
+/** Requests the server received for this attempt: its scenario's path, carrying its own token. */
 export function hits (p: Prepared): number {
   const path = new URL(p.f.config.provider.base_url).pathname
-  return p.server.requests.filter(r => r.path === `${path}/responses`).length
+  return p.server.requests.filter(r => r.path === `${path}/responses` && r.headers.authorization === `Bearer ${p.f.canary}`).length
 }
 
 /** The canary is in no file of the state root, no stdout record and no stderr line of any run. */

@@ -136,11 +136,15 @@ test('C2: a helper changed, missing, not executable or a symlink after admission
     assert.equal(existsSync(join(p.a.dir, 'dispatch.json')), false, `${name}: no dispatch without a token`)
     assert.ok(attemptFiles(p).includes('request.json'))
   }
+  // Positive control: the same preparation with the helper left alone sends.
+  const intact = await prepare(t, server, 'ok')
+  assert.equal((await askInProcess(intact)).exitCode, 0)
+  assert.equal(hits(intact), 1)
   // Through the bin as well.
   const p = await prepare(t, server, 'ok')
   chmodSync(p.f.tokenHelper, 0o644)
   assertOutcome(p, await ask(p), 'provider_error', 'TOKEN_HELPER_MISMATCH', { retryable: false })
-  assert.equal(server.requests.length, 0)
+  assert.equal(hits(p), 0)
 })
 
 test('C3 through the bin: a helper that fails is provider_error (not retryable), and its stderr (holding the canary) is never shown', async t => {
