@@ -22,7 +22,7 @@ import { join } from 'node:path'
 import type { CheckRecord, Proposal, ProviderResponse, ProviderUsage } from '@repairline/schemas'
 import {
   EXIT, TREE_MANIFEST, TREE_TAR, checkBaseUrl, ensureDir, faultPoint, finishAttempt, isToolError, jsonFileBytes, loadAttempt, loadRenderInputs,
-  openStep, parseJsonText, readFileNoFollow, readJsonFile, readTreeFile, redactText, renderAttempt, renderSummaryText, resolveAttemptPath,
+  openStep, openTreeReader, parseJsonText, readFileNoFollow, readJsonFile, redactText, renderAttempt, renderSummaryText, resolveAttemptPath,
   responsesUrl, schemaErrors, secretVariants, sha256Hex, toolError, validateText, validationPassed, writeFileAtomic, writeJsonAtomic,
   type Attempt, type DecidedOutcome, type Rendered, type ToolIo, type ToolResult,
 } from '@repairline/core'
@@ -74,7 +74,7 @@ function finish (attempt: Attempt, io: ToolIo, d: DecidedOutcome): ToolResult {
 /** Renders from retained inputs; a file that is not text is a rejection, not a crash. */
 function render (attempt: Attempt): Rendered | { notText: string } {
   try {
-    return renderAttempt(loadRenderInputs(attempt, p => readTreeFile(attempt.dir, p)))
+    return renderAttempt(loadRenderInputs(attempt, openTreeReader(attempt.dir).readFile))
   } catch (e) {
     if (isToolError(e) && e.code === 'PAYLOAD_NOT_TEXT') return { notText: e.message }
     throw e
@@ -275,7 +275,7 @@ function resume (attempt: Attempt, io: ToolIo): ToolResult {
 function checkAttempt (dir: string, io: ToolIo): ToolResult {
   const attempt = loadAttempt(dir)
   io.out.write({ v: 1, kind: 'attempt', path: attempt.dir, key: attempt.key })
-  const r = renderAttempt(loadRenderInputs(attempt, p => readTreeFile(dir, p)))
+  const r = renderAttempt(loadRenderInputs(attempt, openTreeReader(dir).readFile))
   const expected: Array<[string, Buffer | undefined]> = [
     ['job.txt', Buffer.from(r.brief)],
     ['prompt.txt', Buffer.from(r.scaffold)],
