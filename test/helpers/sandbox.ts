@@ -2,11 +2,11 @@
 // prove each limit quickly, node probe scripts run inside the real sandbox, and a scan of
 // the host's processes for a marker (survivor checks).
 
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestContext } from 'node:test'
-import { findHierarchies, nodeInstall, run, runSandbox, SANDBOX_LIMITS, type SandboxLimits, type SandboxResult, type SandboxSpec } from '@repairline/core'
+import { findHierarchies, launchArgv, nodeInstall, run, runSandbox, SANDBOX_LIMITS, type SandboxLimits, type SandboxResult, type SandboxSpec } from '@repairline/core'
 import { tempDir } from './tmp.ts'
 import { GO_FILES } from './fixture.ts'
 
@@ -136,4 +136,75 @@ export async function warmGoCache (): Promise<string> {
     return cache
   })()
   return await warm
+}
+
+export interface RawOptions {
+  /** bwrap options to drop (each with its value, when it takes one): the protection under test. */
+  drop?: string[]
+  /** Run bwrap directly as this process (root), without prlimit and setpriv. */
+  asRoot?: boolean
+}
+
+const TAKES_VALUE = new Set(['--cap-drop', '--remount-ro'])
+
+/**
+ * The launch argv of `command` in the test sandbox (the tree at /src) with one protection
+ * removed, for positive controls: the same sandbox minus the flag under test, started
+ * without the supervisor's gate (so also without its checks). Never used by the tools.
+ */
+export function rawArgv (tree: string, command: string[], o: RawOptions = {}, limits: SandboxLimits = TEST_LIMITS): string[] {
+  const node = nodeInstall()
+  const argv = launchArgv({ command, cwd: '/src', env: { PATH: '/usr/bin:/bin', HOME: '/tmp' }, mounts: [{ source: tree, dest: '/src' }], systemDirs: [node.prefix], limits, uid: 65534, gid: 65534, dropPrivileges: true })
+  const out: string[] = []
+  const start = o.asRoot === true ? argv.indexOf('/usr/bin/bwrap') : 0
+  const end = argv.lastIndexOf('--')
+  for (let i = start; i < argv.length; i++) {
+    const a = argv[i] as string
+    if (i < end && (a === '--json-status-fd' || a === '--block-fd')) { i++; continue }
+    if (i < end && i > argv.indexOf('/usr/bin/bwrap') && o.drop?.includes(a) === true) { if (TAKES_VALUE.has(a)) i++; continue }
+    out.push(a)
+  }
+  return out
+}
+
+/** rawArgv for the tree's probe.mjs run by node. */
+export function rawProbeArgv (tree: string, args: string[], o: RawOptions = {}, limits: SandboxLimits = TEST_LIMITS): string[] {
+  return rawArgv(tree, [nodeInstall().execPath, '/src/probe.mjs', ...args], o, limits)
+}
+
+export interface PlainResult { exitCode: number | undefined, signal: string | undefined, stdout: string, stderr: string }
+
+/** Runs argv (program first) with an empty environment unless given, stdin /dev/null. */
+export async function runArgv (argv: string[], o: { env?: Record<string, string>, timeoutMs?: number } = {}): Promise<PlainResult> {
+  const r = await run(argv[0] as string, argv.slice(1), { env: o.env ?? {}, timeoutMs: o.timeoutMs ?? 30_000 })
+  return { exitCode: r.exitCode, signal: r.signal, stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8') }
+}
+
+/** Runs the tree's probe.mjs outside any sandbox as uid/gid 65534 (the control for "blocked"). */
+export async function runPlainProbe (tree: string, source: string, args: string[] = [], env: Record<string, string> = { PATH: '/usr/bin:/bin' }): Promise<PlainResult> {
+  writeFileSync(join(tree, 'probe.mjs'), source, { mode: 0o644 })
+  chmodSync(join(tree, 'probe.mjs'), 0o644)
+  return await runArgv(['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--', nodeInstall().execPath, join(tree, 'probe.mjs'), ...args], { env })
+}
+
+/** The last stdout line of a plain or raw run, as JSON. */
+export function lastJson (r: PlainResult): Record<string, unknown> {
+  const line = r.stdout.trim().split('\n').at(-1) ?? ''
+  try { return JSON.parse(line) as Record<string, unknown> } catch {
+    throw new Error(`no JSON on stdout (exit ${String(r.exitCode ?? r.signal)}): ${JSON.stringify(r.stdout.slice(0, 400))} stderr ${JSON.stringify(r.stderr.slice(0, 800))}`)
+  }
+}
+
+/** Sandbox cgroups, from any process, whose supervisor is gone (a teardown that did not finish). */
+export function orphanCgroups (): string[] {
+  const found = findHierarchies()
+  if (!found.ok) throw new Error(found.why)
+  const out: string[] = []
+  for (const h of found.hierarchies) {
+    for (const n of readdirSync(h.ownDir)) {
+      const m = /^rl-sbx-(\d+)-[0-9a-f]+$/.exec(n)
+      if (m !== null && !existsSync(`/proc/${m[1]}`)) out.push(join(h.ownDir, n))
+    }
+  }
+  return out
 }

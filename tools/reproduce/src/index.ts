@@ -15,7 +15,7 @@ import {
   TREE_MANIFEST, TREE_TAR, ERROR_CODES, type TestRun, type ToolIo, type ToolResult, type ExitCode,
 } from '@repairline/core'
 import { decideReproduction } from './rules/reproduction.ts'
-import { sandboxFaultOf } from './rules/sandbox-fault.ts'
+import { setupVerdictOf } from './rules/sandbox-fault.ts'
 
 export interface ReproduceOptions {
   /** The attempt directory (absolute). */
@@ -63,11 +63,11 @@ export async function reproduce (o: ReproduceOptions, io: ToolIo): Promise<ToolR
     // The spec verify uses for the candidate too: the identical command and sandbox.
     run = await runTests(attemptTestRunSpec(attempt, { tree, scratch, now: io.now(), env: io.env }))
   } catch (e) {
-    const f = sandboxFaultOf(e)
-    if (f === undefined) throw e
-    const result = finishAttempt('reproduce', attempt, io, { outcome: 'fault', code: f.code, message: `the baseline could not run in the sandbox: ${f.message}` })
-    io.out.write({ v: 1, kind: 'error', code: f.code, message: oneLine(f.message) })
-    io.stderr.write(`reproduce: fault: ${f.code}: ${oneLine(f.message)}\n`)
+    const v = setupVerdictOf(e)
+    if (v === undefined) throw e
+    const result = finishAttempt('reproduce', attempt, io, { outcome: v.outcome, code: v.code, message: v.message })
+    io.out.write({ v: 1, kind: 'error', code: v.code, message: oneLine(v.message) })
+    io.stderr.write(`reproduce: ${v.outcome}: ${v.code}: ${oneLine(v.message)}\n`)
     return result
   } finally {
     rmSync(scratch, { recursive: true, force: true })

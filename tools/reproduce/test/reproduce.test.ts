@@ -14,7 +14,7 @@ import { parseDocument, sha256Hex } from '@repairline/core'
 import { makeFixture, rewriteConfig, GO_FILES, type Fixture, type FixtureOptions } from '../../../test/helpers/fixture.ts'
 import { runBin, errorOf, type BinResult } from '../../../test/helpers/bin.ts'
 import { fakeBwrap, runBinMasked, type Masks } from '../../../test/helpers/mount-ns.ts'
-import { leftoverCgroups, sandboxTemp, warmGoCache } from '../../../test/helpers/sandbox.ts'
+import { orphanCgroups, sandboxTemp, warmGoCache } from '../../../test/helpers/sandbox.ts'
 
 interface Admitted { f: Fixture, dir: string }
 
@@ -81,7 +81,7 @@ for (const runner of ['go', 'node'] as const) {
     assert.ok(run.env_names.includes('PATH') && !run.env_names.includes('NODE_OPTIONS'))
     assert.equal(existsSync(join(dir, 'outcome.json')), false)
     assert.deepEqual(readdirSync(join(dir, 'work')).sort(), ['baseline'], 'the scratch directory is removed')
-    assert.deepEqual(leftoverCgroups(), [])
+    assert.deepEqual(orphanCgroups(), [])
   })
 }
 
@@ -135,13 +135,13 @@ test('a go.mod the local Go cannot read is a fault naming the Go it needs; nothi
 test('a run the deadline stops is killed there and the attempt is timed_out, with no sandbox process left', async t => {
   // The test returns at once but leaves a child holding go test's stdout: go waits for it, so
   // only the supervisor's kill at the deadline ends the run. The test clock puts the attempt
-  // 4 s before its deadline.
+  // 14 s before its deadline.
   const marker = `rl-hang-${process.pid}-${Date.now()}`
   const files = { ...GO_FILES, 'hang_test.go': `package calc\n\nimport (\n\t"os"\n\t"os/exec"\n\t"testing"\n)\n\nfunc TestHang(t *testing.T) {\n\tc := exec.Command("/usr/bin/sleep", "1000")\n\tc.Args[0] = "${marker}"\n\tc.Stdout = os.Stdout\n\tif err := c.Start(); err != nil {\n\t\tt.Fatal(err)\n\t}\n}\n` }
   const admittedAt = new Date(Date.now() - 5_000)
   const env = { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: admittedAt.toISOString() }
   const { dir } = await admitted(t, { files, env, config: c => { c.timeout_seconds = 30 } })
-  const late = { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: new Date(admittedAt.getTime() + 24_000).toISOString() }
+  const late = { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: new Date(admittedAt.getTime() + 16_000).toISOString() }
   const r = await reproduceBin(['--attempt', dir], late)
   assert.equal(r.exitCode, 1, r.stderr)
   assert.deepEqual(r.records.at(-1), { v: 1, kind: 'result', tool: 'reproduce', exit: 1, outcome: 'timed_out' })
@@ -154,6 +154,19 @@ test('a run the deadline stops is killed there and the attempt is timed_out, wit
   assert.equal(readOutcomeFile(dir).reason.code, 'DEADLINE_PASSED')
   const alive = readdirSync('/proc').filter(p => /^\d+$/.test(p)).filter(p => { try { return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker) } catch { return false } })
   assert.deepEqual(alive, [])
+})
+
+test('a deadline that passes while the sandbox is being set up is timed_out, not a fault', async t => {
+  const admittedAt = new Date(Date.now() - 5_000)
+  const env = { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: admittedAt.toISOString() }
+  const { dir } = await admitted(t, { env, config: c => { c.timeout_seconds = 30 } })
+  // One second before the deadline: all of it is the margin kept for writing, none is left to run.
+  const r = await reproduceBin(['--attempt', dir], { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: new Date(admittedAt.getTime() + 29_000).toISOString() })
+  assert.equal(r.exitCode, 1, r.stderr)
+  assert.equal(errorOf(r)?.code, 'DEADLINE_PASSED')
+  assert.deepEqual(r.records.at(-1), { v: 1, kind: 'result', tool: 'reproduce', exit: 1, outcome: 'timed_out' })
+  assert.equal(readOutcomeFile(dir).outcome, 'timed_out')
+  assert.deepEqual(orphanCgroups(), [])
 })
 
 test('a sandbox primitive that disappears after admission is a fault (bwrap refused; a socket planted in a mount)', async t => {

@@ -21,7 +21,7 @@ import { closeSync, readFileSync, readdirSync, readlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import type { Readable, Writable } from 'node:stream'
 import type { SandboxRun } from '@repairline/schemas'
-import { toolError } from '../errors.ts'
+import { isToolError, toolError } from '../errors.ts'
 import { sha256Hex } from '../digest.ts'
 import { BLOCK_FD, STATUS_FD, launchArgv, type SandboxMount } from './argv.ts'
 import { assertBindSourcesSafe, type BindSource } from './bind-check.ts'
@@ -284,6 +284,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   for (const m of spec.mounts) sources.push({ path: m.source })
   assertBindSourcesSafe(sources, uid, gid)
 
+  if (performance.now() >= deadlineAt) throw toolError('DEADLINE_PASSED', `the deadline (${spec.timeoutMs} ms) passed before the sandbox started`)
   const argv = launchArgv({ command: spec.command, cwd: spec.cwd, env: spec.env, mounts: spec.mounts, systemDirs: spec.systemDirs ?? [], limits: l, uid, gid, dropPrivileges: root, loader })
   const cg = SandboxCgroup.create(l)
   const readings: LimitReading[] = [...cg.readings]
@@ -328,7 +329,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     // Consume the gate socket's read side, so it ends (and the child's 'close' fires) at exit.
     ;(c.stdio[BLOCK_FD] as Readable).resume()
 
-    const startTimer = setTimeout(() => halt('deadline', `bwrap did not report its child within ${START_TIMEOUT_MS} ms`), Math.min(START_TIMEOUT_MS, Math.max(0, deadlineAt - performance.now())))
+    const startTimer = setTimeout(() => halt(performance.now() >= deadlineAt ? 'deadline' : 'aborted', `bwrap did not report its child within ${START_TIMEOUT_MS} ms`), Math.min(START_TIMEOUT_MS, Math.max(0, deadlineAt - performance.now())))
     const first = await Promise.race([status.first('child-pid'), exited.then(() => undefined)])
     clearTimeout(startTimer)
     if (first === undefined || typeof first['child-pid'] !== 'number') {
@@ -399,6 +400,12 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
       exitSignal = null
     }
     usage = cg.usage()
+  } catch (e) {
+    // The deadline passing while the sandbox is still being set up is a timeout, not a missing primitive.
+    if (performance.now() >= deadlineAt && isToolError(e) && e.code === 'SANDBOX_UNAVAILABLE') {
+      throw toolError('DEADLINE_PASSED', `the deadline (${spec.timeoutMs} ms) passed while the sandbox was being set up: ${e.message}`)
+    }
+    throw e
   } finally {
     for (const t of timers) clearTimeout(t)
     if (child !== undefined && child.exitCode === null && child.signalCode === null) {

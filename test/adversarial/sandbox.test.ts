@@ -1,0 +1,282 @@
+// Threat group S (threat-matrix §9.1): each attack runs as a node (or perl) probe inside the
+// real sandbox and must be blocked with the errno the protection gives; beside it, a positive
+// control runs the same probe without that protection — outside the sandbox as the same uid,
+// or in the same bwrap sandbox with the one flag removed — and must succeed, so a missing
+// probe or a broken probe can never count as "blocked".
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createHash, randomBytes } from 'node:crypto'
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:net'
+import { join } from 'node:path'
+import { execa } from 'execa'
+import { spawnSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: a child with an inherited fd 200 (execa's types do not take raw descriptors past stdio)
+import { ROOT } from '../helpers/bin.ts'
+import { lastJson, leftoverCgroups, makeTree, probeJson, processesWith, rawProbeArgv, runArgv, runNodeProbe, runPlainProbe, sandboxTemp } from '../helpers/sandbox.ts'
+
+async function listen (server: Server, where: string | number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    if (typeof where === 'number') server.listen(where, '127.0.0.1', resolve)
+    else server.listen(where, resolve)
+  })
+}
+
+// Connects to a TCP port or a unix socket path ("@name" is abstract) and reports the outcome.
+const CONNECT = `import { connect } from 'node:net'
+const [kind, target] = process.argv.slice(2)
+const opts = kind === 'tcp' ? { host: '127.0.0.1', port: Number(target) } : { path: target.startsWith('@') ? '\\0' + target.slice(1) : target }
+const s = connect(opts)
+let said = false
+const say = o => { if (!said) { said = true; process.stdout.write(JSON.stringify(o)) } }
+s.on('connect', () => { say({ connected: true }); s.destroy() })
+s.on('error', e => say({ connected: false, code: e.code }))
+`
+
+test('S1: TCP to a host listener is refused inside (own network namespace) and the listener sees nothing; the same probe outside connects', async t => {
+  const tree = makeTree(sandboxTemp(t), 'tree', {})
+  let accepted = 0
+  const server = createServer(sock => { accepted++; sock.destroy() })
+  await listen(server, 0)
+  t.after(() => server.close())
+  const port = String((server.address() as { port: number }).port)
+  const inside = probeJson(await runNodeProbe(tree, CONNECT, { args: ['tcp', port] }))
+  assert.deepEqual(inside, { connected: false, code: 'ECONNREFUSED' })
+  assert.equal(accepted, 0)
+  const outside = lastJson(await runPlainProbe(tree, CONNECT, ['tcp', port]))
+  assert.deepEqual(outside, { connected: true })
+  await new Promise(resolve => setTimeout(resolve, 50))
+  assert.equal(accepted, 1)
+})
+
+test('S2: an abstract unix socket of the host is unreachable inside; the same probe outside connects', async t => {
+  const tree = makeTree(sandboxTemp(t), 'tree', {})
+  const name = `rl-abstract-${randomBytes(6).toString('hex')}`
+  let accepted = 0
+  const server = createServer(sock => { accepted++; sock.destroy() })
+  await listen(server, `\0${name}`)
+  t.after(() => server.close())
+  assert.deepEqual(probeJson(await runNodeProbe(tree, CONNECT, { args: ['unix', `@${name}`] })), { connected: false, code: 'ECONNREFUSED' })
+  assert.equal(accepted, 0)
+  assert.deepEqual(lastJson(await runPlainProbe(tree, CONNECT, ['unix', `@${name}`])), { connected: true })
+})
+
+test('S3: a path unix socket in a mounted directory is refused before spawn; without the check it is connectable even with --unshare-all', async t => {
+  const dir = sandboxTemp(t)
+  const tree = makeTree(dir, 'tree', {})
+  mkdirSync(join(tree, 'run'), { mode: 0o755 })
+  chmodSync(join(tree, 'run'), 0o755)
+  let accepted = 0
+  const server = createServer(sock => { accepted++; sock.destroy() })
+  await listen(server, join(tree, 'run', 'agent.sock'))
+  chmodSync(join(tree, 'run', 'agent.sock'), 0o777)
+  t.after(() => server.close())
+  await assert.rejects(runNodeProbe(tree, CONNECT, { args: ['unix', '/src/run/agent.sock'] }), (e: Error & { code?: string }) => {
+    assert.equal(e.code, 'SANDBOX_BIND_UNSAFE')
+    assert.match(e.message, /run\/agent\.sock \(socket\)/)
+    return true
+  })
+  assert.equal(accepted, 0)
+  // Controls: live outside, and reachable through the very same bwrap sandbox when nobody checks the mount.
+  assert.deepEqual(lastJson(await runPlainProbe(tree, CONNECT, ['unix', join(tree, 'run', 'agent.sock')])), { connected: true })
+  assert.deepEqual(lastJson(await runArgv(rawProbeArgv(tree, ['unix', '/src/run/agent.sock']))), { connected: true })
+  await new Promise(resolve => setTimeout(resolve, 50))
+  assert.equal(accepted, 2)
+})
+
+const WRITE_AND_REMOUNT = `import { writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+let write
+try { writeFileSync('/src/victim.txt', 'pwned\\n'); write = 'ok' } catch (e) { write = e.code }
+const m = spawnSync('/usr/bin/mount', ['-o', 'remount,bind,rw', '/src'], { encoding: 'utf8' })
+let after
+try { writeFileSync('/src/victim.txt', 'pwned\\n'); after = 'ok' } catch (e) { after = e.code }
+process.stdout.write(JSON.stringify({ write, remount: m.status, remountError: (m.stderr || '').trim(), after }))
+`
+
+test('S6: the source mount is read-only and cannot be remounted writable; as host root without --cap-drop ALL it can (control, on a throwaway copy)', async t => {
+  const tree = makeTree(sandboxTemp(t), 'tree', { 'victim.txt': 'original\n' })
+  const digest = (): string => createHash('sha256').update(readFileSync(join(tree, 'victim.txt'))).digest('hex')
+  const before = digest()
+  const inside = probeJson(await runNodeProbe(tree, WRITE_AND_REMOUNT))
+  assert.equal(inside.write, 'EROFS')
+  assert.equal(inside.after, 'EROFS')
+  assert.notEqual(inside.remount, 0)
+  assert.match(String(inside.remountError), /permission denied|must be superuser/i)
+  assert.equal(digest(), before)
+  // Control: bwrap run by host root keeping root's identity and capabilities (no setpriv, no
+  // user namespace, no --cap-drop ALL), as a naive wrapper would.
+  const control = lastJson(await runArgv(rawProbeArgv(tree, [], { asRoot: true, drop: ['--cap-drop', '--unshare-user', '--disable-userns'] })))
+  assert.equal(control.write, 'EROFS')
+  assert.equal(control.remount, 0)
+  assert.equal(control.after, 'ok')
+  assert.equal(readFileSync(join(tree, 'victim.txt'), 'utf8'), 'pwned\n')
+})
+
+const SECRETS = `import { readFileSync, readdirSync } from 'node:fs'
+const [file, canary] = process.argv.slice(2)
+const read = p => { try { return readFileSync(p, 'utf8') } catch (e) { return 'ERR:' + e.code } }
+let environs = ''
+for (const pid of readdirSync('/proc').filter(p => /^\\d+$/.test(p))) environs += read('/proc/' + pid + '/environ') + '\\n'
+process.stdout.write(JSON.stringify({
+  file: read(file),
+  proc1: read('/proc/1/environ').replace(/\\0/g, ' '),
+  selfEnv: Object.keys(process.env).sort(),
+  canaryInEnvirons: environs.includes(canary),
+  pids: readdirSync('/proc').filter(p => /^\\d+$/.test(p)).length,
+}))
+`
+
+test('S5/S10: a canary in the host home, host environments and /proc/1/environ are invisible; the environment is only what the sandbox sets', async t => {
+  const dir = sandboxTemp(t)
+  const tree = makeTree(dir, 'tree', {})
+  const canary = `rl-canary-${randomBytes(12).toString('hex')}`
+  const home = join(dir, 'home')
+  mkdirSync(join(home, '.ssh'), { recursive: true, mode: 0o755 })
+  chmodSync(home, 0o755); chmodSync(join(home, '.ssh'), 0o755)
+  const secret = join(home, '.ssh', 'id_canary')
+  writeFileSync(secret, `${canary}\n`, { mode: 0o644 })
+  // A host process whose environment holds the canary, alive while the probe looks for it.
+  const holder = execa('/usr/bin/sleep', ['30'], { env: { RL_CANARY: canary }, extendEnv: false, reject: false })
+  t.after(() => { holder.kill('SIGKILL') })
+  process.env.RL_CANARY_SUPERVISOR = canary
+  t.after(() => { delete process.env.RL_CANARY_SUPERVISOR })
+  const inside = probeJson(await runNodeProbe(tree, SECRETS, { args: [secret, canary] }))
+  assert.equal(inside.file, 'ERR:ENOENT')
+  assert.equal(inside.canaryInEnvirons, false)
+  assert.doesNotMatch(String(inside.proc1), new RegExp(canary))
+  assert.deepEqual(inside.selfEnv, ['HOME', 'PATH', 'PWD'])
+  assert.ok(Number(inside.pids) <= 3, `the sandbox sees only its own processes, saw ${String(inside.pids)}`)
+  // Controls: outside, as the same uid, the file reads; as root the host environments show the canary.
+  const plain = lastJson(await runPlainProbe(tree, SECRETS, [secret, canary], { PATH: '/usr/bin:/bin', RL_CANARY_SUPERVISOR: canary }))
+  assert.equal(plain.file, `${canary}\n`)
+  assert.ok((plain.selfEnv as string[]).includes('RL_CANARY_SUPERVISOR'))
+  const asRoot = lastJson(await runArgv([process.execPath, join(tree, 'probe.mjs'), secret, canary], { env: { PATH: '/usr/bin:/bin' } }))
+  assert.equal(asRoot.canaryInEnvirons, true)
+})
+
+const NESTED_USERNS = `import { spawnSync } from 'node:child_process'
+const r = spawnSync('/usr/bin/unshare', ['--user', '--map-root-user', '/usr/bin/id', '-u'], { encoding: 'utf8' })
+process.stdout.write(JSON.stringify({ status: r.status, stdout: r.stdout.trim(), stderr: r.stderr.trim() }))
+`
+
+test('S8: a nested user namespace is refused (ENOSPC); without --disable-userns the same sandbox creates one', async t => {
+  const tree = makeTree(sandboxTemp(t), 'tree', {})
+  const inside = probeJson(await runNodeProbe(tree, NESTED_USERNS))
+  assert.notEqual(inside.status, 0)
+  assert.match(String(inside.stderr), /No space left on device/)
+  const control = lastJson(await runArgv(rawProbeArgv(tree, [], { drop: ['--disable-userns'] })))
+  assert.deepEqual(control, { status: 0, stdout: '0', stderr: '' })
+})
+
+test('S9: TIOCSTI cannot reach the terminal (new session: no controlling tty); without --new-session the injection arrives (script(1) pty)', async () => {
+  // script(1) from util-linux gives the harness a pseudo-terminal as its controlling terminal.
+  const out: Record<string, { probe: Record<string, unknown>, arrived: string }> = {}
+  for (const mode of ['sandbox', 'control']) {
+    const r = await execa('/usr/bin/script', ['-qfec', `${process.execPath} --import tsx test/helpers/tty-harness.ts ${mode}`, '/dev/null'], {
+      cwd: ROOT, env: { PATH: '/usr/bin:/bin', SHELL: '/bin/sh', TERM: 'dumb' }, extendEnv: false, reject: false, timeout: 60_000,
+    })
+    const line = String(r.stdout).split(/\r?\n/).find(l => l.startsWith('{"mode"'))
+    assert.ok(line !== undefined, `${mode}: ${String(r.stdout)} ${String(r.stderr)}`)
+    out[mode] = JSON.parse(line)
+  }
+  assert.deepEqual(out.sandbox?.probe, { open: 'No such device or address' })
+  assert.equal(out.sandbox?.arrived, '')
+  assert.deepEqual(out.control?.probe, { injected: true })
+  assert.equal(out.control?.arrived, 'rl-injected\n')
+})
+
+const DAEMON = `import { spawn } from 'node:child_process'
+const [marker, mode] = process.argv.slice(2)
+if (mode === 'daemon') { setInterval(() => {}, 1000) } else if (mode === 'middle') {
+  spawn(process.execPath, [process.argv[1], marker, 'daemon'], { detached: true, stdio: 'ignore' }).unref()
+} else {
+  spawn(process.execPath, [process.argv[1], marker, 'middle'], { detached: true, stdio: 'ignore' }).unref()
+  setTimeout(() => { process.stdout.write(JSON.stringify({ started: true })); if (mode === 'hang') setInterval(() => {}, 1000) }, 500)
+}
+`
+
+test('S11: a double-forked, setsid daemon does not survive the sandbox (command exits, or is killed at the deadline); outside it survives a process-group kill', async t => {
+  const tree = makeTree(sandboxTemp(t), 'tree', {})
+  for (const mode of ['exit', 'hang']) {
+    const marker = `rl-daemon-${randomBytes(6).toString('hex')}`
+    const r = await runNodeProbe(tree, DAEMON, { args: [marker, mode], timeoutMs: mode === 'hang' ? 3000 : 30_000 })
+    assert.deepEqual(probeJson(r), { started: true })
+    assert.equal(r.report.stop?.reason, mode === 'hang' ? 'deadline' : undefined)
+    assert.equal(r.report.survivors, 0)
+    assert.deepEqual(processesWith(marker), [], `${mode}: a sandbox process survived`)
+  }
+  // Control: the same probe outside any pid namespace, its process group SIGKILLed: the daemon lives on.
+  const marker = `rl-daemon-${randomBytes(6).toString('hex')}`
+  const plain = execa('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, join(tree, 'probe.mjs'), marker, 'hang'], { env: { PATH: '/usr/bin:/bin' }, extendEnv: false, reject: false, detached: true })
+  await new Promise(resolve => setTimeout(resolve, 1500))
+  process.kill(-(plain.pid as number), 'SIGKILL')
+  await plain
+  await new Promise(resolve => setTimeout(resolve, 200))
+  const survivors = processesWith(marker)
+  t.after(() => { for (const p of processesWith(marker)) try { process.kill(p, 'SIGKILL') } catch {} })
+  assert.ok(survivors.length >= 1, 'the control daemon should have survived its process group')
+  assert.deepEqual(leftoverCgroups(), [])
+})
+
+const IGNORE_TERM = `process.on('SIGTERM', () => { process.stdout.write('{"term":"ignored"}\\n') })
+process.stdout.write('{"ready":true}\\n')
+setInterval(() => {}, 1000)
+`
+
+test('S13: a workload that ignores SIGTERM is still stopped at the deadline (SIGKILL), with nothing left; outside, SIGTERM alone does not stop it', async t => {
+  const tree = makeTree(sandboxTemp(t), 'tree', {})
+  const r = await runNodeProbe(tree, IGNORE_TERM, { timeoutMs: 2000 })
+  assert.equal(r.report.stop?.reason, 'deadline')
+  assert.equal(r.report.exit.signal, 'SIGKILL')
+  assert.equal(r.report.survivors, 0)
+  assert.deepEqual(leftoverCgroups(), [])
+  // Control: outside, SIGTERM is ignored and the process is still there.
+  const p = execa(process.execPath, [join(tree, 'probe.mjs')], { env: {}, extendEnv: false, reject: false })
+  await new Promise<void>(resolve => p.stdout?.once('data', () => resolve()))
+  p.kill('SIGTERM')
+  await new Promise(resolve => setTimeout(resolve, 300))
+  assert.equal(p.exitCode, null, 'the control ignored SIGTERM')
+  p.kill('SIGKILL')
+  await p
+})
+
+const INHERITED_FD = `import { readFileSync, readdirSync } from 'node:fs'
+let canary
+try { canary = readFileSync('/proc/self/fd/200/canary.txt', 'utf8') } catch (e) { canary = 'ERR:' + e.code }
+process.stdout.write(JSON.stringify({ fds: readdirSync('/proc/self/fd').map(Number).sort((a, b) => a - b), canary }))
+`
+
+test('an inherited descriptor without close-on-exec (a host directory) is closed before the sandbox starts; passed through, it reaches the host', async t => {
+  const dir = sandboxTemp(t)
+  const tree = makeTree(dir, 'tree', {})
+  const secret = makeTree(dir, 'secret', { 'canary.txt': 'rl-fd-canary\n' })
+  writeFileSync(join(tree, 'probe.mjs'), INHERITED_FD, { mode: 0o644 })
+  // The harness process inherits fd 200 open on the secret directory (no FD_CLOEXEC: node
+  // marks only low inherited descriptors close-on-exec), as a tool started by a careless parent
+  // would. It first runs the control (bwrap launched directly, which passes fd 200 on), then
+  // the supervisor (which closes it first).
+  const harness = `
+import { runSandbox, nodeInstall } from ${JSON.stringify(join(ROOT, 'tools/core/src/index.ts'))}
+import { TEST_LIMITS, rawProbeArgv, runArgv } from ${JSON.stringify(join(ROOT, 'test/helpers/sandbox.ts'))}
+const node = nodeInstall()
+const raw = await runArgv(rawProbeArgv(${JSON.stringify(tree)}, []))
+const r = await runSandbox({ command: [node.execPath, '/src/probe.mjs'], cwd: '/src', env: {}, mounts: [{ source: ${JSON.stringify(tree)}, dest: '/src' }], systemDirs: [node.prefix], limits: TEST_LIMITS, timeoutMs: 20000 })
+process.stdout.write(JSON.stringify({ sandbox: JSON.parse(r.stdout.toString()), closed: r.report.closed_inherited_fds, raw: JSON.parse(raw.stdout) }) + '\\n')
+`
+  const harnessFile = join(dir, 'fd-harness.mts')
+  writeFileSync(harnessFile, harness)
+  const fd = openSync(secret, 'r')
+  try {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', harnessFile], { cwd: ROOT, env: { PATH: '/usr/bin:/bin' }, stdio: ['ignore', 'pipe', 'pipe', ...Array.from({ length: 197 }, () => 'ignore' as const), fd], timeout: 60_000, encoding: 'utf8' })
+    const out = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { sandbox: { fds: number[], canary: string }, closed: number[], raw: { fds: number[], canary: string } }
+    assert.ok(out.closed.includes(200), JSON.stringify(out))
+    assert.equal(out.sandbox.canary, 'ERR:ENOENT')
+    assert.ok(!out.sandbox.fds.includes(200) && out.raw.fds.includes(200))
+    // Control: the same sandbox, launched without the supervisor, inherits fd 200 and reads the host file through it.
+    assert.equal(out.raw.canary, 'rl-fd-canary\n')
+  } finally {
+    closeSync(fd)
+  }
+})
