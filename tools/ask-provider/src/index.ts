@@ -139,7 +139,9 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
     max_output_tokens: body.max_output_tokens,
     token_command_sha256: config.provider.token_command_sha256,
   }, { ...w, exclusive: true })
-  if (!wrote) return resume(attempt, io)
+  // Lost a race with another ask-provider on this attempt: it dispatched; this run sends nothing
+  // and decides nothing (a later run resumes from whatever that one records).
+  if (!wrote) throw toolError('LOCK_HELD', `another ask-provider dispatched this attempt while this one was rendering; nothing was sent by this run`, { hint: 'run ask-provider again once the other run has ended' })
   faultPoint(io.env, 'dispatch')
   say(io, `POST ${url} (${bytes.length} bytes, model ${body.model}, max_output_tokens ${body.max_output_tokens}); dispatch.json is durable, so this call is never repeated`)
 

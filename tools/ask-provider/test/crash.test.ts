@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { execa, type ResultPromise } from 'execa'
 import { binPath, BASE_ENV, type BinResult } from '../../../test/helpers/bin.ts'
 import { parseRecordLine } from '@repairline/core'
-import { ask, assertNoLeak, assertOutcome, hits, outcomeOf, prepare, startServer, type Prepared } from './helpers.ts'
+import { ask, askInProcess, assertNoLeak, assertOutcome, hits, outcomeOf, prepare, startServer, type Prepared } from './helpers.ts'
 
 /** Starts the bin without waiting; the result becomes one of p.runs when it ends. */
 function spawnAsk (p: Prepared, env: Record<string, string> = {}): { child: ResultPromise, done: Promise<BinResult> } {
@@ -115,5 +115,16 @@ test('killed before dispatch (while the token helper runs): nothing was sent, an
   const again = await ask(p)
   assert.equal(again.exitCode, 0)
   assert.equal(hits(p), 1)
+  assertNoLeak(p)
+})
+
+test('two runs on one attempt at once: one request; the loser sends nothing and decides nothing', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'ok')
+  const runs = await Promise.all([askInProcess(p), askInProcess(p), askInProcess(p)])
+  assert.equal(hits(p), 1)
+  for (const r of runs) assert.ok(r.exitCode === 0 || r.exitCode === 75, `exit ${r.exitCode}: ${r.stderr}`)
+  assert.ok(runs.some(r => r.exitCode === 0))
+  assert.equal(outcomeOf(p), undefined)
   assertNoLeak(p)
 })
