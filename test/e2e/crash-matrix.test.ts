@@ -1,7 +1,7 @@
 // The crash matrix (issue 6, threat K1): with REPAIRLINE_TEST_HOOKS=1, the fault hook
 // SIGKILLs the chain at each labelled point, three times each. After every kill: the key is
-// consumed exactly when started.json is durable (the `lock` point is before it, so that
-// attempt is not consumed and the same case is admitted again once the lock is stale);
+// consumed exactly when started.json is durable (DESIGN §7: the `lock` point is before it,
+// so nothing is consumed and the same case is admitted again once the lock is stale);
 // `admit status` says interrupted once the test clock passes deadline + 30 s (never before);
 // no second provider request is ever made, even when the killed step is run again; no file
 // of the attempt is half-written; and after `receipt seal` readback classifies the attempt.
@@ -39,28 +39,27 @@ for (const label of FAULT_LABELS) {
       const f = await chainFixture(t, p, `proposal/${scenario}`, { runner: 'node' })
       const r = await driveChain(f, { ...hooks(T0), REPAIRLINE_FAULT_AT: label })
       assert.notEqual(r.exit, 0, `the chain was not killed at ${label}: ${r.stderr}`)
-      const dir = r.attemptDir ?? ''
-      assert.ok(existsSync(join(dir, 'admission.json')), r.stderr)
       const sent = (): number => p.server.requestsTo(`proposal/${scenario}`).length
 
-      // Nothing half-written: every file of ours parses strictly and validates, no temp files.
-      const listing = listAttemptFiles(dir)
-      assert.deepEqual(listing.leftovers, [])
-      const early = await readbackAttempt(dir, { allowTestHooks: true })
-      assert.deepEqual(early.findings.filter(x => x.code === 'MALFORMED'), [])
-
       if (label === 'lock') {
-        // Killed holding the lock, before started.json: nothing consumed.
-        assert.equal(existsSync(join(dir, 'started.json')), false)
+        // Killed holding the lock, before the attempt directory exists: nothing is consumed.
+        assert.equal(r.attemptDir, undefined)
         assert.equal(await status(f.configPath, f.reportPath, AFTER_GRACE), 'eligible')
         // A live lock is never broken early; past deadline + 30 s the same case is admitted.
-        const early2 = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath], { env: hooks(AT_GRACE_END) })
-        assert.equal(early2.exitCode, 75, early2.stderr)
+        const early = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath], { env: hooks(AT_GRACE_END) })
+        assert.equal(early.exitCode, 75, early.stderr)
         const again = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath], { env: hooks(AFTER_GRACE) })
         assert.equal(again.exitCode, 0, again.stderr)
         assert.equal(sent(), 0)
         return
       }
+
+      const dir = r.attemptDir ?? ''
+      assert.ok(existsSync(join(dir, 'admission.json')), r.stderr)
+      // Nothing half-written: every file of ours parses strictly and validates, no temp files.
+      assert.deepEqual(listAttemptFiles(dir).leftovers, [])
+      const early = await readbackAttempt(dir, { allowTestHooks: true })
+      assert.deepEqual(early.findings.filter(x => x.code === 'MALFORMED'), [])
 
       assert.ok(existsSync(join(dir, 'started.json')), 'the key is consumed')
       const sealedOutcome = existsSync(join(dir, 'outcome.json')) ? JSON.parse(readFileSync(join(dir, 'outcome.json'), 'utf8')).outcome as string : undefined
@@ -76,7 +75,7 @@ for (const label of FAULT_LABELS) {
       const rerun = await execa(binPath('ask-provider'), ['--attempt', dir], { env: { ...BASE_ENV, ...hooks(T0) }, extendEnv: false, reject: false })
       assert.ok([0, 1, 2, 65, 66, 69, 75].includes(rerun.exitCode ?? -1), String(rerun.stderr))
       assert.ok(sent() <= 1, `${sent()} requests for one attempt`)
-      if (['lock', 'started.json', 'extraction', 'sandbox-start'].includes(label)) assert.equal(sent(), 0)
+      if (['started.json', 'extraction', 'sandbox-start'].includes(label)) assert.equal(sent(), 0)
 
       // Sealed after the grace period, the attempt reads back and says what happened.
       const seal = await execa(binPath('receipt'), ['seal', '--attempt', dir], { env: { ...BASE_ENV, ...hooks(AFTER_GRACE) }, extendEnv: false, reject: false })
@@ -85,7 +84,7 @@ for (const label of FAULT_LABELS) {
       assert.equal(rb.valid, true, JSON.stringify(rb.findings))
       // The rerun of ask-provider after a kill at dispatch decides provider_error (retryable:
       // the call may have reached the provider and is never sent twice).
-      const expected = label === 'seal' ? 'scoped_test_verified' : label === 'dispatch' ? 'provider_error' : 'interrupted'
+      const expected = label === 'seal' ? 'scoped_test_verified' : label === 'dispatch' || label === 'provider-response' ? 'provider_error' : 'interrupted'
       assert.equal(rb.outcome, expected)
       // Without --allow-test-hooks the same attempt is flagged: it is evidence of a test.
       const strict = await readbackAttempt(dir)

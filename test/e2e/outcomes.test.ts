@@ -26,8 +26,8 @@ const p: Provider = await startProvider({ after })
   p.server.proposals.set('node-hangs', { ...NODE_FIX_PROPOSAL, edits: [{ path: 'src/calc.js', search: '  return a - b', replace: '  while (a === a) {}\n  return a + b' }] })
 }
 
-/** Every sealed outcome: exit, outcome, a receipt that reads back, and no canary anywhere. */
-function assertSealed (f: Fixture, r: DriveResult, exit: number, outcome: string, o: { allowTestHooks?: boolean } = {}): string {
+/** Every sealed outcome: exit, outcome, a receipt, the summary line, and no canary anywhere. */
+function assertSealed (f: Fixture, r: DriveResult, exit: number, outcome: string): string {
   assert.equal(r.exit, exit, r.stderr)
   assert.equal(r.outcome?.outcome, outcome, r.stderr)
   const dir = r.attemptDir ?? ''
