@@ -9,7 +9,7 @@ import { jsonFileBytes } from '../atomic.ts'
 import { parseDocument } from '../contracts.ts'
 import { sha256Hex } from '../digest.ts'
 import { hasErrno, toolError } from '../errors.ts'
-import { readTreeFile, readTreeManifest } from '../tree-archive/index.ts'
+import { openTreeReader } from '../tree-archive/index.ts'
 import { evaluateGate, GATE_CHECKER, type GateEvaluation } from './index.ts'
 
 export { GATE_CHECKER }
@@ -38,14 +38,15 @@ export async function computeAttemptGate (attempt: Attempt): Promise<GateOutput>
     throw e
   }
   const proposal: Proposal = parseDocument('proposal', proposalBytes, proposalPath)
-  const manifest = readTreeManifest(attempt.dir)
+  const tree = openTreeReader(attempt.dir)
+  const manifest = tree.manifest
   const { config } = attempt
   const evaluation = await evaluateGate({
     runner: config.runner.kind,
     allowedFiles: config.allowed_files,
     maxPatchBytes: config.max_patch_bytes,
     tree: manifest.entries.map(e => ({ path: e.path, mode: e.mode })),
-    readBaseline: p => readTreeFile(attempt.dir, p),
+    readBaseline: p => tree.readFile(p),
     edits: proposal.edits,
   })
   const patchBytes = evaluation.patch === undefined ? undefined : Buffer.from(evaluation.patch)

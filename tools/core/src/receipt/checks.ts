@@ -13,7 +13,7 @@ import { jcs, jcsSha256, sha256Hex } from '../digest.ts'
 import { readFileNoFollow, loadAttempt } from '../attempt-dir.ts'
 import { INTERNAL_TEXT_CHECKER, renderSummaryText, validateText, validationPassed, VALIDATION_STAGES, VALIDATION_STAGE_ORDER } from '../text-contracts/index.ts'
 import { loadRenderInputs, renderAttempt } from '../prompt/index.ts'
-import { readTreeFile } from '../tree-archive/index.ts'
+import { openTreeReader } from '../tree-archive/index.ts'
 import { jsonFileBytes } from '../atomic.ts'
 import type { Findings } from './readback.ts'
 import { commandMisalignment } from './command-alignment.ts'
@@ -114,7 +114,8 @@ function checkRendered (c: CheckContext): void {
   let rendered
   try {
     const attempt = loadAttempt(dir)
-    rendered = renderAttempt(loadRenderInputs(attempt, p => readTreeFile(dir, p)))
+    const tree = openTreeReader(dir)
+    rendered = renderAttempt(loadRenderInputs(attempt, p => tree.readFile(p)))
   } catch (e) {
     const code = (e as { code?: string }).code
     f.add(code === 'REGISTER_TUPLE_MISMATCH' || code === 'ATTEMPT_BINDING_MISMATCH' ? code : 'RERENDER_MISMATCH', `the request cannot be re-rendered from the retained inputs: ${(e as Error).message}`, 'job.txt')
