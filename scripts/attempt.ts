@@ -59,7 +59,6 @@ async function runStep (step: Step, o: { config: string, report: string }, attem
   const records: AnyRecord[] = []
   let stdoutText = ''
   let stderr = ''
-  let lastShown = 0
   child.stdout?.on('data', (d: string) => {
     outLog?.write(d)
     stdoutText += d
@@ -72,14 +71,15 @@ async function runStep (step: Step, o: { config: string, report: string }, attem
       } catch (e) {
         process.stderr.write(`attempt: ${step} printed a bad record: ${(e as Error).message}\n`)
       }
-      const tests = records.filter(r => (r.kind as string) === 'test').length
-      if (tests > 0 && performance.now() - lastShown > 1000) {
-        lastShown = performance.now()
-        process.stderr.write(`[${since(t0)}] ${step}: ${tests} tests seen\n`)
-      }
     }
   })
-  child.stderr?.on('data', (d: string) => { errLog?.write(d); stderr += d })
+  child.stderr?.on('data', (d: string) => {
+    errLog?.write(d)
+    stderr += d
+    // reproduce and verify say how many tests have finished, at most once a second.
+    const m = /: progress: (\d+) tests finished\n[^]*$/.exec(d)
+    if (m !== null) process.stderr.write(`[${since(t0)}] ${step}: ${m[1] ?? ''} tests seen so far\n`)
+  })
   const r = await child
   await Promise.all(logs.map(async s => await new Promise(resolve => s.end(resolve))))
   return { exit: r.exitCode ?? (r.signal === undefined ? 70 : 128), records, stderr, ms: performance.now() - started }

@@ -30,6 +30,8 @@ export interface AttemptRunOptions {
   env: Env
   signal?: AbortSignal
   onPlaced?: (p: PlacedSandbox) => void | Promise<void>
+  /** Live progress: how many tests have finished. */
+  onProgress?: (finished: number) => void
 }
 
 /** Margin kept between the sandbox's kill and the attempt's deadline, to write the results. */
@@ -60,6 +62,7 @@ export function attemptTestRunSpec (attempt: Attempt, o: AttemptRunOptions): Tes
     ...(runner.dependency_dir === undefined ? {} : { dependencyDir: runner.dependency_dir }),
     ...(o.signal === undefined ? {} : { signal: o.signal }),
     ...(o.onPlaced === undefined ? {} : { onPlaced: o.onPlaced }),
+    ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }),
   }
 }
 

@@ -11,7 +11,7 @@ import { mkdirSync, rmSync, chmodSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Baseline, BaselineRecord } from '@repairline/schemas'
 import {
-  EXIT, attemptTestRunSpec, faultPoint, finishAttempt, materializeTree, openStep, runTests, sandboxPreflight, sha256Hex, writeFileAtomic, writeJsonAtomic,
+  EXIT, attemptTestRunSpec, throttledProgress, faultPoint, finishAttempt, materializeTree, openStep, runTests, sandboxPreflight, sha256Hex, writeFileAtomic, writeJsonAtomic,
   TREE_MANIFEST, TREE_TAR, ERROR_CODES, type TestRun, type ToolIo, type ToolResult, type ExitCode,
 } from '@repairline/core'
 import { decideReproduction } from './rules/reproduction.ts'
@@ -61,7 +61,7 @@ export async function reproduce (o: ReproduceOptions, io: ToolIo): Promise<ToolR
     chmodSync(scratch, 0o755)
     faultPoint(io.env, 'sandbox-start')
     // The spec verify uses for the candidate too: the identical command and sandbox.
-    run = await runTests(attemptTestRunSpec(attempt, { tree, scratch, now: io.now(), env: io.env }))
+    run = await runTests(attemptTestRunSpec(attempt, { tree, scratch, now: io.now(), env: io.env, onProgress: throttledProgress(n => io.stderr.write(`reproduce: progress: ${n} tests finished\n`)) }))
   } catch (e) {
     const v = setupVerdictOf(e)
     if (v === undefined) throw e

@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Baseline, GateReport, VerifyRecord, VerifyReport } from '@repairline/schemas'
 import {
-  attemptTestRunSpec, compareRuns, faultPoint, finishAttempt, goTestTimedOut, openStep, prepareScratch,
+  attemptTestRunSpec, throttledProgress, compareRuns, faultPoint, finishAttempt, goTestTimedOut, openStep, prepareScratch,
   prepareWorkTree, readJsonFile, runTests, testRunFields, writeJsonAtomic, writeTestEvents, type Attempt, type TestRun,
   type BaselineView, type ToolIo, type ToolResult, type VerifyComparison,
 } from '@repairline/core'
@@ -58,7 +58,7 @@ export async function verify (o: VerifyOptions, io: ToolIo): Promise<ToolResult>
   let run: TestRun | undefined
   let fault: RunErrorFault | undefined
   try {
-    run = await runTests(attemptTestRunSpec(attempt, { tree: tree.dir, scratch, now: io.now(), env: io.env }))
+    run = await runTests(attemptTestRunSpec(attempt, { tree: tree.dir, scratch, now: io.now(), env: io.env, onProgress: throttledProgress(n => io.stderr.write(`verify: progress: ${n} tests finished\n`)) }))
   } catch (e) {
     fault = runErrorFault(e)
     if (fault === undefined) throw e

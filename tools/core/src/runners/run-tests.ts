@@ -16,7 +16,13 @@ import { SANDBOX_GID, SANDBOX_UID, euid, goInstall, nodeInstall } from '../sandb
 import { GO_ADDRESS_SPACE_BYTES, SANDBOX_LIMITS, type SandboxLimits } from '../sandbox/limits.ts'
 import type { SandboxMount } from '../sandbox/argv.ts'
 import { GO_CACHE_DEST, goCommand, goEnv, goModUnreadable, hostGoCache, prepareGoCache, type GoCacheCopy } from './go.ts'
+import { ProgressCounter } from './progress.ts'
 import { NODE_REPORTER_DEST, NodeEventNormalizer, nodeCommand, nodeEnv, writeNodeReporter } from './node.ts'
+
+function progressSink (runner: RunnerKind, onProgress: (finished: number) => void): (chunk: Buffer) => void {
+  const counter = new ProgressCounter(runner, onProgress)
+  return chunk => counter.push(chunk)
+}
 
 /** Where the work tree is mounted (read-only) inside the sandbox, unless the caller names a place. */
 export const SRC_DEST = '/src'
@@ -70,6 +76,8 @@ export interface TestRunSpec {
   gid?: number
   signal?: AbortSignal
   onPlaced?: (p: PlacedSandbox) => void | Promise<void>
+  /** Called as tests finish, with how many have (live progress only). */
+  onProgress?: (finished: number) => void
 }
 
 export interface TestRunFault {
@@ -160,6 +168,7 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
       command, cwd: src, env, mounts, systemDirs, limits, timeoutMs: spec.timeoutMs, uid, gid, diskPaths,
       ...(spec.signal === undefined ? {} : { signal: spec.signal }),
       ...(spec.onPlaced === undefined ? {} : { onPlaced: spec.onPlaced }),
+      ...(spec.onProgress === undefined ? {} : { onStdout: progressSink(spec.runner, spec.onProgress) }),
     })
     const summarizer = new EventSummarizer()
     const events: TestEvent[] = []

@@ -61,6 +61,8 @@ export interface SandboxSpec {
   signal?: AbortSignal
   /** Called after placement and every readback, before the command starts (tests read the groups here). */
   onPlaced?: (p: PlacedSandbox) => void | Promise<void>
+  /** Sees each stdout chunk as it arrives (live progress only; the result uses the kept bytes). */
+  onStdout?: (chunk: Buffer) => void
 }
 
 export interface PlacedSandbox {
@@ -321,7 +323,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     const closed = new Promise<void>(resolve => c.on('close', () => resolve()))
     c.on('error', () => {})
     bwrapPid = c.pid ?? 0
-    ;(c.stdout as Readable).on('data', (b: Buffer) => stdout.push(b))
+    ;(c.stdout as Readable).on('data', (b: Buffer) => { stdout.push(b); spec.onStdout?.(b) })
     ;(c.stderr as Readable).on('data', (b: Buffer) => stderr.push(b))
     const status = new StatusReader(c.stdio[STATUS_FD] as Readable)
     const gate = c.stdio[BLOCK_FD] as Writable
