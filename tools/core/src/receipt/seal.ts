@@ -24,7 +24,7 @@ export const STATED_LIMITS: readonly string[] = [
 export const TEST_HOOKS_LIMIT = 'Test hooks were enabled (REPAIRLINE_TEST_HOOKS=1): the clock and crash points may have been driven by a test; this receipt is evidence of a test run, not of a repair.'
 export const NO_TEST_HOOKS_LIMIT = 'Test hooks were not enabled: deadlines used the wall clock.'
 
-interface RunLike { command?: string[], env_names?: string[], exit?: { code?: number | null, signal?: string | null }, timing?: { duration_ms?: number }, stop?: { reason?: string } }
+interface RunLike { command?: string[], env_names?: string[], exit?: { code?: number | null, signal?: string | null }, timing?: { setup_ms?: number, run_ms?: number, teardown_ms?: number }, stop?: { reason?: string } }
 
 /** The sandboxed command of a baseline.json / verify.json, if it ran. */
 function commandOf (step: 'reproduce' | 'verify', doc: Record<string, unknown>): SealedCommand | undefined {
@@ -41,7 +41,7 @@ function commandOf (step: 'reproduce' | 'verify', doc: Record<string, unknown>):
     ...(typeof code === 'number' ? { exit_code: code } : {}),
     ...(typeof signal === 'string' ? { signal } : {}),
     timed_out: doc.timed_out === true || run?.stop?.reason === 'deadline',
-    duration_ms: run?.timing?.duration_ms ?? 0,
+    duration_ms: (run?.timing?.setup_ms ?? 0) + (run?.timing?.run_ms ?? 0) + (run?.timing?.teardown_ms ?? 0),
     events_sha256: events.sha256,
   }
 }
