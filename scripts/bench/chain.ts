@@ -1,0 +1,87 @@
+// The chain as a whole, on the node fixture with the local HTTPS Responses server:
+//  - its own overhead: a whole driver run minus its two test runs (the sandboxed command's
+//    own run time) and the provider's answer, against the floor of seven `node -e 0`;
+//    issue goal ≤ 1.5 s;
+//  - readback of 32 sealed attempts (`receipt readback --state-dir`) against `sha256sum`
+//    over the same sealed files; issue goal ≤ 3×.
+
+import { mkdtempSync, readdirSync, readFileSync, rmSync, chmodSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { run as spawnRun } from '@repairline/core'
+import { makeFixture, makeCase, writeJson } from '../../test/helpers/fixture.ts'
+import { makeTls } from '../../test/helpers/tls.ts'
+import { ResponsesServer, NODE_FIX_PROPOSAL } from '../../test/helpers/responses-server.ts'
+import { interleave, median, proc, fmt, type BenchRow } from './lib.ts'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' }
+
+interface Timed { wallMs: number, testsMs: number, providerMs: number }
+
+async function driveOnce (configPath: string, reportPath: string): Promise<number> {
+  const t = performance.now()
+  const r = await spawnRun(process.execPath, [join(ROOT, 'dist', 'attempt.mjs'), '--config', configPath, '--report', reportPath], { env: ENV })
+  if (r.exitCode !== 0) throw new Error(`the driver exited ${String(r.exitCode)}: ${r.stderr.toString().slice(-400)}`)
+  return performance.now() - t
+}
+
+function partsOf (attemptDir: string): { testsMs: number, providerMs: number } {
+  let testsMs = 0
+  for (const f of ['baseline.json', 'verify.json']) {
+    const doc = JSON.parse(readFileSync(join(attemptDir, f), 'utf8')) as { run?: { timing?: { run_ms?: number } } }
+    testsMs += doc.run?.timing?.run_ms ?? 0
+  }
+  const dispatched = Date.parse((JSON.parse(readFileSync(join(attemptDir, 'dispatch.json'), 'utf8')) as { dispatched_at: string }).dispatched_at)
+  const received = Date.parse((JSON.parse(readFileSync(join(attemptDir, 'response.json'), 'utf8')) as { received_at: string }).received_at)
+  return { testsMs, providerMs: received - dispatched }
+}
+
+export async function run (): Promise<BenchRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'rl-bench-chain-'))
+  chmodSync(dir, 0o711)
+  const tls = await makeTls(join(dir, 'tls'))
+  const server = await ResponsesServer.start({ tls })
+  server.proposal = NODE_FIX_PROPOSAL
+  try {
+    // One fixture, 32 cases: each driver run admits the next case, so the 32 attempts are
+    // real, sealed and distinct. The first 8 runs are timed for the overhead.
+    const f = await makeFixture(join(dir, 'f'), { runner: 'node', baseUrl: server.baseUrl('ok'), caFile: tls.caFile })
+    writeJson(f.reportPath, { ...f.report, cases: Array.from({ length: 32 }, (_, i) => makeCase(`case-${String(i).padStart(2, '0')}`, 'test', 'test/calc.test.js::add adds')) })
+    const timed: Timed[] = []
+    for (let i = 0; i < 32; i++) {
+      const wallMs = await driveOnce(f.configPath, f.reportPath)
+      if (i < 8) {
+        const attempts = readdirSync(join(f.stateDir, 'attempts')).sort()
+        const newest = attempts.map(a => join(f.stateDir, 'attempts', a)).sort((a, b) => Date.parse(JSON.parse(readFileSync(join(b, 'admission.json'), 'utf8')).admitted_at) - Date.parse(JSON.parse(readFileSync(join(a, 'admission.json'), 'utf8')).admitted_at))[0] ?? ''
+        timed.push({ wallMs, ...partsOf(newest) })
+      }
+    }
+    const floor = await interleave([proc('node -e 0', process.execPath, ['-e', '0'])], 15, 2)
+    const sevenNodes = 7 * median(floor.get('node -e 0') ?? [])
+    const overheads = timed.map(t => t.wallMs - t.testsMs - t.providerMs)
+    const overhead = median(overheads)
+    const rows: BenchRow[] = [{
+      name: 'chain overhead (driver run − test runs − provider answer)',
+      baseline: '7 × node -e 0',
+      ratio: overhead / sevenNodes,
+      goal: '≤ 1.5 s',
+      detail: `${(overhead / 1000).toFixed(2)} s overhead of ${(median(timed.map(t => t.wallMs)) / 1000).toFixed(2)} s per run (tests ${fmt(median(timed.map(t => t.testsMs)))}, provider ${fmt(median(timed.map(t => t.providerMs)))}); 7 × node -e 0 = ${fmt(sevenNodes)}; median of 8 runs`,
+    }]
+
+    // Readback of the 32 sealed attempts vs sha256sum over exactly the files they seal.
+    const attemptDirs = readdirSync(join(f.stateDir, 'attempts')).map(a => join(f.stateDir, 'attempts', a))
+    const sealed = attemptDirs.flatMap(a => (JSON.parse(readFileSync(join(a, 'receipt.json'), 'utf8')) as { files: Array<{ path: string }> }).files.map(x => join(a, x.path)))
+    const s = await interleave([
+      proc('receipt readback --state-dir', join(ROOT, 'node_modules', '.bin', 'receipt'), ['readback', '--state-dir', f.stateDir], ENV),
+      proc('sha256sum', '/usr/bin/sha256sum', sealed, ENV),
+    ], 7, 1)
+    const rb = median(s.get('receipt readback --state-dir') ?? [])
+    const sum = median(s.get('sha256sum') ?? [])
+    rows.push({ name: 'receipt readback of 32 sealed attempts', baseline: `sha256sum of their ${sealed.length} sealed files`, ratio: rb / sum, goal: '≤ 3×', detail: `${fmt(rb)} vs ${fmt(sum)}` })
+    return rows
+  } finally {
+    await server.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
