@@ -2,12 +2,14 @@
 // current code. The key from the retained inputs; the route and both register tuples from
 // the retained policy and manifest; the tree's and the event files' digests; the current
 // checker versions; the owned texts and request re-rendered byte for byte; the proposal
-// reread and its summary rechecked; the gate rerun; the outcome's claims against the files
-// that back them.
+// reread and its summary rechecked; the gate rerun; the digests one file states about
+// another (dispatch → request, verify → proposal and patch); every recorded test command and
+// receipt.json's copies of the commands and validation verdicts; the outcome's claims
+// against the files that back them.
 
 
 import { join } from 'node:path'
-import type { Admission, Case, ExecutionConfig, OutcomeFile, Proposal, RegisterManifest, RoutingPolicy, TreeManifest, ValidationRecord } from '@repairline/schemas'
+import type { Admission, Case, ExecutionConfig, Receipt, OutcomeFile, Proposal, RegisterManifest, RoutingPolicy, TreeManifest, ValidationRecord } from '@repairline/schemas'
 import { attemptKey, caseInputSha256, resolveRoute, resolvePromptRegister, resolveTaskRegister } from '../admission.ts'
 import { jcs, jcsSha256, sha256Hex } from '../digest.ts'
 import { readFileNoFollow, loadAttempt } from '../attempt-dir.ts'
@@ -17,6 +19,8 @@ import { openTreeReader } from '../tree-archive/index.ts'
 import { jsonFileBytes } from '../atomic.ts'
 import type { Findings } from './readback.ts'
 import { commandMisalignment } from './command-alignment.ts'
+import { commandOf, validationOf } from './seal.ts'
+import { VALIDATION_FILES } from './stages.ts'
 
 export interface CheckContext {
   dir: string
@@ -77,6 +81,15 @@ function checkInnerDigests (c: CheckContext): void {
     if (doc.attempt_key !== undefined && doc.attempt_key !== admission.attempt_key) f.add('ATTEMPT_BINDING_MISMATCH', `${summary} names another attempt`, summary)
     if (doc.events !== undefined && files.has(events) && fileSha(dir, events) !== doc.events.sha256) f.add('DIGEST_MISMATCH', `${events} does not hash to ${summary} events.sha256`, events)
   }
+  // dispatch.json names the request bytes that were sent; verify.json the proposal and patch it tested.
+  const dispatch = docs.get('dispatch.json') as { request_sha256: string, request_bytes: number } | undefined
+  if (dispatch !== undefined && files.has('request.json')) {
+    const bytes = readFileNoFollow(join(dir, 'request.json'))
+    if (bytes.length !== dispatch.request_bytes || sha256Hex(bytes) !== dispatch.request_sha256) f.add('DIGEST_MISMATCH', 'request.json does not hash to dispatch.json request_sha256', 'request.json')
+  }
+  const tested = (docs.get('verify.json') as { candidate?: { proposal_sha256?: string, patch_sha256?: string } } | undefined)?.candidate
+  if (tested?.proposal_sha256 !== undefined && files.has('proposal.json') && fileSha(dir, 'proposal.json') !== tested.proposal_sha256) f.add('DIGEST_MISMATCH', 'proposal.json does not hash to verify.json candidate.proposal_sha256', 'proposal.json')
+  if (tested?.patch_sha256 !== undefined && files.has('candidate.patch') && fileSha(dir, 'candidate.patch') !== tested.patch_sha256) f.add('DIGEST_MISMATCH', 'candidate.patch does not hash to verify.json candidate.patch_sha256', 'candidate.patch')
   const gate = docs.get('gate.json') as { proposal_sha256?: string, patch?: { sha256: string } } | undefined
   if (gate !== undefined) {
     if (gate.proposal_sha256 !== undefined && files.has('proposal.json') && fileSha(dir, 'proposal.json') !== gate.proposal_sha256) f.add('DIGEST_MISMATCH', 'proposal.json does not hash to gate.json proposal_sha256', 'proposal.json')
@@ -140,14 +153,24 @@ function checkRendered (c: CheckContext): void {
 async function checkGate (c: CheckContext): Promise<void> {
   const { dir, files, docs, findings: f } = c
   const gate = docs.get('gate.json') as { checker: { name: string, version: number } } | undefined
-  if (gate === undefined || !files.has('proposal.json')) return
+  // A proposal.json that is not strict, valid JSON is already MALFORMED: the gate is not rerun on it.
+  if (gate === undefined || !files.has('proposal.json') || docs.get('proposal.json') === undefined) return
   // Loaded only here: the tree-sitter runtime stays out of every other path.
   const { computeAttemptGate, GATE_CHECKER } = await import('../gate/attempt.ts')
   if (gate.checker.name !== GATE_CHECKER.name || gate.checker.version !== GATE_CHECKER.version) {
     f.add('STALE_CHECKER_VERSION', `gate.json was written by ${gate.checker.name} v${gate.checker.version}; the current gate is v${GATE_CHECKER.version}`, 'gate.json')
     return
   }
-  const out = await computeAttemptGate(loadAttempt(dir))
+  // The rerun reads the attempt's own files, which may be damaged in ways other checks
+  // report (a tree member that no longer has its digest, started.json of another key): a
+  // gate that cannot be rerun is a finding, never a crash of readback.
+  let out
+  try {
+    out = await computeAttemptGate(loadAttempt(dir))
+  } catch (e) {
+    f.add('GATE_MISMATCH', `the gate cannot be rerun on the retained files: ${(e as Error).message}`, 'gate.json')
+    return
+  }
   if (!readFileNoFollow(join(dir, 'gate.json')).equals(out.gateBytes)) f.add('GATE_MISMATCH', 'gate.json differs from what the gate computes today', 'gate.json')
   const kept = files.has('candidate.patch') ? readFileNoFollow(join(dir, 'candidate.patch')) : undefined
   if ((kept === undefined) !== (out.patchBytes === undefined) || (kept !== undefined && out.patchBytes !== undefined && !kept.equals(out.patchBytes))) {
@@ -160,17 +183,43 @@ function checkCommands (c: CheckContext): void {
   const { docs, findings: f } = c
   const config = docs.get('inputs/execution.json') as ExecutionConfig | undefined
   if (config === undefined) return
-  for (const file of ['baseline.json', 'verify.json']) {
-    const doc = docs.get(file) as { command?: string[], run?: { command?: string[], env_names?: string[] } } | undefined
-    const argv = doc?.run?.command ?? doc?.command
-    if (argv === undefined) continue
-    const why = commandMisalignment(config, argv, doc?.run?.env_names ?? [])
+  const receipt = docs.get('receipt.json') as Receipt | undefined
+  for (const [step, file] of [['reproduce', 'baseline.json'], ['verify', 'verify.json']] as const) {
+    const doc = docs.get(file) as { command?: string[], run?: { command?: string[], argv?: string[], env_names?: string[] } } | undefined
+    if (doc === undefined) continue
+    // A summary records its command up to three times: `command`, `run.command`, and the
+    // tail of the sandbox argv after bwrap's `--` (what actually ran). Each must be the
+    // fixed command, and they must be one command.
+    const argvs = new Map<string, readonly string[]>()
+    if (doc.command !== undefined) argvs.set('command', doc.command)
+    if (doc.run?.command !== undefined) argvs.set('run.command', doc.run.command)
+    if (doc.run?.argv !== undefined) argvs.set('run.argv', doc.run.argv.slice(doc.run.argv.lastIndexOf('--') + 1))
+    const why = [...argvs].map(([field, argv]) => {
+      const w = commandMisalignment(config, argv, doc.run?.env_names ?? [])
+      return w === undefined ? undefined : `${field}: ${w}`
+    }).find(w => w !== undefined) ?? (new Set([...argvs.values()].map(a => JSON.stringify(a))).size > 1 ? `${[...argvs.keys()].join(', ')} are not one command` : undefined)
     if (why !== undefined) f.add('COMMAND_MISALIGNED', `${file}: ${why}`, file)
+    // receipt.json's copy of the command is what seal derives from this file.
+    if (receipt !== undefined) {
+      const want = commandOf(step, doc as Record<string, unknown>)
+      if (!same(receipt.commands.filter(x => x.step === step), want === undefined ? [] : [want])) f.add('COMMAND_MISALIGNED', `receipt.json's ${step} command differs from what ${file} records`, 'receipt.json')
+    }
   }
-  const receipt = docs.get('receipt.json') as { commands?: Array<{ step: string, argv: string[], env_names: string[] }> } | undefined
   for (const cmd of receipt?.commands ?? []) {
     const why = commandMisalignment(config, cmd.argv, cmd.env_names)
     if (why !== undefined) f.add('COMMAND_MISALIGNED', `receipt.json (${cmd.step}): ${why}`, 'receipt.json')
+  }
+}
+
+/** receipt.json's copy of each validation verdict is what the retained record says. */
+function checkReceiptValidations (c: CheckContext): void {
+  const { docs, findings: f } = c
+  const receipt = docs.get('receipt.json') as Receipt | undefined
+  if (receipt === undefined) return
+  for (const file of VALIDATION_FILES) {
+    const rec = docs.get(file) as ValidationRecord | undefined
+    if (rec === undefined) continue
+    if (!same(receipt.validation.filter(x => x.stage === rec.stage), [validationOf(rec)])) f.add('VALIDATION_MISMATCH', `receipt.json's ${rec.stage} differs from ${file}`, 'receipt.json')
   }
 }
 
@@ -195,5 +244,6 @@ export async function runContentChecks (c: CheckContext): Promise<void> {
   checkRendered(c)
   await checkGate(c)
   checkCommands(c)
+  checkReceiptValidations(c)
   checkOutcomeClaims(c)
 }

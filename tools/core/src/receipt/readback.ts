@@ -15,6 +15,7 @@ import { sha256Hex } from '../digest.ts'
 import { listAttemptFiles, RECEIPT_FILE } from './files.ts'
 import { checkStagePrefix } from './stages.ts'
 import { runContentChecks } from './checks.ts'
+import { statedLimitsFor } from './seal.ts'
 
 export interface ReadbackOptions {
   /** Report test hooks as a notice instead of an error (crash-matrix tests). */
@@ -135,6 +136,14 @@ export async function readbackAttempt (dir: string, o: ReadbackOptions = {}): Pr
       }
     }
     if (receipt.test_hooks !== admission.test_hooks && !receipt.test_hooks) f.add('ATTEMPT_BINDING_MISMATCH', 'admission.json says test hooks were enabled, receipt.json says not', RECEIPT_FILE)
+    // What the receipt does not prove is part of what it says: a receipt that drops a limit
+    // (or states the other test-hooks line) claims more than seal would.
+    const limits = statedLimitsFor(receipt.test_hooks)
+    if (JSON.stringify(receipt.stated_limits) !== JSON.stringify(limits)) {
+      const missing = limits.filter(l => !receipt.stated_limits.includes(l))
+      const extra = receipt.stated_limits.filter(l => !limits.includes(l))
+      f.add('STATED_LIMITS_MISMATCH', `receipt.json's stated_limits are not the ones seal states${missing.length > 0 ? `; missing: ${missing.join(' | ')}` : ''}${extra.length > 0 ? `; not ours: ${extra.join(' | ')}` : ''}`, RECEIPT_FILE)
+    }
   }
 
   if (outcome === undefined && receipt !== undefined) f.add('MISSING_STAGE_RECORD', 'receipt.json exists without outcome.json', 'outcome.json')

@@ -26,8 +26,11 @@ export const NO_TEST_HOOKS_LIMIT = 'Test hooks were not enabled: deadlines used 
 
 interface RunLike { command?: string[], env_names?: string[], exit?: { code?: number | null, signal?: string | null }, timing?: { setup_ms?: number, run_ms?: number, teardown_ms?: number }, stop?: { reason?: string } }
 
-/** The sandboxed command of a baseline.json / verify.json, if it ran. */
-function commandOf (step: 'reproduce' | 'verify', doc: Record<string, unknown>): SealedCommand | undefined {
+/**
+ * The sandboxed command of a baseline.json / verify.json, if it ran: what the receipt's
+ * `commands` says about it (readback recomputes it and compares).
+ */
+export function commandOf (step: 'reproduce' | 'verify', doc: Record<string, unknown>): SealedCommand | undefined {
   const run = doc.run as RunLike | undefined
   const events = doc.events as { sha256?: string } | undefined
   const argv = run?.command ?? (doc.command as string[] | undefined)
@@ -44,6 +47,16 @@ function commandOf (step: 'reproduce' | 'verify', doc: Record<string, unknown>):
     duration_ms: (run?.timing?.setup_ms ?? 0) + (run?.timing?.run_ms ?? 0) + (run?.timing?.teardown_ms ?? 0),
     events_sha256: events.sha256,
   }
+}
+
+/** What the receipt's `validation` says about one validation record (readback compares it). */
+export function validationOf (r: ValidationRecord): SealedValidation {
+  return { stage: r.stage, status: r.status, checker: { name: r.checker.name, version: r.checker.version }, input_sha256: r.input_sha256 }
+}
+
+/** The stated limits of a receipt made with or without test hooks (readback compares them). */
+export function statedLimitsFor (testHooks: boolean): string[] {
+  return [...STATED_LIMITS, testHooks ? TEST_HOOKS_LIMIT : NO_TEST_HOOKS_LIMIT]
 }
 
 /** A step's summary file, already validated by its step; read here only for its command. */
@@ -74,8 +87,7 @@ export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Pr
   const validation: SealedValidation[] = []
   for (const f of VALIDATION_FILES) {
     if (!existsSync(join(attempt.dir, f))) continue
-    const r: ValidationRecord = readJsonFile('validation', join(attempt.dir, f))
-    validation.push({ stage: r.stage, status: r.status, checker: { name: r.checker.name, version: r.checker.version }, input_sha256: r.input_sha256 })
+    validation.push(validationOf(readJsonFile('validation', join(attempt.dir, f))))
   }
   let cleanAfter = true
   let afterDetail: string | undefined
@@ -103,6 +115,6 @@ export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Pr
     checkout: { root: admission.source.root, sha: admission.source.sha, clean_before: true, clean_after: cleanAfter, ...(afterDetail === undefined ? {} : { after_detail: afterDetail.slice(0, 2000) }) },
     test_hooks: hooks,
     sealed_at: now.toISOString(),
-    stated_limits: [...STATED_LIMITS, hooks ? TEST_HOOKS_LIMIT : NO_TEST_HOOKS_LIMIT],
+    stated_limits: statedLimitsFor(hooks),
   }
 }

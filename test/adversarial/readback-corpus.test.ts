@@ -1,0 +1,456 @@
+// Threat group V (threat-matrix §6, §9.7; DESIGN §12): the readback fixture corpus, in the
+// style of sigstore-conformance (one directory per case, pass/fail in its name, at least 70 %
+// negative) with slsa-verifier's discipline (each negative case names the one exact code it
+// must produce). Six real attempts are sealed once through the driver against the local HTTPS
+// Responses server — go and node scoped_test_verified, not_reproduced, rejected, a retryable
+// provider_error and an interrupted attempt sealed after a kill — and every fixture is a copy
+// of one of them with one mutation named after the threat.
+//
+// A negative fixture asserts its code is among the error findings; where the mutation is
+// designed to trip one check, the set of error codes must be exactly {code} plus the codes
+// listed in `alsoFires`, which are the second lines of defence that fire by construction (a
+// flipped job.txt is both a digest mismatch and a re-render mismatch). "Resealing" recomputes
+// receipt.json's `files` entries for the changed files, as a careful forger would, so the
+// check under test is the one that fires.
+
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { readbackAttempt, sha256Hex, STATED_LIMITS, statedLimitsFor, type ReadbackResult } from '@repairline/core'
+import { startProvider, type Provider } from '../helpers/chain.ts'
+import { runBin, ROOT } from '../helpers/bin.ts'
+import { tempDir } from '../helpers/tmp.ts'
+import {
+  copyAttempt, editJson, editReceipt, flipByte, flipByteAt, flipJsonWhitespace, readJson, reseal, sealSources,
+  type Source, type SourceName,
+} from '../helpers/corpus.ts'
+
+type Sources = Record<SourceName, Source>
+
+interface CorpusFixture {
+  /** `<what>_pass` or `<what>_fail`. */
+  name: string
+  from: SourceName
+  /** The threat, in one line (threat-matrix ids where there is one). */
+  threat: string
+  mutate?: (dir: string, s: Sources) => void
+  /** The one code a `_fail` fixture must produce. */
+  expect?: string
+  /** Other error codes that fire by construction; the error codes must be exactly these plus `expect`. */
+  alsoFires?: readonly string[]
+  /** false: the mutation trips several checks at once; only require `expect` among them. */
+  exclusive?: boolean
+  allowTestHooks?: boolean
+  /** Notice codes a `_pass` fixture must report. */
+  notices?: readonly string[]
+}
+
+const D = 'DIGEST_MISMATCH'
+const RR = 'RERENDER_MISMATCH'
+const GM = 'GATE_MISMATCH'
+
+/** One byte flipped in each kind of sealed file, chosen so that the file still parses. */
+const FLIPS: Array<[string, string, (dir: string) => void, string[]?]> = [
+  ['inputs_execution', 'go_verified', d => flipJsonWhitespace(d, 'inputs/execution.json')],
+  ['inputs_routing_policy', 'go_verified', d => flipJsonWhitespace(d, 'inputs/routing-policy.json')],
+  ['inputs_registers', 'go_verified', d => flipJsonWhitespace(d, 'inputs/registers.json')],
+  ['inputs_case', 'go_verified', d => flipJsonWhitespace(d, 'inputs/case.json')],
+  ['admission', 'go_verified', d => flipJsonWhitespace(d, 'admission.json')],
+  ['started', 'go_verified', d => flipJsonWhitespace(d, 'started.json')],
+  // The archive's end-of-archive zero blocks: every member still reads back intact.
+  ['tree_tar', 'go_verified', d => flipByteAt(d, 'tree.tar', -1)],
+  // A byte of calc.go inside the archive: the member no longer has its manifest digest, so
+  // neither the re-render nor the gate can read the baseline.
+  ['tree_tar_member', 'go_verified', d => flipByte(d, 'tree.tar', 'package calc', 'package cAlc'), [RR, GM]],
+  ['tree_manifest', 'go_verified', d => flipJsonWhitespace(d, 'tree-manifest.json')],
+  ['baseline_events', 'go_verified', d => flipByte(d, 'baseline.events.ndjson', '"Time":"2', '"Time":"3')],
+  ['baseline', 'go_verified', d => flipJsonWhitespace(d, 'baseline.json')],
+  ['job', 'go_verified', d => flipByte(d, 'job.txt', 'task: repair', 'task: rePair'), [RR]],
+  ['prompt', 'go_verified', d => flipByte(d, 'prompt.txt', 'This input', 'This inPut'), [RR]],
+  ['request', 'go_verified', d => flipJsonWhitespace(d, 'request.json'), [RR]],
+  ['dispatch', 'go_verified', d => flipJsonWhitespace(d, 'dispatch.json')],
+  ['response', 'go_verified', d => flipJsonWhitespace(d, 'response.json')],
+  // gate.json binds proposal.json's digest, so the gate's rerun differs too.
+  ['proposal', 'go_verified', d => flipJsonWhitespace(d, 'proposal.json'), [GM]],
+  ['usage', 'go_verified', d => flipJsonWhitespace(d, 'usage.json')],
+  ['validation_job_instructions', 'go_verified', d => flipJsonWhitespace(d, 'validation/job_instructions.json'), [RR]],
+  ['validation_prompt', 'go_verified', d => flipJsonWhitespace(d, 'validation/prompt.json'), [RR]],
+  ['validation_request_instructions', 'go_verified', d => flipJsonWhitespace(d, 'validation/request_instructions.json'), [RR]],
+  ['validation_summary', 'go_verified', d => flipJsonWhitespace(d, 'validation/summary.json')],
+  ['candidate_patch', 'go_verified', d => flipByte(d, 'candidate.patch', 'diff --git', 'diff --gIt'), [GM]],
+  ['gate', 'go_verified', d => flipJsonWhitespace(d, 'gate.json'), [GM]],
+  ['candidate_events', 'go_verified', d => flipByte(d, 'candidate.events.ndjson', '"Time":"2', '"Time":"3')],
+  ['verify', 'go_verified', d => flipJsonWhitespace(d, 'verify.json')],
+  ['outcome', 'go_verified', d => flipJsonWhitespace(d, 'outcome.json')],
+  // The same on the other sources.
+  ['node_candidate_patch', 'node_verified', d => flipByte(d, 'candidate.patch', 'diff --git', 'diff --gIt'), [GM]],
+  ['node_baseline_events', 'node_verified', d => flipByte(d, 'baseline.events.ndjson', '"Package":"test/', '"Package":"tesT/')],
+  ['node_verify', 'node_verified', d => flipJsonWhitespace(d, 'verify.json')],
+  ['not_reproduced_baseline', 'not_reproduced', d => flipJsonWhitespace(d, 'baseline.json')],
+  ['not_reproduced_outcome', 'not_reproduced', d => flipJsonWhitespace(d, 'outcome.json')],
+  ['rejected_gate', 'rejected', d => flipJsonWhitespace(d, 'gate.json'), [GM]],
+  ['rejected_proposal', 'rejected', d => flipByte(d, 'proposal.json', 'subtracts', 'subtrActs'), [GM]],
+  ['provider_error_request', 'provider_error', d => flipJsonWhitespace(d, 'request.json'), [RR]],
+  ['provider_error_response', 'provider_error', d => flipJsonWhitespace(d, 'response.json')],
+  ['interrupted_dispatch', 'interrupted', d => flipJsonWhitespace(d, 'dispatch.json')],
+]
+
+/** The summary record a forger would write for a proposal whose summary they changed. */
+function setCause (dir: string, cause: string): void {
+  editJson(dir, 'proposal.json', p => { p.summary.cause = cause })
+}
+
+const FIXTURES: CorpusFixture[] = [
+  // Positive: every real attempt reads back, and so do a few harmless changes.
+  { name: 'go_verified_pass', from: 'go_verified', threat: 'control: a sealed go scoped_test_verified attempt' },
+  { name: 'node_verified_pass', from: 'node_verified', threat: 'control: a sealed node scoped_test_verified attempt' },
+  { name: 'not_reproduced_pass', from: 'not_reproduced', threat: 'control: an early outcome retains a contiguous prefix' },
+  { name: 'rejected_pass', from: 'rejected', threat: 'control: a gate rejection' },
+  { name: 'provider_error_pass', from: 'provider_error', threat: 'control: a retryable provider_error (429)' },
+  { name: 'interrupted_pass', from: 'interrupted', threat: 'control: killed after dispatch, sealed past deadline + 30 s', allowTestHooks: true, notices: ['TEST_HOOKS_ENABLED'] },
+  { name: 'logs_extra_file_pass', from: 'go_verified', threat: 'logs/ is unsealed by design', mutate: d => appendFileSync(join(d, 'logs', 'verify.stderr'), 'appended after sealing\n') },
+  { name: 'work_scratch_pass', from: 'go_verified', threat: 'work/ is unsealed by design', mutate: d => { mkdirSync(join(d, 'work', 'x'), { recursive: true }); writeFileSync(join(d, 'work', 'x', 'f'), 'scratch') } },
+  {
+    name: 'leftover_temp_file_pass',
+    from: 'go_verified',
+    threat: 'the temp file of an interrupted atomic write is reported, never read as part of the attempt',
+    mutate: d => writeFileSync(join(d, '.usage.json.tmp-0123456789ab'), '{"v":'),
+    notices: ['LEFTOVER_TEMP_FILE'],
+  },
+  {
+    // V2, the receipt's stated limit: digests are not signatures. Nothing else states the
+    // token counts, so a forger who rewrites usage.json and recomputes its sealed digest is
+    // not caught by readback.
+    name: 'consistent_forgery_usage_pass',
+    from: 'go_verified',
+    threat: 'V2: a fully consistent forgery (usage.json rewritten, its digest recomputed) is undetectable without a signature',
+    mutate: d => { editJson(d, 'usage.json', u => { u.input_tokens = 1; u.total_tokens = 1 + (u.output_tokens as number) }); reseal(d, 'usage.json') },
+  },
+
+  // V1: one byte flipped in each kind of sealed file.
+  ...FLIPS.map(([what, from, mutate, also]): CorpusFixture => ({ name: `flip_${what}_fail`, from: from as SourceName, threat: `V1: one byte of ${what} changed`, mutate, expect: D, alsoFires: also ?? [], allowTestHooks: from === 'interrupted' })),
+
+  // V2: forged digests — a file rewritten and its receipt entry recomputed. Each is caught
+  // by another line: a cross-file digest, a re-render or the gate.
+  { name: 'forge_execution_fail', from: 'go_verified', threat: 'V2: inputs/execution.json rewritten and resealed: no longer hashes to the key', mutate: d => { editJson(d, 'inputs/execution.json', c => { c.max_patch_bytes = 8192 }); reseal(d, 'inputs/execution.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [GM] },
+  { name: 'forge_case_fail', from: 'go_verified', threat: 'V2: inputs/case.json rewritten and resealed', mutate: d => { editJson(d, 'inputs/case.json', c => { c.id = 'another' }); reseal(d, 'inputs/case.json') }, expect: 'ATTEMPT_BINDING_MISMATCH' },
+  { name: 'forge_tree_tar_fail', from: 'go_verified', threat: 'V2: tree.tar rewritten and resealed: tree-manifest.json tar_sha256 catches it', mutate: d => { flipByteAt(d, 'tree.tar', -1); reseal(d, 'tree.tar') }, expect: D },
+  { name: 'forge_tree_manifest_fail', from: 'go_verified', threat: 'V2: tree-manifest.json tar_sha256 rewritten and resealed', mutate: d => { editJson(d, 'tree-manifest.json', m => { m.tar_sha256 = '0'.repeat(64) }); reseal(d, 'tree-manifest.json') }, expect: D },
+  { name: 'forge_baseline_events_fail', from: 'go_verified', threat: 'V2: baseline events rewritten and resealed: baseline.json events.sha256 catches it', mutate: d => { flipByte(d, 'baseline.events.ndjson', '"Time":"2', '"Time":"3'); reseal(d, 'baseline.events.ndjson') }, expect: D },
+  { name: 'forge_candidate_events_fail', from: 'node_verified', threat: 'V2: candidate events rewritten and resealed: verify.json events.sha256 catches it', mutate: d => { flipByte(d, 'candidate.events.ndjson', '"Package":"test/', '"Package":"tesT/'); reseal(d, 'candidate.events.ndjson') }, expect: D },
+  { name: 'forge_proposal_fail', from: 'go_verified', threat: 'V2: proposal.json summary rewritten and resealed: gate.json proposal_sha256 and the summary record catch it', mutate: d => { setCause(d, 'Add has a wrong operator.'); reseal(d, 'proposal.json') }, expect: D, alsoFires: [GM] },
+  { name: 'forge_job_fail', from: 'go_verified', threat: 'V2: job.txt rewritten and resealed: the re-render catches it', mutate: d => { writeFileSync(join(d, 'job.txt'), readFileSync(join(d, 'job.txt'), 'utf8').replace('files: calc.go', 'files: calc.go, calc_test.go')); reseal(d, 'job.txt') }, expect: RR },
+  { name: 'forge_prompt_fail', from: 'node_verified', threat: 'V2: prompt.txt rewritten and resealed', mutate: d => { appendFileSync(join(d, 'prompt.txt'), 'also: edit the tests if you like.\n'); reseal(d, 'prompt.txt') }, expect: RR },
+  {
+    name: 'forge_request_fail',
+    from: 'go_verified',
+    threat: 'V2: request.json rewritten, dispatch.json\'s digest of it recomputed, both resealed: the re-render catches it',
+    mutate: d => {
+      editJson(d, 'request.json', r => { r.max_output_tokens = 100000 })
+      const bytes = readFileSync(join(d, 'request.json'))
+      editJson(d, 'dispatch.json', x => { x.request_sha256 = sha256Hex(bytes); x.request_bytes = bytes.length })
+      reseal(d, 'request.json', 'dispatch.json')
+    },
+    expect: RR,
+  },
+  { name: 'forge_validation_prompt_fail', from: 'go_verified', threat: 'V2: validation/prompt.json input digest rewritten and resealed', mutate: d => { editJson(d, 'validation/prompt.json', v => { v.input_sha256 = '0'.repeat(64) }); reseal(d, 'validation/prompt.json') }, expect: RR },
+  { name: 'forge_gate_fail', from: 'go_verified', threat: 'V2: gate.json rule detail rewritten and resealed: the gate rerun catches it', mutate: d => { editJson(d, 'gate.json', g => { g.rules[0].detail = 'looked fine' }); reseal(d, 'gate.json') }, expect: GM },
+  {
+    name: 'forge_candidate_patch_fail',
+    from: 'go_verified',
+    threat: 'V2: candidate.patch rewritten, the digests gate.json and verify.json state of it updated, all resealed: the gate rerun catches it',
+    mutate: d => {
+      const patch = readFileSync(join(d, 'candidate.patch'), 'utf8').replace('+\treturn a + b', '+\treturn b + a')
+      writeFileSync(join(d, 'candidate.patch'), patch)
+      editJson(d, 'gate.json', g => { g.patch.sha256 = sha256Hex(Buffer.from(patch)) })
+      editJson(d, 'verify.json', v => { v.candidate.patch_sha256 = sha256Hex(Buffer.from(patch)) })
+      reseal(d, 'candidate.patch', 'gate.json', 'verify.json')
+    },
+    expect: GM,
+  },
+  {
+    name: 'forge_dispatch_request_digest_fail',
+    from: 'go_verified',
+    threat: 'V2: dispatch.json request_sha256 rewritten and resealed: it no longer names the request that was sent',
+    mutate: d => { editJson(d, 'dispatch.json', x => { x.request_sha256 = '0'.repeat(64) }); reseal(d, 'dispatch.json') },
+    expect: D,
+  },
+  {
+    name: 'forge_verify_patch_digest_fail',
+    from: 'go_verified',
+    threat: 'V2: verify.json says it tested another patch (patch_sha256 rewritten) and is resealed',
+    mutate: d => { editJson(d, 'verify.json', v => { v.candidate.patch_sha256 = '0'.repeat(64) }); reseal(d, 'verify.json') },
+    expect: D,
+  },
+
+  // V3: stale checker versions (a newer or renamed checker), the receipt resealed.
+  { name: 'stale_summary_checker_fail', from: 'go_verified', threat: 'V3: validation/summary.json made by another checker version', mutate: d => { editJson(d, 'validation/summary.json', v => { v.checker.version = 2 }); reseal(d, 'validation/summary.json') }, expect: 'STALE_CHECKER_VERSION' },
+  { name: 'stale_summary_checker_newer_fail', from: 'rejected', threat: 'V3: validation/summary.json made by a newer checker version', mutate: d => { editJson(d, 'validation/summary.json', v => { v.checker.version = 7 }); reseal(d, 'validation/summary.json') }, expect: 'STALE_CHECKER_VERSION' },
+  // The three owned-text records are also re-rendered byte for byte.
+  { name: 'stale_job_checker_fail', from: 'go_verified', threat: 'V3: validation/job_instructions.json made by another checker version', mutate: d => { editJson(d, 'validation/job_instructions.json', v => { v.checker.version = 2 }); reseal(d, 'validation/job_instructions.json') }, expect: 'STALE_CHECKER_VERSION', alsoFires: [RR] },
+  { name: 'stale_gate_checker_fail', from: 'go_verified', threat: 'V3: gate.json made by another gate version', mutate: d => { editJson(d, 'gate.json', g => { g.checker.version = 2 }); reseal(d, 'gate.json') }, expect: 'STALE_CHECKER_VERSION' },
+  { name: 'stale_gate_checker_rejected_fail', from: 'rejected', threat: 'V3: a rejection made by another gate version', mutate: d => { editJson(d, 'gate.json', g => { g.checker.version = 2 }); reseal(d, 'gate.json') }, expect: 'STALE_CHECKER_VERSION' },
+
+  // V4: a missing stage record, or a record prefix that is not contiguous.
+  // The re-render needs baseline.json's failing identities, so it cannot run either.
+  { name: 'missing_baseline_fail', from: 'go_verified', threat: 'V4: baseline.json deleted and the receipt resealed', mutate: d => { unlinkSync(join(d, 'baseline.json')); reseal(d, 'baseline.json') }, expect: 'MISSING_STAGE_RECORD', alsoFires: [RR] },
+  { name: 'missing_validation_prompt_fail', from: 'go_verified', threat: 'V4: the second validation record deleted and resealed (non-contiguous validation prefix)', mutate: d => { unlinkSync(join(d, 'validation/prompt.json')); reseal(d, 'validation/prompt.json') }, expect: 'MISSING_STAGE_RECORD' },
+  { name: 'missing_verify_stage_fail', from: 'node_verified', threat: 'V4: scoped_test_verified without its verify stage', mutate: d => { unlinkSync(join(d, 'verify.json')); unlinkSync(join(d, 'candidate.events.ndjson')); reseal(d, 'verify.json', 'candidate.events.ndjson') }, expect: 'MISSING_STAGE_RECORD' },
+  { name: 'missing_outcome_fail', from: 'rejected', threat: 'V4: outcome.json deleted and resealed', mutate: d => { unlinkSync(join(d, 'outcome.json')); reseal(d, 'outcome.json') }, expect: 'MISSING_STAGE_RECORD' },
+  {
+    name: 'stage_after_outcome_fail',
+    from: 'not_reproduced',
+    threat: 'V4: a later stage (gate.json) exists after the stage that decided not_reproduced',
+    mutate: (d, s) => { cpSync(join(s.go_verified.dir, 'gate.json'), join(d, 'gate.json')); reseal(d, 'gate.json') },
+    expect: 'MISSING_STAGE_RECORD',
+  },
+
+  // V5: a duplicated stage record.
+  { name: 'duplicate_receipt_entry_fail', from: 'go_verified', threat: 'V5: the receipt lists baseline.json twice', mutate: d => editReceipt(d, r => { const e = r.files.find(x => x.path === 'baseline.json'); if (e !== undefined) r.files.push({ ...e }) }), expect: 'DUPLICATE_STAGE_RECORD' },
+  { name: 'duplicate_receipt_entry_node_fail', from: 'node_verified', threat: 'V5: the receipt lists validation/summary.json twice, in order', mutate: d => editReceipt(d, r => { const i = r.files.findIndex(x => x.path === 'validation/summary.json'); r.files.splice(i, 0, { ...(r.files[i] as typeof r.files[number]) }) }), expect: 'DUPLICATE_STAGE_RECORD' },
+
+  // V6: malformed JSON (truncated, duplicate keys, a BOM, invalid UTF-8, unknown field or version), resealed.
+  { name: 'malformed_truncated_gate_fail', from: 'go_verified', threat: 'V6: gate.json truncated', mutate: d => { const b = readFileSync(join(d, 'gate.json')); writeFileSync(join(d, 'gate.json'), b.subarray(0, b.length >> 1)); reseal(d, 'gate.json') }, expect: 'MALFORMED' },
+  { name: 'malformed_duplicate_key_usage_fail', from: 'go_verified', threat: 'V6: usage.json with a duplicate key', mutate: d => { const s = readFileSync(join(d, 'usage.json'), 'utf8'); writeFileSync(join(d, 'usage.json'), s.replace('"v": 1,', '"v": 1,\n  "v": 1,')); reseal(d, 'usage.json') }, expect: 'MALFORMED' },
+  { name: 'malformed_bom_dispatch_fail', from: 'go_verified', threat: 'V6: dispatch.json starts with a byte-order mark', mutate: d => { writeFileSync(join(d, 'dispatch.json'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(join(d, 'dispatch.json'))])); reseal(d, 'dispatch.json') }, expect: 'MALFORMED' },
+  { name: 'malformed_invalid_utf8_response_fail', from: 'provider_error', threat: 'V6: response.json with a byte that is not UTF-8', mutate: d => { flipByteAt(d, 'response.json', readFileSync(join(d, 'response.json')).indexOf('"v"') + 1, 0x8f); reseal(d, 'response.json') }, expect: 'MALFORMED' },
+  { name: 'malformed_unknown_field_fail', from: 'go_verified', threat: 'V6: verify.json with an unknown field', mutate: d => { editJson(d, 'verify.json', v => { v.trusted = true }); reseal(d, 'verify.json') }, expect: 'MALFORMED' },
+  { name: 'malformed_unknown_version_fail', from: 'not_reproduced', threat: 'V6: baseline.json of an unknown version', mutate: d => { editJson(d, 'baseline.json', b => { b.v = 2 }); reseal(d, 'baseline.json') }, expect: 'MALFORMED' },
+  { name: 'malformed_unknown_checker_fail', from: 'go_verified', threat: 'V6: a validation record made by a checker the schema does not know', mutate: d => { editJson(d, 'validation/summary.json', v => { v.checker.name = 'internal-text-legacy' }); reseal(d, 'validation/summary.json') }, expect: 'MALFORMED' },
+  { name: 'malformed_truncated_receipt_fail', from: 'rejected', threat: 'V6: receipt.json itself truncated', mutate: d => { const b = readFileSync(join(d, 'receipt.json')); writeFileSync(join(d, 'receipt.json'), b.subarray(0, 100)) }, expect: 'MALFORMED' },
+  { name: 'malformed_bom_proposal_fail', from: 'go_verified', threat: 'V6: proposal.json starts with a BOM (the gate must not be rerun on it)', mutate: d => { writeFileSync(join(d, 'proposal.json'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(join(d, 'proposal.json'))])); reseal(d, 'proposal.json') }, expect: 'MALFORMED', alsoFires: [D] },
+
+  // V7: mix and match between attempts.
+  { name: 'receipt_from_other_attempt_fail', from: 'go_verified', threat: 'V7: receipt.json of another attempt copied in', mutate: (d, s) => cpSync(join(s.rejected.dir, 'receipt.json'), join(d, 'receipt.json')), expect: 'ATTEMPT_BINDING_MISMATCH', exclusive: false },
+  {
+    name: 'receipt_from_other_attempt_resealed_fail',
+    from: 'go_verified',
+    threat: 'V7: another attempt\'s receipt copied in and every file entry resealed for this directory',
+    mutate: (d, s) => {
+      cpSync(join(s.rejected.dir, 'receipt.json'), join(d, 'receipt.json'))
+      const theirs = readJson<{ files: Array<{ path: string }> }>(d, 'receipt.json').files.map(x => x.path)
+      const ours = readJson<{ files: Array<{ path: string }> }>(s.go_verified.dir, 'receipt.json').files.map(x => x.path)
+      reseal(d, ...new Set([...theirs, ...ours]))
+    },
+    expect: 'ATTEMPT_BINDING_MISMATCH',
+    alsoFires: ['OUTCOME_MISMATCH'],
+  },
+  { name: 'receipt_names_other_key_fail', from: 'go_verified', threat: 'V7: receipt.json names another attempt key and directory', mutate: (d, s) => editReceipt(d, r => { const o = readJson<{ attempt_key: string }>(s.rejected.dir, 'admission.json').attempt_key; r.attempt_key = o; r.attempt_dir_name = o.slice(0, 16) }), expect: 'ATTEMPT_BINDING_MISMATCH' },
+  { name: 'started_other_key_fail', from: 'go_verified', threat: 'V7: started.json of another attempt copied in and resealed', mutate: (d, s) => { cpSync(join(s.rejected.dir, 'started.json'), join(d, 'started.json')); reseal(d, 'started.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [RR, GM] },
+  { name: 'baseline_other_attempt_fail', from: 'go_verified', threat: 'V7: baseline.json and its events from another attempt, resealed', mutate: (d, s) => { for (const f of ['baseline.json', 'baseline.events.ndjson']) cpSync(join(s.rejected.dir, f), join(d, f)); reseal(d, 'baseline.json', 'baseline.events.ndjson') }, expect: 'ATTEMPT_BINDING_MISMATCH' },
+
+  // V11: register tuples that disagree with the manifest blob.
+  {
+    name: 'tuple_admission_fail',
+    from: 'go_verified',
+    threat: 'V11: the admitted task tuple (and the receipt\'s copy) claim another budget than the manifest blob',
+    mutate: d => {
+      editJson(d, 'admission.json', a => { a.task_register.max_output_tokens = 3000 })
+      editReceipt(d, r => { r.task_register.max_output_tokens = 3000 })
+      reseal(d, 'admission.json')
+    },
+    expect: 'REGISTER_TUPLE_MISMATCH',
+  },
+  // The renderer refuses a manifest that no longer binds to the key with its own code.
+  { name: 'tuple_manifest_blob_fail', from: 'go_verified', threat: 'V11: inputs/registers.json is not the blob at source_sha', mutate: d => { editJson(d, 'inputs/registers.json', m => { m.tasks.repair.register = 'docs' }); reseal(d, 'inputs/registers.json') }, expect: 'REGISTER_TUPLE_MISMATCH', alsoFires: ['ATTEMPT_BINDING_MISMATCH'] },
+  { name: 'tuple_receipt_fail', from: 'node_verified', threat: 'V11: receipt.json\'s task tuple names another row', mutate: d => editReceipt(d, r => { r.task_register.register_source = 'surfaces.agent' }), expect: 'REGISTER_TUPLE_MISMATCH' },
+
+  // V9: a recorded command that is not the fixed command.
+  {
+    name: 'argv_baseline_fail',
+    from: 'go_verified',
+    threat: 'V9: baseline.json says the tests ran with -run (every copy of the argv changed), resealed',
+    mutate: d => {
+      editJson(d, 'baseline.json', b => {
+        for (const argv of [b.command, b.run.command, b.run.argv] as string[][]) argv.splice(argv.length - 1, 0, '-run=TestAdd')
+      })
+      reseal(d, 'baseline.json')
+    },
+    expect: 'COMMAND_MISALIGNED',
+  },
+  { name: 'argv_summary_command_fail', from: 'go_verified', threat: 'V9: only verify.json\'s top-level command rewritten (./... instead of .), resealed', mutate: d => { editJson(d, 'verify.json', v => { v.command[v.command.length - 1] = './...' }); reseal(d, 'verify.json') }, expect: 'COMMAND_MISALIGNED' },
+  { name: 'argv_sandbox_argv_fail', from: 'node_verified', threat: 'V9: the argv bwrap actually ran ends in another command than the recorded one', mutate: d => { editJson(d, 'baseline.json', b => { b.run.argv.push('test/extra.test.js') }); reseal(d, 'baseline.json') }, expect: 'COMMAND_MISALIGNED' },
+  { name: 'argv_receipt_fail', from: 'go_verified', threat: 'V9: receipt.json\'s verify command rewritten', mutate: d => editReceipt(d, r => { const c = r.commands[1]; if (c !== undefined) c.argv = ['/bin/true'] }), expect: 'COMMAND_MISALIGNED' },
+  { name: 'env_names_fail', from: 'go_verified', threat: 'V9: verify ran with an environment variable outside the runner\'s set', mutate: d => { editJson(d, 'verify.json', v => { v.run.env_names.push('LD_PRELOAD') }); reseal(d, 'verify.json') }, expect: 'COMMAND_MISALIGNED' },
+  { name: 'node_reporter_fail', from: 'node_verified', threat: 'V9: the node command names another test reporter', mutate: d => { editJson(d, 'baseline.json', b => { for (const argv of [b.command, b.run.command, b.run.argv] as string[][]) { const i = argv.findIndex(a => a.startsWith('--test-reporter=')); argv[i] = '--test-reporter=spec' } }); reseal(d, 'baseline.json') }, expect: 'COMMAND_MISALIGNED' },
+  { name: 'receipt_command_exit_fail', from: 'go_verified', threat: 'V9: receipt.json\'s baseline command claims it passed (exit 0)', mutate: d => editReceipt(d, r => { const c = r.commands[0]; if (c !== undefined) c.exit_code = 0 }), expect: 'COMMAND_MISALIGNED' },
+
+  // Unsealed and missing files.
+  { name: 'unsealed_file_fail', from: 'go_verified', threat: 'an extra file beside the sealed ones', mutate: d => writeFileSync(join(d, 'notes.txt'), 'added after sealing\n'), expect: 'UNSEALED_FILE' },
+  { name: 'unsealed_nested_file_fail', from: 'not_reproduced', threat: 'an extra file in a sealed subdirectory', mutate: d => writeFileSync(join(d, 'inputs', 'extra.json'), '{}\n'), expect: 'UNSEALED_FILE' },
+  { name: 'unsealed_symlink_fail', from: 'rejected', threat: 'a symlink in the attempt directory', mutate: d => symlinkSync('/etc/passwd', join(d, 'passwd')), expect: 'UNSEALED_FILE' },
+  { name: 'sealed_file_missing_fail', from: 'provider_error', threat: 'a sealed file deleted (response.json, optional after a provider error)', mutate: d => unlinkSync(join(d, 'response.json')), expect: 'SEALED_FILE_MISSING' },
+  { name: 'sealed_file_missing_usage_fail', from: 'go_verified', threat: 'a sealed file deleted; the provider stage is then incomplete too', mutate: d => unlinkSync(join(d, 'usage.json')), expect: 'SEALED_FILE_MISSING', alsoFires: ['MISSING_STAGE_RECORD'] },
+
+  // Outcome, route, re-render, gate, validation.
+  { name: 'outcome_receipt_disagrees_fail', from: 'go_verified', threat: 'receipt.json claims another outcome than outcome.json', mutate: d => editReceipt(d, r => { r.outcome.outcome = 'failed' }), expect: 'OUTCOME_MISMATCH' },
+  { name: 'outcome_file_disagrees_fail', from: 'provider_error', threat: 'outcome.json says not retryable, the receipt says retryable', mutate: d => { editJson(d, 'outcome.json', o => { o.retryable = false }); reseal(d, 'outcome.json') }, expect: 'OUTCOME_MISMATCH' },
+  { name: 'outcome_claims_more_fail', from: 'go_verified', threat: 'scoped_test_verified while verify.json classifies the run as failed', mutate: d => { editJson(d, 'verify.json', v => { v.classification = 'failed'; v.passed = false; v.reasons = ['forged'] }); reseal(d, 'verify.json') }, expect: 'OUTCOME_MISMATCH' },
+  { name: 'route_admission_fail', from: 'go_verified', threat: 'the admitted route (and the receipt\'s copy) is not the one the policy gives', mutate: d => { editJson(d, 'admission.json', a => { a.route.cost_ceiling_usd = 5 }); editReceipt(d, r => { r.route.cost_ceiling_usd = 5 }); reseal(d, 'admission.json') }, expect: 'ROUTE_MISMATCH', alsoFires: ['ATTEMPT_BINDING_MISMATCH'] },
+  { name: 'route_policy_fail', from: 'rejected', threat: 'inputs/routing-policy.json rewritten: another route and another key', mutate: d => { editJson(d, 'inputs/routing-policy.json', p => { p.cost_ceiling_usd = 5 }); reseal(d, 'inputs/routing-policy.json') }, expect: 'ROUTE_MISMATCH', alsoFires: ['ATTEMPT_BINDING_MISMATCH'] },
+  { name: 'rerender_request_fail', from: 'provider_error', threat: 'request.json no longer what the retained inputs render', mutate: d => { editJson(d, 'request.json', r => { r.store = true }); reseal(d, 'request.json') }, expect: RR, alsoFires: ['MALFORMED'], exclusive: false },
+  { name: 'rerender_job_fail', from: 'interrupted', threat: 'job.txt of an interrupted attempt rewritten and resealed', mutate: d => { appendFileSync(join(d, 'job.txt'), 'note: anything\n'); reseal(d, 'job.txt') }, expect: RR, allowTestHooks: true },
+  { name: 'gate_mismatch_verdict_fail', from: 'rejected', threat: 'gate.json of a rejection rewritten to say it passed', mutate: d => { editJson(d, 'gate.json', g => { g.passed = true; g.failed_rules = []; for (const r of g.rules) r.status = 'pass' }); reseal(d, 'gate.json') }, expect: GM },
+  {
+    name: 'summary_verdict_flipped_fail',
+    from: 'rejected',
+    threat: 'validation/summary.json says fail where the current checker passes the same bytes',
+    mutate: d => { editJson(d, 'validation/summary.json', v => { v.status = 'fail'; v.findings = [{ rule: 'line-length', line: 1, detail: 'forged' }] }); reseal(d, 'validation/summary.json') },
+    expect: 'VALIDATION_MISMATCH',
+  },
+  {
+    // The other way a summary record stops matching: the proposal's summary changed (gate.json
+    // carefully updated), so the record's input digest no longer names the summary: DIGEST_MISMATCH.
+    name: 'summary_record_stale_fail',
+    from: 'go_verified',
+    threat: 'proposal.json summary rewritten, gate.json proposal_sha256 recomputed, both resealed',
+    mutate: d => { setCause(d, 'Add has a wrong operator.'); editJson(d, 'gate.json', g => { g.proposal_sha256 = sha256Hex(readFileSync(join(d, 'proposal.json'))) }); reseal(d, 'proposal.json', 'gate.json') },
+    expect: D,
+  },
+  {
+    name: 'receipt_validation_block_fail',
+    from: 'go_verified',
+    threat: 'receipt.json\'s copy of a validation verdict disagrees with the record',
+    mutate: d => editReceipt(d, r => { const v = r.validation[0]; if (v !== undefined) v.input_sha256 = '0'.repeat(64) }),
+    expect: 'VALIDATION_MISMATCH',
+  },
+
+  // Not sealed, and test hooks.
+  { name: 'not_sealed_fail', from: 'go_verified', threat: 'an attempt without a receipt', mutate: d => unlinkSync(join(d, 'receipt.json')), expect: 'NOT_SEALED' },
+  { name: 'not_sealed_no_outcome_fail', from: 'interrupted', threat: 'a crashed attempt never sealed (no outcome, no receipt)', mutate: d => { unlinkSync(join(d, 'receipt.json')); unlinkSync(join(d, 'outcome.json')) }, expect: 'NOT_SEALED', allowTestHooks: true },
+  { name: 'test_hooks_fail', from: 'interrupted', threat: 'test hooks enabled, read without --allow-test-hooks', expect: 'TEST_HOOKS_ENABLED' },
+  { name: 'test_hooks_receipt_fail', from: 'go_verified', threat: 'a receipt that says test hooks were enabled', mutate: d => editReceipt(d, r => { r.test_hooks = true; r.stated_limits = statedLimitsFor(true) }), expect: 'TEST_HOOKS_ENABLED' },
+  { name: 'test_hooks_hidden_fail', from: 'interrupted', threat: 'a receipt that hides that test hooks were enabled', mutate: d => editReceipt(d, r => { r.test_hooks = false; r.stated_limits = statedLimitsFor(false) }), expect: 'ATTEMPT_BINDING_MISMATCH', allowTestHooks: true },
+  {
+    name: 'stated_limits_dropped_fail',
+    from: 'go_verified',
+    threat: 'a receipt whose stated limits no longer say that digests are not signatures',
+    mutate: d => editReceipt(d, r => { r.stated_limits = r.stated_limits.filter(l => !l.startsWith('Digests are not signatures')) }),
+    expect: 'STATED_LIMITS_MISMATCH',
+  },
+  { name: 'stated_limits_hooks_line_fail', from: 'interrupted', threat: 'a receipt made with test hooks that states the no-hooks line', mutate: d => editReceipt(d, r => { r.stated_limits = r.stated_limits.map(l => l.startsWith('Test hooks were enabled') ? 'Test hooks were not enabled: deadlines used the wall clock.' : l) }), expect: 'STATED_LIMITS_MISMATCH', allowTestHooks: true },
+]
+
+// The corpus: one copy per fixture under one root, kept until the file ends.
+const provider: Provider = await startProvider({ after })
+const root = tempDir({ after }, 'rl-corpus-')
+let sources: Sources
+const built = new Map<string, string>()
+
+// The sources' fixture directories are removed when the file ends (an `after` registered
+// from inside the before hook would run as soon as the hook ends).
+const cleanups: Array<() => void> = []
+after(() => { for (const fn of cleanups) fn() })
+before(async () => {
+  sources = await sealSources(provider, fn => cleanups.push(fn))
+})
+
+const errorCodes = (r: ReadbackResult): string[] => [...new Set(r.findings.filter(f => f.severity === 'error').map(f => f.code))].sort()
+
+for (const fx of FIXTURES) {
+  test(`${fx.name}: ${fx.threat}`, async () => {
+    const dir = copyAttempt(sources[fx.from].dir, root, fx.name)
+    fx.mutate?.(dir, sources)
+    built.set(fx.name, dir)
+    const r = await readbackAttempt(dir, { allowTestHooks: fx.allowTestHooks === true })
+    const why = JSON.stringify(r.findings, null, 1)
+    if (fx.name.endsWith('_pass')) {
+      assert.equal(fx.expect, undefined)
+      assert.equal(r.valid, true, why)
+      assert.deepEqual([...new Set(r.findings.map(f => f.code))].sort(), [...(fx.notices ?? [])].sort(), why)
+      return
+    }
+    assert.ok(fx.name.endsWith('_fail') && fx.expect !== undefined, 'a fixture is *_pass or *_fail with an expected code')
+    assert.equal(r.valid, false, why)
+    const codes = errorCodes(r)
+    assert.ok(codes.includes(fx.expect), `expected ${fx.expect}, got ${codes.join(', ')}: ${why}`)
+    if (fx.exclusive !== false) assert.deepEqual(codes, [...new Set([fx.expect, ...(fx.alsoFires ?? [])])].sort(), why)
+  })
+}
+
+test('the corpus is at least 70 % negative and covers every readback code the receipt README lists', t => {
+  const negative = FIXTURES.filter(f => f.name.endsWith('_fail')).length
+  const share = negative / FIXTURES.length
+  t.diagnostic(`corpus: ${FIXTURES.length} fixtures, ${negative} negative (${(share * 100).toFixed(1)} %)`)
+  assert.ok(share >= 0.7, `${negative}/${FIXTURES.length} negative`)
+  assert.equal(new Set(FIXTURES.map(f => f.name)).size, FIXTURES.length, 'fixture names are unique')
+  const readme = readFileSync(join(ROOT, 'tools', 'receipt', 'README.md'), 'utf8')
+  const listed = [...readme.matchAll(/^\| `([A-Z_]+)` \|/gm)].map(m => m[1] ?? '')
+  assert.ok(listed.length >= 17, `the README lists ${listed.length} codes`)
+  const expected = new Set(FIXTURES.map(f => f.expect))
+  assert.deepEqual(listed.filter(c => !expected.has(c)), [], 'every listed code has a fixture expecting it')
+  assert.deepEqual([...expected].filter(c => c !== undefined && !listed.includes(c)), [], 'every expected code is documented')
+  // What every receipt says it does not prove, so consistent_forgery_usage_pass is a stated limit.
+  assert.ok(STATED_LIMITS.some(l => l.startsWith('Digests are not signatures')))
+})
+
+// A sample through the real bin: exit 1, exactly one readback record, stderr names the code.
+const BIN_SAMPLE = ['flip_verify_fail', 'stale_summary_checker_fail', 'missing_baseline_fail', 'duplicate_receipt_entry_fail', 'receipt_names_other_key_fail', 'argv_baseline_fail', 'unsealed_file_fail', 'malformed_duplicate_key_usage_fail', 'not_sealed_fail', 'test_hooks_fail']
+
+test('receipt readback (the bin) on a sample of negative fixtures: exit 1, one readback record, the code on stderr', async () => {
+  for (const name of BIN_SAMPLE) {
+    const fx = FIXTURES.find(f => f.name === name)
+    const dir = built.get(name)
+    assert.ok(fx?.expect !== undefined && dir !== undefined, `${name} was built`)
+    const r = await runBin('receipt', ['readback', '--attempt', dir])
+    assert.equal(r.exitCode, 1, `${name}: ${r.stderr}`)
+    const rb = r.records.filter(x => x.kind === 'readback')
+    assert.equal(rb.length, 1, name)
+    const rec = rb[0]
+    assert.ok(rec?.kind === 'readback' && !rec.valid)
+    assert.ok(rec.findings.some(f => f.code === fx.expect && f.severity === 'error'), `${name}: ${JSON.stringify(rec.findings)}`)
+    assert.deepEqual(r.records.map(x => x.kind), ['start', 'attempt', 'readback', 'result'], name)
+    assert.match(r.stderr, new RegExp(`invalid: .*\\b${fx.expect}\\b`), name)
+  }
+  // The positive control through the same bin.
+  const ok = await runBin('receipt', ['readback', '--attempt', built.get('go_verified_pass') ?? ''])
+  assert.equal(ok.exitCode, 0, ok.stderr)
+  // --state-dir: one record per attempt of the root.
+  const all = await runBin('receipt', ['readback', '--state-dir', join(root, 'flip_gate_fail')])
+  assert.equal(all.exitCode, 1, all.stderr)
+  assert.equal(all.records.filter(x => x.kind === 'readback').length, 1)
+})
+
+// admit status uses the same readback: a source attempt mutated in place (its key is bound to
+// its own state root) shows as consumed with readback.valid false and the same codes; the
+// attempt is restored afterwards.
+test('admit status shows a mutated attempt as consumed but invalid, with its codes', async () => {
+  const src = sources.go_verified
+  const pristine = copyAttempt(src.dir, root, '_pristine_go_verified')
+  const status = async (env: Record<string, string> = {}): Promise<{ status: string, outcome?: string, readback?: { valid: boolean, codes?: string[] } }> => {
+    const r = await runBin('admit', ['status', '--config', src.fixture.configPath, '--report', src.fixture.reportPath], { env })
+    assert.equal(r.exitCode, 0, r.stderr)
+    const s = r.records.filter(x => x.kind === 'case-status')
+    assert.equal(s.length, 1)
+    return s[0] as unknown as { status: string, outcome?: string, readback?: { valid: boolean, codes?: string[] } }
+  }
+  const restore = (): void => {
+    rmSync(src.dir, { recursive: true, force: true })
+    cpSync(pristine, src.dir, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true })
+  }
+  // Positive control: the untouched attempt is consumed and valid.
+  assert.deepEqual(await status(), { v: 1, kind: 'case-status', case_id: src.fixture.report.cases[0]?.id, attempt_key: readJson(src.dir, 'admission.json').attempt_key, attempt_dir: src.dir, status: 'consumed', outcome: 'scoped_test_verified', readback: { valid: true } })
+  for (const name of ['flip_verify_fail', 'stale_summary_checker_fail', 'unsealed_file_fail', 'not_sealed_fail', 'argv_baseline_fail']) {
+    const fx = FIXTURES.find(f => f.name === name)
+    assert.ok(fx?.mutate !== undefined && fx.expect !== undefined && fx.from === 'go_verified')
+    fx.mutate(src.dir, sources)
+    try {
+      const s = await status()
+      const direct = await readbackAttempt(src.dir)
+      assert.equal(s.status, 'consumed', name)
+      assert.equal(s.outcome, 'scoped_test_verified', name)
+      assert.equal(s.readback?.valid, false, name)
+      assert.ok(s.readback?.codes?.includes(fx.expect), `${name}: ${JSON.stringify(s.readback)}`)
+      assert.deepEqual([...(s.readback?.codes ?? [])].sort(), errorCodes(direct), name)
+    } finally {
+      restore()
+    }
+  }
+  // The interrupted source: consumed, and invalid without test hooks in admit's environment.
+  const i = sources.interrupted
+  const r = await runBin('admit', ['status', '--config', i.fixture.configPath, '--report', i.fixture.reportPath])
+  const s = r.records.find(x => x.kind === 'case-status') as unknown as { status: string, outcome: string, readback: { valid: boolean, codes?: string[] } }
+  assert.deepEqual([s.status, s.outcome, s.readback], ['consumed', 'interrupted', { valid: false, codes: ['TEST_HOOKS_ENABLED'] }])
+  assert.equal(basename(src.dir), basename(pristine))
+})
