@@ -40,10 +40,6 @@ function loadSchemas (): SchemaDoc[] {
   return docs
 }
 
-function pascal (name: string): string {
-  return name.split('-').map(p => p.charAt(0).toUpperCase() + p.slice(1)).join('')
-}
-
 /** Rewrites cross-document refs: defs are inlined, document refs become tsType imports. */
 function prepareForTypes (docs: SchemaDoc[], self: SchemaDoc): { schema: JsonObject, imports: Map<string, string> } {
   const byId = new Map(docs.map(d => [d.id, d]))
@@ -108,65 +104,110 @@ async function generateTypes (docs: SchemaDoc[]): Promise<Map<string, string>> {
   return files
 }
 
-function generateValidators (docs: SchemaDoc[]): Map<string, string> {
-  const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true, code: { source: true, esm: true, lines: true } })
-  for (const d of docs) ajv.addSchema(d.doc, d.id)
-  const files = new Map<string, string>()
-  for (const d of docs) {
-    if (d.name === 'defs') continue
-    let code = standaloneCode(ajv, { validate: d.id })
-    // ajv's ESM output still require()s its runtime helpers; turn them into imports so the
-    // module is pure ESM for Node, tsx and esbuild alike.
-    const runtimeImports: string[] = []
-    code = code.replace(/require\("(ajv\/dist\/runtime\/[a-z0-9]+)"\)/g, (_m, mod: string) => {
-      const local = `runtime_${mod.split('/').pop() ?? ''}`
-      if (!runtimeImports.some(l => l.includes(` ${local} `))) runtimeImports.push(`import ${local} from '${mod}.js'\n`)
-      return local
-    })
-    // The module body is wrapped in a function so a tool pays for compiling a validator only
-    // when it first validates that kind of document (start-up cost; README, benchmarks).
-    const exported = /^export const validate = (validate\d+);$/m.exec(code)
-    if (exported === null) throw new Error(`${d.name}: unexpected standalone output`)
-    code = code.replace(exported[0], '').replace(/^"use strict";$/m, '')
-    const body = `export function load () {\n${code}\nreturn ${exported[1] ?? ''}\n}\n`
-    files.set(`validators/${d.name}.ts`, BANNER + '// @ts-nocheck\n/* eslint-disable */\n' + runtimeImports.join('') + body)
+/** A copy of a schema without annotations: validation never reads them, and they are most of its bytes. */
+function withoutAnnotations (node: Json): Json {
+  if (Array.isArray(node)) return node.map(withoutAnnotations)
+  if (node === null || typeof node !== 'object') return node
+  const out: JsonObject = {}
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'description' || k === 'title' || k === 'examples' || k === '$comment') continue
+    // Values, not schemas: a const may hold a document that has `description` keys of its own.
+    if (k === 'const' || k === 'enum' || k === 'default') { out[k] = v; continue }
+    // Inside `properties` every key is a property name, never a keyword.
+    out[k] = k === 'properties' && v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, withoutAnnotations(sub)]))
+      : withoutAnnotations(v)
   }
-  return files
+  return out
+}
+
+/**
+ * One module for every validator: schemas that reference each other share their compiled
+ * functions instead of each carrying a copy. Its body is wrapped in a function so a tool pays
+ * for compiling validators only when it first validates something (start-up cost; README).
+ */
+function generateValidators (docs: SchemaDoc[], only: (d: SchemaDoc) => boolean, file: string): Map<string, string> {
+  const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true, code: { source: true, esm: true, lines: true } })
+  for (const d of docs) ajv.addSchema(withoutAnnotations(d.doc) as JsonObject, d.id)
+  const named = docs.filter(d => d.name !== 'defs' && only(d))
+  const exportNames = Object.fromEntries(named.map(d => [`v_${d.name.replace(/-/g, '_')}`, d.id]))
+  let code = standaloneCode(ajv, exportNames)
+  // ajv's ESM output still require()s its runtime helpers; turn them into imports so the
+  // module is pure ESM for Node, tsx and esbuild alike.
+  const runtimeImports: string[] = []
+  code = code.replace(/require\("(ajv\/dist\/runtime\/[a-z0-9]+)"\)/g, (_m, mod: string) => {
+    const local = `runtime_${mod.split('/').pop() ?? ''}`
+    if (!runtimeImports.some(l => l.includes(` ${local} `))) runtimeImports.push(`import ${local} from '${mod}.js'\n`)
+    return local
+  })
+  const exported: string[] = []
+  code = code.replace(/^export const (v_[a-z0-9_]+) = (validate\d+);$/gm, (_m, name: string, fn: string) => {
+    exported.push(`${name}: ${fn}`)
+    return ''
+  }).replace(/^"use strict";$/m, '')
+  if (exported.length !== named.length) throw new Error(`standalone output exported ${exported.length} validators, expected ${named.length}`)
+  const body = `export function loadAll () {\n${code}\nreturn { ${exported.join(', ')} }\n}\n`
+  return new Map([[file, BANNER + '// @ts-nocheck\n/* eslint-disable */\n' + runtimeImports.join('') + body]])
 }
 
 function generateIndex (docs: SchemaDoc[]): string {
   const named = docs.filter(d => d.name !== 'defs')
   let s = BANNER + "import type { Validator } from '../validator.ts'\n"
   for (const d of named) s += `import type { ${d.title} } from './types/${d.name}.ts'\n`
-  for (const d of named) s += `import { load as load${pascal(d.name)} } from './validators/${d.name}.ts'\n`
+  s += "import { loadAll } from './validators.ts'\n"
   s += '\n'
   for (const d of named) s += `export type * from './types/${d.name}.ts'\n`
   s += '\n/** Each schema name and the type its documents have. */\nexport interface SchemaTypes {\n'
   for (const d of named) s += `  '${d.name}': ${d.title}\n`
   s += '}\n\nexport type SchemaName = keyof SchemaTypes\n\n'
-  s += '/** The precompiled validator of each schema, built on first use. */\nexport const validators = {} as { readonly [N in SchemaName]: Validator }\n'
-  s += 'const loaders: { [N in SchemaName]: () => unknown } = {\n'
-  for (const d of named) s += `  '${d.name}': load${pascal(d.name)},\n`
-  s += '}\nfor (const name of Object.keys(loaders) as SchemaName[]) {\n'
-  s += '  let v: Validator | undefined\n'
-  s += '  Object.defineProperty(validators, name, { enumerable: true, get: () => (v ??= loaders[name]() as Validator) })\n'
+  s += '/** The precompiled validator of each schema, all built on first use. */\nexport const validators = {} as { readonly [N in SchemaName]: Validator }\n'
+  s += 'let all: Record<string, Validator> | undefined\n'
+  s += 'const exportNames: { [N in SchemaName]: string } = {\n'
+  for (const d of named) s += `  '${d.name}': 'v_${d.name.replace(/-/g, '_')}',\n`
+  s += '}\nfor (const name of Object.keys(exportNames) as SchemaName[]) {\n'
+  s += '  Object.defineProperty(validators, name, { enumerable: true, get: () => (all ??= loadAll() as Record<string, Validator>)[exportNames[name]] as Validator })\n'
   s += '}\n\n/** Each schema\'s $id. */\nexport const schemaIds: { [N in SchemaName]: string } = {\n'
   for (const d of named) s += `  '${d.name}': '${d.id}',\n`
   s += '}\n'
+  s += "\nexport * from './records.ts'\n"
+  return s
+}
+
+/**
+ * The record kinds on their own module: every tool's entry point prints records, and must not
+ * load the other schemas' validators to do so.
+ */
+function generateRecords (docs: SchemaDoc[]): string {
+  const named = docs.filter(d => d.name !== 'defs')
+  let s = BANNER + "import type { Validator } from '../validator.ts'\n"
+  s += "import { loadAll as loadRecords } from './record-validators.ts'\n"
+  for (const d of named.filter(x => x.name.startsWith('record-'))) s += `import type { ${d.title} } from './types/${d.name}.ts'\n`
   const records = named.filter(d => d.name.startsWith('record-'))
   s += '\n/** Each NDJSON record kind (a schema named record-<kind>) and its type. */\nexport interface RecordTypes {\n'
   for (const d of records) s += `  '${d.name.slice('record-'.length)}': ${d.title}\n`
   s += '}\n\nexport type RecordKind = keyof RecordTypes\n\n/** The closed set of record kinds. */\nexport const recordKinds: readonly RecordKind[] = [\n'
   for (const d of records) s += `  '${d.name.slice('record-'.length)}',\n`
   s += ']\n'
+  s += '\n/** The validator of each record kind, built on first use without the other schemas. */\nexport const recordValidators = {} as { readonly [K in RecordKind]: Validator }\n'
+  s += 'let records: Record<string, Validator> | undefined\n'
+  s += 'for (const kind of recordKinds) {\n'
+  s += "  Object.defineProperty(recordValidators, kind, { enumerable: true, get: () => (records ??= loadRecords() as Record<string, Validator>)[`v_record_${kind.replace(/-/g, '_')}`] as Validator })\n"
+  s += '}\n'
   return s
 }
 
 async function main (): Promise<void> {
   const check = process.argv.includes('--check')
   const docs = loadSchemas()
-  const files = new Map<string, string>([...await generateTypes(docs), ...generateValidators(docs)])
+  // Every validator, and apart the record kinds' alone: printing records (every tool's start
+  // path, --help included) must not pay for compiling the other schemas' validators.
+  const files = new Map<string, string>([
+    ...await generateTypes(docs),
+    ...generateValidators(docs, () => true, 'validators.ts'),
+    ...generateValidators(docs, d => d.name.startsWith('record-'), 'record-validators.ts'),
+  ])
   files.set('index.ts', generateIndex(docs))
+  files.set('records.ts', generateRecords(docs))
   if (check) {
     const drift: string[] = []
     for (const [rel, content] of files) {
@@ -186,6 +227,9 @@ async function main (): Promise<void> {
   }
   rmSync(join(outDir, 'types'), { recursive: true, force: true })
   rmSync(join(outDir, 'validators'), { recursive: true, force: true })
+  rmSync(join(outDir, 'validators.ts'), { force: true })
+  rmSync(join(outDir, 'record-validators.ts'), { force: true })
+  rmSync(join(outDir, 'records.ts'), { force: true })
   for (const [rel, content] of files) {
     mkdirSync(dirname(join(outDir, rel)), { recursive: true })
     writeFileSync(join(outDir, rel), content)

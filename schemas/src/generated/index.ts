@@ -37,43 +37,7 @@ import type { TreeManifest } from './types/tree-manifest.ts'
 import type { ProviderUsage } from './types/usage.ts'
 import type { ValidationRecord } from './types/validation.ts'
 import type { VerifyReport } from './types/verify.ts'
-import { load as loadAdmission } from './validators/admission.ts'
-import { load as loadBaseline } from './validators/baseline.ts'
-import { load as loadCase } from './validators/case.ts'
-import { load as loadDispatch } from './validators/dispatch.ts'
-import { load as loadError } from './validators/error.ts'
-import { load as loadExecution } from './validators/execution.ts'
-import { load as loadGate } from './validators/gate.ts'
-import { load as loadLimitReading } from './validators/limit-reading.ts'
-import { load as loadLock } from './validators/lock.ts'
-import { load as loadOutcome } from './validators/outcome.ts'
-import { load as loadProposal } from './validators/proposal.ts'
-import { load as loadReceipt } from './validators/receipt.ts'
-import { load as loadRecordAttempt } from './validators/record-attempt.ts'
-import { load as loadRecordBaseline } from './validators/record-baseline.ts'
-import { load as loadRecordCaseStatus } from './validators/record-case-status.ts'
-import { load as loadRecordCheck } from './validators/record-check.ts'
-import { load as loadRecordError } from './validators/record-error.ts'
-import { load as loadRecordPreflight } from './validators/record-preflight.ts'
-import { load as loadRecordReadback } from './validators/record-readback.ts'
-import { load as loadRecordResult } from './validators/record-result.ts'
-import { load as loadRecordRule } from './validators/record-rule.ts'
-import { load as loadRecordStart } from './validators/record-start.ts'
-import { load as loadRecordTree } from './validators/record-tree.ts'
-import { load as loadRecordVerify } from './validators/record-verify.ts'
-import { load as loadRegisterManifest } from './validators/register-manifest.ts'
-import { load as loadRequest } from './validators/request.ts'
-import { load as loadResourceSample } from './validators/resource-sample.ts'
-import { load as loadResponse } from './validators/response.ts'
-import { load as loadRoutingPolicy } from './validators/routing-policy.ts'
-import { load as loadSandboxRun } from './validators/sandbox-run.ts'
-import { load as loadStarted } from './validators/started.ts'
-import { load as loadSuiteReport } from './validators/suite-report.ts'
-import { load as loadTestEvent } from './validators/test-event.ts'
-import { load as loadTreeManifest } from './validators/tree-manifest.ts'
-import { load as loadUsage } from './validators/usage.ts'
-import { load as loadValidation } from './validators/validation.ts'
-import { load as loadVerify } from './validators/verify.ts'
+import { loadAll } from './validators.ts'
 
 export type * from './types/admission.ts'
 export type * from './types/baseline.ts'
@@ -156,50 +120,50 @@ export interface SchemaTypes {
 
 export type SchemaName = keyof SchemaTypes
 
-/** The precompiled validator of each schema, built on first use. */
+/** The precompiled validator of each schema, all built on first use. */
 export const validators = {} as { readonly [N in SchemaName]: Validator }
-const loaders: { [N in SchemaName]: () => unknown } = {
-  'admission': loadAdmission,
-  'baseline': loadBaseline,
-  'case': loadCase,
-  'dispatch': loadDispatch,
-  'error': loadError,
-  'execution': loadExecution,
-  'gate': loadGate,
-  'limit-reading': loadLimitReading,
-  'lock': loadLock,
-  'outcome': loadOutcome,
-  'proposal': loadProposal,
-  'receipt': loadReceipt,
-  'record-attempt': loadRecordAttempt,
-  'record-baseline': loadRecordBaseline,
-  'record-case-status': loadRecordCaseStatus,
-  'record-check': loadRecordCheck,
-  'record-error': loadRecordError,
-  'record-preflight': loadRecordPreflight,
-  'record-readback': loadRecordReadback,
-  'record-result': loadRecordResult,
-  'record-rule': loadRecordRule,
-  'record-start': loadRecordStart,
-  'record-tree': loadRecordTree,
-  'record-verify': loadRecordVerify,
-  'register-manifest': loadRegisterManifest,
-  'request': loadRequest,
-  'resource-sample': loadResourceSample,
-  'response': loadResponse,
-  'routing-policy': loadRoutingPolicy,
-  'sandbox-run': loadSandboxRun,
-  'started': loadStarted,
-  'suite-report': loadSuiteReport,
-  'test-event': loadTestEvent,
-  'tree-manifest': loadTreeManifest,
-  'usage': loadUsage,
-  'validation': loadValidation,
-  'verify': loadVerify,
+let all: Record<string, Validator> | undefined
+const exportNames: { [N in SchemaName]: string } = {
+  'admission': 'v_admission',
+  'baseline': 'v_baseline',
+  'case': 'v_case',
+  'dispatch': 'v_dispatch',
+  'error': 'v_error',
+  'execution': 'v_execution',
+  'gate': 'v_gate',
+  'limit-reading': 'v_limit_reading',
+  'lock': 'v_lock',
+  'outcome': 'v_outcome',
+  'proposal': 'v_proposal',
+  'receipt': 'v_receipt',
+  'record-attempt': 'v_record_attempt',
+  'record-baseline': 'v_record_baseline',
+  'record-case-status': 'v_record_case_status',
+  'record-check': 'v_record_check',
+  'record-error': 'v_record_error',
+  'record-preflight': 'v_record_preflight',
+  'record-readback': 'v_record_readback',
+  'record-result': 'v_record_result',
+  'record-rule': 'v_record_rule',
+  'record-start': 'v_record_start',
+  'record-tree': 'v_record_tree',
+  'record-verify': 'v_record_verify',
+  'register-manifest': 'v_register_manifest',
+  'request': 'v_request',
+  'resource-sample': 'v_resource_sample',
+  'response': 'v_response',
+  'routing-policy': 'v_routing_policy',
+  'sandbox-run': 'v_sandbox_run',
+  'started': 'v_started',
+  'suite-report': 'v_suite_report',
+  'test-event': 'v_test_event',
+  'tree-manifest': 'v_tree_manifest',
+  'usage': 'v_usage',
+  'validation': 'v_validation',
+  'verify': 'v_verify',
 }
-for (const name of Object.keys(loaders) as SchemaName[]) {
-  let v: Validator | undefined
-  Object.defineProperty(validators, name, { enumerable: true, get: () => (v ??= loaders[name]() as Validator) })
+for (const name of Object.keys(exportNames) as SchemaName[]) {
+  Object.defineProperty(validators, name, { enumerable: true, get: () => (all ??= loadAll() as Record<string, Validator>)[exportNames[name]] as Validator })
 }
 
 /** Each schema's $id. */
@@ -243,36 +207,4 @@ export const schemaIds: { [N in SchemaName]: string } = {
   'verify': 'urn:repairline:verify:v1',
 }
 
-/** Each NDJSON record kind (a schema named record-<kind>) and its type. */
-export interface RecordTypes {
-  'attempt': AttemptRecord
-  'baseline': BaselineRecord
-  'case-status': CaseStatusRecord
-  'check': CheckRecord
-  'error': ErrorRecord
-  'preflight': PreflightRecord
-  'readback': ReadbackRecord
-  'result': ResultRecord
-  'rule': RuleRecord
-  'start': StartRecord
-  'tree': TreeRecord
-  'verify': VerifyRecord
-}
-
-export type RecordKind = keyof RecordTypes
-
-/** The closed set of record kinds. */
-export const recordKinds: readonly RecordKind[] = [
-  'attempt',
-  'baseline',
-  'case-status',
-  'check',
-  'error',
-  'preflight',
-  'readback',
-  'result',
-  'rule',
-  'start',
-  'tree',
-  'verify',
-]
+export * from './records.ts'

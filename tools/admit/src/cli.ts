@@ -8,7 +8,6 @@
 // exit status follows the table in the README.
 
 import { cliParser, parseArgs, runCli, toolError, type ToolIo, type ToolResult } from '@repairline/core'
-import { admitReport, admitRun, admitStatus } from './index.ts'
 
 interface Args { _: Array<string | number>, config?: string, report?: string, out?: string, suite?: string }
 
@@ -29,6 +28,8 @@ function parser (argv: string[]) {
 }
 
 async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
+  // The tool's logic loads only now: --help never compiles it.
+  const { admitReport, admitRun, admitStatus } = await import('./index.ts')
   const args = await parseArgs<Args>(parser(argv))
   const [command] = args._
   const abs = (flag: 'config' | 'report' | 'out'): string => {

@@ -8,7 +8,6 @@
 // README's table (69: a retryable provider_error).
 
 import { cliParser, parseArgs, runCli, type ToolIo, type ToolResult } from '@repairline/core'
-import { askProvider } from './index.ts'
 
 interface Args { attempt?: string, check: boolean }
 
@@ -20,6 +19,8 @@ function parser (argv: string[]) {
 }
 
 async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
+  // The tool's logic loads only now: --help never compiles it.
+  const { askProvider } = await import('./index.ts')
   const args = await parseArgs<Args>(parser(argv))
   return await askProvider({ ...(args.attempt === undefined ? {} : { attempt: args.attempt }), check: args.check }, io, { pid: process.pid })
 }

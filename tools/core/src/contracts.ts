@@ -2,18 +2,11 @@
 // written and when it is read. Validators are precompiled (schemas/src/generated).
 
 import { validators, type SchemaName, type SchemaTypes, type ErrorObject } from '@repairline/schemas'
+import { formatSchemaErrors } from './schema-errors.ts'
+
+export { formatSchemaErrors }
 import { toolError, type ErrorCode } from './errors.ts'
 import { parseJsonBytes } from './json.ts'
-
-/** Schema errors as one line each: `<pointer> <message>`. */
-export function formatSchemaErrors (errors: readonly ErrorObject[] | null | undefined): string[] {
-  return (errors ?? []).map(e => {
-    const at = e.instancePath === '' ? '/' : e.instancePath
-    if (e.keyword === 'additionalProperties') return `${at}: unknown field ${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)}`
-    if (e.keyword === 'enum') return `${at}: must be one of ${JSON.stringify((e.params as { allowedValues: unknown }).allowedValues)}`
-    return `${at}: ${e.message ?? e.keyword}`
-  })
-}
 
 /** The first error's instance path as a JSON pointer, for the error record's `path`. */
 function firstPointer (errors: readonly ErrorObject[] | null | undefined): string {

@@ -5,9 +5,9 @@
 // `<source>:<line>`, never skipped.
 
 import type { Writable } from 'node:stream'
-import { recordKinds, validators, type RecordKind, type RecordTypes, type SchemaName } from '@repairline/schemas'
+import { recordKinds, recordValidators, type RecordKind, type RecordTypes } from '@repairline/schemas/records'
 import { toolError } from './errors.ts'
-import { formatSchemaErrors } from './contracts.ts'
+import { formatSchemaErrors } from './schema-errors.ts'
 
 export type AnyRecord = RecordTypes[RecordKind]
 
@@ -73,10 +73,6 @@ export class LineTooLongError extends Error {
   }
 }
 
-function recordSchema (kind: RecordKind): SchemaName {
-  return `record-${kind}` as SchemaName
-}
-
 /** Parses and validates one record line; throws RECORD_INVALID naming `<source>:<line>`. */
 export function parseRecordLine (text: string, where: string): AnyRecord {
   const snippet = text.length > 120 ? `${text.slice(0, 120)}…` : text
@@ -93,7 +89,7 @@ export function parseRecordLine (text: string, where: string): AnyRecord {
   if (typeof kind !== 'string' || !(recordKinds as readonly string[]).includes(kind)) {
     throw toolError('RECORD_INVALID', `${where}: unknown record kind ${JSON.stringify(kind)}; expected one of ${recordKinds.join(', ')}`)
   }
-  const validate = validators[recordSchema(kind as RecordKind)]
+  const validate = recordValidators[kind as RecordKind]
   if (!validate(value)) throw toolError('RECORD_INVALID', `${where}: ${kind} record: ${formatSchemaErrors(validate.errors).join('; ')}`)
   return value as AnyRecord
 }
@@ -113,7 +109,7 @@ export async function * readRecords (input: AsyncIterable<Uint8Array | string>, 
 
 /** Serializes a record after validating it against its kind's schema. */
 export function formatRecord (record: AnyRecord): string {
-  const validate = validators[recordSchema(record.kind)]
+  const validate = recordValidators[record.kind]
   if (!validate(record)) {
     throw toolError('INTERNAL', `refusing to print an invalid ${record.kind} record: ${formatSchemaErrors(validate.errors).join('; ')}`)
   }

@@ -7,7 +7,6 @@
 // NDJSON records only (start, attempt, tree | check…, error, result).
 
 import { cliParser, parseArgs, resolveAttemptPath, runCli, type ToolIo, type ToolResult } from '@repairline/core'
-import { extractTree } from './index.ts'
 
 interface Args { attempt?: string, check: boolean }
 
@@ -19,6 +18,8 @@ function parser (argv: string[]) {
 }
 
 async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
+  // The tool's logic loads only now: --help never compiles it.
+  const { extractTree } = await import('./index.ts')
   const args = await parseArgs<Args>(parser(argv))
   const attempt = await resolveAttemptPath(args.attempt, io)
   return await extractTree({ attempt, check: args.check }, io)

@@ -7,7 +7,6 @@
 // stdout carries NDJSON records only (start, attempt, rule… or check…, error, result).
 
 import { cliParser, parseArgs, resolveAttemptPath, runCli, type ToolIo, type ToolResult } from '@repairline/core'
-import { gatePatch } from './index.ts'
 
 interface Args { attempt?: string, check?: boolean }
 
@@ -19,6 +18,8 @@ function parser (argv: string[]) {
 }
 
 async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
+  // The tool's logic loads only now: --help never compiles it.
+  const { gatePatch } = await import('./index.ts')
   const args = await parseArgs<Args>(parser(argv))
   return await gatePatch({ attempt: await resolveAttemptPath(args.attempt, io), check: args.check === true }, io)
 }

@@ -5,7 +5,7 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import type { GateReport, OutcomeFile, ProposalEdit } from '@repairline/schemas'
@@ -186,16 +186,16 @@ test('the built bin loads its grammars from the .wasm files beside it: a copy of
   const f = await fixture(t, { runner: 'go' })
   const dist = join(ROOT, 'tools', 'gate-patch', 'dist')
   const copy = join(tempDir(t), 'dist')
-  mkdirSync(copy)
-  for (const name of readdirSync(dist)) copyFileSync(join(dist, name), join(copy, name))
-  assert.deepEqual(readdirSync(copy).filter(n => n.endsWith('.wasm')).sort(), ['tree-sitter-go.wasm', 'tree-sitter-javascript.wasm', 'tree-sitter.wasm'])
+  cpSync(dist, copy, { recursive: true })
+  // The gate's code is in a chunk loaded after argument parsing; its grammars sit beside it.
+  assert.deepEqual(readdirSync(join(copy, 'chunks')).filter(n => n.endsWith('.wasm')).sort(), ['tree-sitter-go.wasm', 'tree-sitter-javascript.wasm', 'tree-sitter.wasm'])
   const run = async (dir: string) => await execa(process.execPath, [join(copy, 'gate-patch.mjs'), '--attempt', dir], { env: BASE_ENV, extendEnv: false, reject: false, cwd: copy })
   const a = await gateReady(f, [{ path: 'calc.go', search: 'return a - b', replace: 'return a + b' }], 1)
   const ok = await run(a.dir)
   assert.equal(ok.exitCode, 0, ok.stderr)
   assert.match(ok.stdout, /"rule":"calls-preserved","status":"pass"/)
   // Without the grammar beside it, nothing outside the copy is used in its place.
-  rmSync(join(copy, 'tree-sitter-go.wasm'))
+  for (const dir of [copy, join(copy, 'chunks')]) rmSync(join(dir, 'tree-sitter-go.wasm'), { force: true })
   const b = await fixture(t, { runner: 'go' })
   const a2 = await gateReady(b, [{ path: 'calc.go', search: 'return a - b', replace: 'return a + b' }])
   const missing = await run(a2.dir)

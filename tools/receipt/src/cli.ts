@@ -8,7 +8,6 @@
 
 import { resolve } from 'node:path'
 import { cliParser, parseArgs, resolveAttemptPath, runCli, toolError, type ToolIo, type ToolResult } from '@repairline/core'
-import { readback, seal, stateDirAttempts } from './index.ts'
 
 interface Args { _: Array<string | number>, attempt?: string, 'state-dir'?: string, 'allow-test-hooks'?: boolean }
 
@@ -25,6 +24,8 @@ function parser (argv: string[]) {
 }
 
 async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
+  // The tool's logic loads only now: --help never compiles it.
+  const { readback, seal, stateDirAttempts } = await import('./index.ts')
   const args = await parseArgs<Args>(parser(argv))
   const [command] = args._
   if (command === 'seal') return await seal(await resolveAttemptPath(args.attempt, io), io)

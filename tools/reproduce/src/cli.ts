@@ -7,7 +7,6 @@
 // records only (start, attempt, baseline | preflight, error, result).
 
 import { cliParser, loadAttempt, parseArgs, resolveAttemptPath, runCli, toolError, type ToolIo, type ToolResult } from '@repairline/core'
-import { reproduce, reproducePreflight } from './index.ts'
 
 interface Args { attempt?: string, preflight: boolean, runner?: string }
 
@@ -20,6 +19,8 @@ function parser (argv: string[]) {
 }
 
 async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
+  // The tool's logic loads only now: --help never compiles it.
+  const { reproduce, reproducePreflight } = await import('./index.ts')
   const args = await parseArgs<Args>(parser(argv))
   if (args.preflight) {
     let runner = args.runner as 'go' | 'node' | undefined

@@ -7,7 +7,6 @@
 // NDJSON records only (start, attempt, verify, error, result).
 
 import { cliParser, parseArgs, resolveAttemptPath, runCli, type ToolIo, type ToolResult } from '@repairline/core'
-import { verify } from './index.ts'
 
 interface Args { attempt?: string }
 
@@ -18,6 +17,8 @@ function parser (argv: string[]) {
 }
 
 async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
+  // The tool's logic loads only now: --help never compiles it.
+  const { verify } = await import('./index.ts')
   const args = await parseArgs<Args>(parser(argv))
   return await verify({ attempt: await resolveAttemptPath(args.attempt, io) }, io)
 }
