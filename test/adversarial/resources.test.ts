@@ -45,21 +45,24 @@ test('R1: a fork bomb stops at the tasks limit (pids.max), five times in a row, 
   assert.deepEqual(leftoverCgroups(), [])
 })
 
-// Four children each allocate and touch `mib` MiB, then hold it.
+// Four children each allocate and touch `mib` MiB and hold it until the parent has heard from
+// all four (held, or died); `held` is how many are alive then, `killed` how many died of
+// SIGKILL before the parent ends the survivors with SIGTERM (so only the OOM killer's).
 const MEMORY_BOMB = `import { spawn } from 'node:child_process'
 const mib = Number(process.argv[2])
 if (process.argv[3] === 'child') {
   const b = Buffer.alloc(mib * 1024 * 1024, 1)
   process.stdout.write('held ' + b.length + '\\n')
-  setTimeout(() => {}, 2000)
+  setInterval(() => {}, 1000)
 } else {
-  const results = await Promise.all([0, 1, 2, 3].map(() => new Promise(resolve => {
-    const c = spawn(process.execPath, [process.argv[1], String(mib), 'child'], { stdio: ['ignore', 'pipe', 'ignore'] })
-    let held = false
-    c.stdout.on('data', () => { held = true })
-    c.on('exit', (code, signal) => resolve({ held, code, signal }))
-  })))
-  process.stdout.write(JSON.stringify({ held: results.filter(r => r.held && r.code === 0).length, killed: results.filter(r => r.signal === 'SIGKILL').length }))
+  const kids = [0, 1, 2, 3].map(() => spawn(process.execPath, [process.argv[1], String(mib), 'child'], { stdio: ['ignore', 'pipe', 'ignore'] }))
+  let killed = 0
+  for (const c of kids) c.once('exit', (code, signal) => { if (signal === 'SIGKILL') killed++ })
+  await Promise.all(kids.map(c => new Promise(resolve => { c.stdout.once('data', resolve); c.once('exit', resolve) })))
+  await new Promise(resolve => setTimeout(resolve, 200))
+  const held = kids.filter(c => c.exitCode === null && c.signalCode === null).length
+  for (const c of kids) c.kill('SIGTERM')
+  process.stdout.write(JSON.stringify({ held, killed }))
 }
 `
 

@@ -18,10 +18,31 @@
 import type { TestEvent } from '@repairline/schemas'
 import { isValid } from './contracts.ts'
 
-const TERMINAL = new Set(['pass', 'fail', 'skip'])
 // Go ≤ 1.23 prints these as plain text, not JSON, when a package cannot be built or set up.
 const PLAIN_FAIL = /^FAIL\t(\S+) \[(build|setup) failed\]$/
 const KEYS = ['Time', 'Action', 'Package', 'Test', 'Elapsed', 'Output', 'FailedBuild', 'ImportPath'] as const
+
+const ACTIONS = new Set(['start', 'run', 'pause', 'cont', 'pass', 'bench', 'fail', 'output', 'skip', 'build-output', 'build-fail'])
+
+/**
+ * True only when `o` is certainly a valid test-event (known fields, the right types, strings
+ * short enough even counted in UTF-16 units). False means "ask the schema's validator", which
+ * decides; this is a shortcut for the common case, never a second definition.
+ */
+function plainlyValid (o: Record<string, unknown>): boolean {
+  for (const k in o) {
+    const v = o[k]
+    switch (k) {
+      case 'Action': if (typeof v !== 'string' || !ACTIONS.has(v)) return false; break
+      case 'Output': if (typeof v !== 'string') return false; break
+      case 'Time': if (typeof v !== 'string' || v.length > 64) return false; break
+      case 'Package': case 'Test': case 'FailedBuild': case 'ImportPath': if (typeof v !== 'string' || v.length > 4096) return false; break
+      case 'Elapsed': if (typeof v !== 'number' || !(v >= 0)) return false; break
+      default: return false
+    }
+  }
+  return typeof o.Action === 'string'
+}
 
 /**
  * Normalizes one line of `go test -json` output (or one normalized event). A JSON event
@@ -34,6 +55,8 @@ export function normalizeEventLine (text: string): TestEvent | undefined {
     let v: unknown
     try { v = JSON.parse(text) } catch { v = undefined }
     if (typeof v === 'object' && v !== null && typeof (v as { Action?: unknown }).Action === 'string') {
+      // Fast path: test2json's own events have only known fields and validate as they are.
+      if (plainlyValid(v as Record<string, unknown>) || isValid('test-event', v)) return v as TestEvent
       const o = v as Record<string, unknown>
       const ev: Record<string, unknown> = {}
       for (const k of KEYS) if (o[k] !== undefined) ev[k] = o[k]
@@ -54,69 +77,119 @@ export interface EventLine {
 }
 
 /**
- * Splits a byte stream on "\n" without ever holding more than `maxLineBytes` of one line:
- * the rest of an over-long line (one unterminated flood) is dropped and the line is marked
- * truncated. Lines are decoded as UTF-8 (a "\n" byte never falls inside a multi-byte
- * sequence, so splitting bytes first is safe). A final line without "\n" is yielded.
+ * Splits bytes on "\n" without ever holding more than about `maxLineBytes` of one line: the
+ * rest of an over-long line (one unterminated flood) is dropped and the line is marked
+ * truncated. Within a chunk the complete lines are decoded as one UTF-8 string and sliced (a
+ * "\n" byte never falls inside a multi-byte sequence, so splitting there is safe); a line that
+ * ends inside a chunk is cut at `maxLineBytes` characters, one that spans chunks at
+ * `maxLineBytes` bytes.
  */
-export async function * splitEventLines (source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>, maxLineBytes = 1 << 20): AsyncGenerator<EventLine> {
-  let pending: Buffer[] = []
-  let pendingBytes = 0
-  let truncated = false
-  let line = 0
-  for await (const chunk of source) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+class LineSplitter {
+  private pending: Buffer[] = []
+  private pendingBytes = 0
+  private truncated = false
+  /** Lines emitted so far (the next line's number is this + 1). */
+  count = 0
+
+  constructor (private readonly maxLineBytes: number) {}
+
+  private keep (buf: Buffer, from: number, to: number): void {
+    const room = this.maxLineBytes - this.pendingBytes
+    if (room <= 0) { if (to > from) this.truncated = true; return }
+    const take = Math.min(room, to - from)
+    // Copy: the chunk's memory may be reused by the stream.
+    this.pending.push(Buffer.from(buf.subarray(from, from + take)))
+    this.pendingBytes += take
+    if (take < to - from) this.truncated = true
+  }
+
+  private flushPending (emit: (text: string, truncated: boolean) => void): void {
+    this.count++
+    emit(Buffer.concat(this.pending, this.pendingBytes).toString('utf8'), this.truncated)
+    this.pending = []
+    this.pendingBytes = 0
+    this.truncated = false
+  }
+
+  push (buf: Buffer, emit: (text: string, truncated: boolean) => void): void {
     let start = 0
-    for (;;) {
-      const nl = buf.indexOf(10, start)
-      if (nl === -1) break
-      line++
-      if (pendingBytes === 0 && !truncated) {
-        if (nl - start > maxLineBytes) yield { line, text: buf.toString('utf8', start, start + maxLineBytes), truncated: true }
-        else yield { line, text: buf.toString('utf8', start, nl), truncated: false }
-      } else {
-        const room = maxLineBytes - pendingBytes
-        if (room > 0 && !truncated) {
-          const take = Math.min(room, nl - start)
-          pending.push(buf.subarray(start, start + take))
-          pendingBytes += take
-          if (take < nl - start) truncated = true
-        } else if (nl > start) {
-          truncated = true
-        }
-        yield { line, text: Buffer.concat(pending, pendingBytes).toString('utf8'), truncated }
-        pending = []
-        pendingBytes = 0
-        truncated = false
-      }
+    if (this.pendingBytes > 0 || this.truncated) {
+      const nl = buf.indexOf(10)
+      if (nl === -1) { this.keep(buf, 0, buf.length); return }
+      this.keep(buf, 0, nl)
+      this.flushPending(emit)
       start = nl + 1
     }
-    if (start < buf.length) {
-      const room = maxLineBytes - pendingBytes
-      if (room <= 0) {
-        truncated = true
-      } else {
-        const take = Math.min(room, buf.length - start)
-        // Copy: the chunk's memory may be reused by the stream.
-        pending.push(Buffer.from(buf.subarray(start, start + take)))
-        pendingBytes += take
-        if (take < buf.length - start) truncated = true
+    const last = buf.lastIndexOf(10)
+    if (last >= start) {
+      const text = buf.toString('utf8', start, last)
+      const max = this.maxLineBytes
+      let i = 0
+      for (;;) {
+        const j = text.indexOf('\n', i)
+        const end = j === -1 ? text.length : j
+        this.count++
+        if (end - i > max) emit(text.slice(i, i + max), true)
+        else emit(text.slice(i, end), false)
+        if (j === -1) break
+        i = j + 1
       }
+      start = last + 1
     }
+    if (start < buf.length) this.keep(buf, start, buf.length)
   }
-  if (pendingBytes > 0 || truncated) yield { line: line + 1, text: Buffer.concat(pending, pendingBytes).toString('utf8'), truncated }
+
+  end (emit: (text: string, truncated: boolean) => void): void {
+    if (this.pendingBytes > 0 || this.truncated) this.flushPending(emit)
+  }
+}
+
+function asBuffer (chunk: Uint8Array | string): Buffer {
+  return typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+}
+
+/**
+ * Splits a byte stream on "\n" (see LineSplitter for the bound on a line). A final line
+ * without "\n" is yielded. Lines come in batches, one per chunk of input, so a million-line
+ * stream costs a thousand awaits, not a million.
+ */
+export async function * splitEventLineBatches (source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>, maxLineBytes = 1 << 20): AsyncGenerator<EventLine[]> {
+  const split = new LineSplitter(maxLineBytes)
+  let batch: EventLine[] = []
+  const emit = (text: string, truncated: boolean): void => { batch.push({ line: split.count, text, truncated }) }
+  for await (const chunk of source) {
+    split.push(asBuffer(chunk), emit)
+    if (batch.length > 0) { yield batch; batch = [] }
+  }
+  split.end(emit)
+  if (batch.length > 0) yield batch
+}
+
+/** splitEventLineBatches, one line at a time. */
+export async function * splitEventLines (source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>, maxLineBytes = 1 << 20): AsyncGenerator<EventLine> {
+  for await (const batch of splitEventLineBatches(source, maxLineBytes)) yield * batch
+}
+
+/** Normalizes a `go test -json` byte stream, one batch of events per chunk of input. */
+export async function * normalizeGoBatches (source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>, maxLineBytes = 1 << 20): AsyncGenerator<TestEvent[]> {
+  const split = new LineSplitter(maxLineBytes)
+  let out: TestEvent[] = []
+  const emit = (text: string, truncated: boolean): void => {
+    if (truncated) { out.push({ Action: 'output', Output: `${text}… [line ${split.count} truncated at ${maxLineBytes} bytes]\n` }); return }
+    const ev = normalizeEventLine(text)
+    if (ev !== undefined) out.push(ev)
+  }
+  for await (const chunk of source) {
+    split.push(asBuffer(chunk), emit)
+    if (out.length > 0) { yield out; out = [] }
+  }
+  split.end(emit)
+  if (out.length > 0) yield out
 }
 
 /** Normalizes a `go test -json` byte stream; over-long lines become truncated output events. */
 export async function * normalizeGoStream (source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>, maxLineBytes = 1 << 20): AsyncGenerator<TestEvent> {
-  for await (const l of splitEventLines(source, maxLineBytes)) {
-    if (l.truncated) {
-      yield { Action: 'output', Output: `${l.text}… [line ${l.line} truncated at ${maxLineBytes} bytes]\n` }
-      continue
-    }
-    const ev = normalizeEventLine(l.text)
-    if (ev !== undefined) yield ev
-  }
+  for await (const batch of normalizeGoBatches(source, maxLineBytes)) yield * batch
 }
 
 export type IdentityResult = 'pass' | 'fail' | 'skip'
@@ -150,6 +223,8 @@ export function identityOf (pkg: string | undefined, test: string | undefined): 
   return `${pkg ?? ''}::${test ?? ''}`
 }
 
+const RESULT_BIT: Record<IdentityResult, number> = { pass: 1, fail: 2, skip: 4 }
+
 /** At most this many anomaly lines are kept; the count of the rest is reported. */
 const MAX_ANOMALIES = 1000
 
@@ -157,9 +232,32 @@ const MAX_ANOMALIES = 1000
  * Summarizes events one at a time (memory grows with identities, not events), so a stream
  * of any length can be summarized while it is read.
  */
+/**
+ * What the summarizer keeps per identity, packed in one small integer (so a suite of 10^5
+ * tests costs a map entry each, not an object): run events seen (2 bits, saturating at 3),
+ * terminal events seen (2 bits, saturating at 3), the last terminal result (2 bits) and one
+ * bit per result seen (3 bits).
+ */
+type IdentityRecord = number
+const RESULTS: readonly IdentityResult[] = ['pass', 'fail', 'skip']
+const RESULT_CODE: Record<IdentityResult, number> = { pass: 0, fail: 1, skip: 2 }
+const runsOf = (r: IdentityRecord): number => r & 3
+const countOf = (r: IdentityRecord): number => (r >> 2) & 3
+const resultOf = (r: IdentityRecord): IdentityResult => RESULTS[(r >> 4) & 3] as IdentityResult
+const seenOf = (r: IdentityRecord): number => (r >> 6) & 7
+function withRun (r: IdentityRecord): IdentityRecord {
+  return runsOf(r) === 3 ? r : r + 1
+}
+function withTerminal (r: IdentityRecord, result: IdentityResult): IdentityRecord {
+  const count = Math.min(3, countOf(r) + 1)
+  return runsOf(r) | count << 2 | RESULT_CODE[result] << 4 | (seenOf(r) | RESULT_BIT[result]) << 6
+}
+
 export class EventSummarizer {
-  private readonly started = new Map<string, number>()
-  private readonly terminal = new Map<string, { result: IdentityResult, count: number, seen: Set<IdentityResult> }>()
+  // Package → test name → record: keys are the parsed strings themselves (no identity string
+  // is built per event); identities are joined once, in finish().
+  private readonly records = new Map<string, Map<string, IdentityRecord>>()
+  private count = 0
   private readonly packages: Record<string, IdentityResult> = {}
   private readonly buildFailed = new Set<string>()
   private readonly forged = new Set<string>()
@@ -175,82 +273,107 @@ export class EventSummarizer {
   add (ev: TestEvent): void {
     const action = ev.Action
     if (action === 'output') return
+    const test = ev.Test
     const pkg = ev.Package ?? ''
     if (action === 'build-fail') {
       this.buildFailed.add(ev.ImportPath?.split(' ')[0] ?? pkg)
       return
     }
-    if (ev.Test === undefined || ev.Test === '') {
-      if (TERMINAL.has(action)) {
-        this.packages[pkg] = action as IdentityResult
+    if (test === undefined || test === '') {
+      if (action === 'pass' || action === 'fail' || action === 'skip') {
+        this.packages[pkg] = action
         if (action === 'fail' && ev.FailedBuild !== undefined) this.buildFailed.add(pkg)
       }
       return
     }
-    const id = identityOf(pkg, ev.Test)
     if (action === 'run') {
-      const n = (this.started.get(id) ?? 0) + 1
-      this.started.set(id, n)
-      if (n === 2) this.flag(`${id}: started more than once (names are not unique, or test output forged a run line)`)
-    } else if (TERMINAL.has(action)) {
-      if (!this.started.has(id)) {
+      let tests = this.records.get(pkg)
+      if (tests === undefined) { tests = new Map(); this.records.set(pkg, tests) }
+      const r = tests.get(test)
+      if (r === undefined) {
+        tests.set(test, withRun(0))
+        this.count++
+      } else {
+        tests.set(test, withRun(r))
+        if (runsOf(r) === 1) this.flag(`${identityOf(pkg, test)}: started more than once (names are not unique, or test output forged a run line)`)
+      }
+    } else if (action === 'pass' || action === 'fail' || action === 'skip') {
+      const tests = this.records.get(pkg)
+      const r = tests?.get(test)
+      if (tests === undefined || r === undefined) {
+        const id = identityOf(pkg, test)
         if (!this.forged.has(id)) this.flag(`${id}: ${action} without a run event (ignored; test output can forge framing)`)
         this.forged.add(id)
         return
       }
-      const prior = this.terminal.get(id)
-      const result = action as IdentityResult
-      if (prior === undefined) this.terminal.set(id, { result, count: 1, seen: new Set([result]) })
-      else {
-        prior.result = result
-        prior.count++
-        prior.seen.add(result)
-      }
+      tests.set(test, withTerminal(r, action))
     }
   }
 
   finish (): TestSummary {
-    const identities: Record<string, IdentityState> = {}
     const anomalies = [...this.anomalies]
-    for (const id of this.started.keys()) {
-      const t = this.terminal.get(id)
-      if (t === undefined) {
-        identities[id] = { result: 'fail', unfinished: true }
-        anomalies.push(`${id}: started and never finished (counted as failed)`)
-      } else if (t.count > 1) {
-        const conflicting = t.seen.has('pass') && t.seen.has('fail')
-        identities[id] = conflicting ? { result: t.result, duplicateTerminal: true, conflicting: true } : { result: t.result, duplicateTerminal: true }
-        anomalies.push(`${id}: ${t.count} terminal events (${[...t.seen].sort().join(', ')}); the last one, ${t.result}, wins${conflicting ? ' (conflicting)' : ''}`)
-      } else {
-        identities[id] = { result: t.result }
+    const failedPkgs = new Set<string>()
+    // Identities whose state is not a plain single pass: the rest share the frozen PASS.
+    const states = new Map<string, IdentityState>()
+    const ids: string[] = []
+    for (const [pkg, tests] of this.records) {
+      const prefix = `${pkg}::`
+      for (const [test, t] of tests) {
+        const id = prefix + test
+        ids.push(id)
+        const state = stateOf(t)
+        if (state === PASS) continue
+        if (countOf(t) === 0) anomalies.push(`${id}: started and never finished (counted as failed)`)
+        else if (countOf(t) > 1) {
+          const seen = (['fail', 'pass', 'skip'] as const).filter(r => (seenOf(t) & RESULT_BIT[r]) !== 0)
+          anomalies.push(`${id}: ${countOf(t) === 3 ? '3 or more' : countOf(t)} terminal events (${seen.join(', ')}); the last one, ${resultOf(t)}, wins${state.conflicting === true ? ' (conflicting)' : ''}`)
+        }
+        if (state.result === 'fail') failedPkgs.add(pkg)
+        states.set(id, state)
       }
     }
+    // Package identities <Package>:: (never a test's: a test always has a name).
     const packages = { ...this.packages }
+    const pkgIds = new Map<string, IdentityState>()
     for (const pkg of this.buildFailed) {
-      identities[identityOf(pkg, '')] = { result: 'fail', buildFailed: true }
+      pkgIds.set(identityOf(pkg, ''), { result: 'fail', buildFailed: true })
       packages[pkg] = 'fail'
     }
     // A package that failed with no failed test of its own (TestMain exiting, a panic outside
     // a test, a timeout) is the failed identity <Package>:: too.
-    const failedPkgs = new Set<string>()
-    for (const [id, s] of Object.entries(identities)) if (s.result === 'fail') failedPkgs.add(id.slice(0, id.indexOf('::')))
     for (const [pkg, r] of Object.entries(packages)) {
       if (r !== 'fail' || this.buildFailed.has(pkg) || failedPkgs.has(pkg)) continue
-      identities[identityOf(pkg, '')] = { result: 'fail' }
+      pkgIds.set(identityOf(pkg, ''), { result: 'fail' })
       anomalies.push(`${identityOf(pkg, '')}: the package failed without a failed test (counted as a failed identity)`)
     }
     if (this.dropped > 0) anomalies.push(`… and ${this.dropped} more anomalies`)
-    const sorted: Record<string, IdentityState> = {}
-    for (const id of Object.keys(identities).sort()) sorted[id] = identities[id] as IdentityState
-    return {
-      identities: sorted,
-      failing: Object.keys(sorted).filter(id => sorted[id]?.result === 'fail'),
-      packages,
-      anomalies,
-      ran: this.started.size,
+    for (const [id, st] of pkgIds) { ids.push(id); states.set(id, st) }
+    // The default sort (UTF-16 code units) without a comparator: several times faster on 10^5 keys.
+    ids.sort()
+    const failing: string[] = []
+    const identities: Record<string, IdentityState> = {}
+    for (const id of ids) {
+      const st = states.get(id) ?? PASS
+      if (st.result === 'fail') failing.push(id)
+      identities[id] = st
     }
+    return { identities, failing, packages, anomalies, ran: this.count }
   }
 }
+
+/** The state a record stands for; a single pass, skip or fail shares a frozen object. */
+function stateOf (t: IdentityRecord): IdentityState {
+  const count = countOf(t)
+  const result = resultOf(t)
+  if (count === 0) return { result: 'fail', unfinished: true }
+  if (count === 1) return result === 'pass' ? PASS : result === 'skip' ? SKIP : FAIL
+  const conflicting = (seenOf(t) & RESULT_BIT.pass) !== 0 && (seenOf(t) & RESULT_BIT.fail) !== 0
+  return conflicting ? { result, duplicateTerminal: true, conflicting: true } : { result, duplicateTerminal: true }
+}
+
+const PASS: IdentityState = Object.freeze({ result: 'pass' })
+const SKIP: IdentityState = Object.freeze({ result: 'skip' })
+const FAIL: IdentityState = Object.freeze({ result: 'fail' })
 
 /** Summarizes a stream of normalized events into identities and results. */
 export function summarizeEvents (events: Iterable<TestEvent>): TestSummary {

@@ -26,7 +26,11 @@ export interface PreflightOptions {
   runner: 'go' | 'node'
 }
 
-/** The baseline's work tree and its scratch directory, under <attempt>/work/. */
+/**
+ * The baseline's work tree and its scratch directory (the GOCACHE copy or the reporter), under
+ * <attempt>/work/. Both stay after the run: scratch is not sealed, and deleting a cache copy's
+ * directories costs more than the run on a slow disk.
+ */
 const TREE_DIR = 'baseline'
 const SCRATCH_DIR = 'baseline-run'
 
@@ -69,8 +73,6 @@ export async function reproduce (o: ReproduceOptions, io: ToolIo): Promise<ToolR
     io.out.write({ v: 1, kind: 'error', code: v.code, message: oneLine(v.message) })
     io.stderr.write(`reproduce: ${v.outcome}: ${v.code}: ${oneLine(v.message)}\n`)
     return result
-  } finally {
-    rmSync(scratch, { recursive: true, force: true })
   }
 
   const eventsBytes = Buffer.from(run.events.map(ev => JSON.stringify(ev) + '\n').join(''))

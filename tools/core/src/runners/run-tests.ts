@@ -4,7 +4,8 @@
 // back, resource samples, timing, exit) and, when the run says nothing usable about the code,
 // a fault with a stable code. A sandbox that cannot be set up is a thrown ToolError.
 
-import { existsSync, rmSync, statSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { TestEvent } from '@repairline/schemas'
 import { isValid } from '../contracts.ts'
@@ -56,7 +57,13 @@ export interface TestRunSpec {
    */
   mountPoint?: string
   testPackages: readonly string[]
-  /** A host directory the sandbox user can traverse: holds the GOCACHE copy or the reporter during the run. */
+  /**
+   * A host directory the sandbox user can traverse. Each run places its own GOCACHE copy
+   * (`gocache-<hex>/`) or reporter (`ndjson-reporter-<hex>.mjs`) in it and leaves them: the
+   * directory is the caller's (removing a cache copy's 256 directories costs ~0.5 s on a disk
+   * mounted with discard, more than the run itself; remove it only when the attempt's disk
+   * use matters more).
+   */
   scratch: string
   /** Wall-clock budget of the run, setup included. */
   timeoutMs: number
@@ -119,7 +126,6 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
   const src = spec.mountPoint !== undefined && usableMountPoint(spec.mountPoint) ? spec.mountPoint : SRC_DEST
   const mounts: SandboxMount[] = [{ source: spec.tree, dest: src }]
   const systemDirs: string[] = []
-  const cleanup: string[] = []
   let command: string[]
   let env: Record<string, string>
   let limits: SandboxLimits
@@ -140,8 +146,7 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
     limits = { ...base, addressSpaceBytes: base.addressSpaceBytes ?? GO_ADDRESS_SPACE_BYTES }
     const modDest = spec.goModCache === undefined ? undefined : usableMountPoint(spec.goModCache) && !spec.goModCache.startsWith(`${src}/`) && src !== spec.goModCache ? spec.goModCache : '/gomod'
     env = goEnv(go.goroot, modDest)
-    const cacheDir = join(spec.scratch, 'gocache')
-    cleanup.push(cacheDir)
+    const cacheDir = join(spec.scratch, `gocache-${randomBytes(4).toString('hex')}`)
     goCache = prepareGoCache(cacheDir, spec.hostGoCache === null ? undefined : spec.hostGoCache ?? hostGoCache(spec.env ?? {}), uid, gid)
     mounts.push({ source: cacheDir, dest: GO_CACHE_DEST, writable: true })
     if (spec.goModCache !== undefined && modDest !== undefined) mounts.push({ source: spec.goModCache, dest: modDest })
@@ -153,8 +158,7 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
     const { addressSpaceBytes: _never, ...rest } = base
     limits = rest
     env = nodeEnv()
-    const reporter = join(spec.scratch, 'ndjson-reporter.mjs')
-    cleanup.push(reporter)
+    const reporter = join(spec.scratch, `ndjson-reporter-${randomBytes(4).toString('hex')}.mjs`)
     reporterSha256 = writeNodeReporter(reporter)
     mounts.push({ source: reporter, dest: NODE_REPORTER_DEST })
     if (spec.dependencyDir !== undefined) {
@@ -163,7 +167,7 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
     }
   }
 
-  try {
+  {
     const r = await runSandbox({
       command, cwd: src, env, mounts, systemDirs, limits, timeoutMs: spec.timeoutMs, uid, gid, diskPaths,
       ...(spec.signal === undefined ? {} : { signal: spec.signal }),
@@ -206,8 +210,6 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
     const fault = decideFault(r.report, summary)
     if (fault !== undefined) run.fault = fault
     return run
-  } finally {
-    for (const p of cleanup) rmSync(p, { recursive: true, force: true })
   }
 }
 
