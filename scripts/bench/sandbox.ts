@@ -104,7 +104,7 @@ async function nodeSuite (work: string): Promise<BenchRow[]> {
     name: 'node suite in the sandbox (runTests, CLI limits, every readback)',
     baseline: 'the same node --test command and reporter, plain',
     ratio: sand / plain,
-    detail: `${fmt(sand)} vs ${fmt(plain)} (+${fmt(sand - plain)}; sandbox setup median ${fmt(median(setup))}); 5 files × 20 tests; 15 interleaved rounds`,
+    detail: `${fmt(sand)} vs ${fmt(plain)} (${sand >= plain ? '+' : '−'}${fmt(Math.abs(sand - plain))}; sandbox setup median ${fmt(median(setup))}); 5 files × 20 tests; 15 interleaved rounds`,
     goal: '≤ 1.10×',
   }]
 }
@@ -150,7 +150,7 @@ async function goSuite (work: string): Promise<BenchRow[]> {
     name: 'go suite in the sandbox (runTests, GOCACHE seeded from the warm host cache)',
     baseline: 'the same go test -json command, plain, warm cache',
     ratio: sand / plain,
-    detail: `${fmt(sand)} vs ${fmt(plain)} (+${fmt(sand - plain)}; sandbox setup median ${fmt(median(setup))}; ${placed}; removing one copy afterwards would add ${fmt(removal)} on ${tmpdir()}); ${go.version}, 3 packages × 10 tests; 11 interleaved rounds`,
+    detail: `${fmt(sand)} vs ${fmt(plain)} (${sand >= plain ? '+' : '−'}${fmt(Math.abs(sand - plain))}; sandbox setup median ${fmt(median(setup))}; ${placed}; removing one copy afterwards would add ${fmt(removal)} on ${tmpdir()}); ${go.version}, 3 packages × 10 tests; 11 interleaved rounds`,
     goal: '≤ 1.15×',
   }]
 }
