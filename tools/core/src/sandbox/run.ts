@@ -15,6 +15,8 @@
 // resources, and at the deadline SIGKILLs bwrap and every task in the cgroups (bwrap does not
 // pass SIGTERM on; graceful reporting is the runner's job, e.g. `go test -timeout`). When the
 // command ends, every task left in the cgroups is killed; survivors after 2 s are reported.
+// A deadline that passes before the command is released is DEADLINE_PASSED (a timeout, not a
+// missing primitive).
 
 import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, readFileSync, readdirSync, readlinkSync } from 'node:fs'
