@@ -4,11 +4,10 @@
 // deadline is timed_out; every earlier step's files must exist and validate.
 
 import { closeSync, constants, fstatSync, openSync, readFileSync, existsSync, lstatSync } from 'node:fs'
-import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { dirname, isAbsolute, join } from 'node:path'
 import type { Admission, ExecutionConfig, OutcomeFile, SchemaName, SchemaTypes } from '@repairline/schemas'
 import { parseDocument } from './contracts.ts'
 import { hasErrno, toolError, type ErrorCode } from './errors.ts'
-import { readRecords } from './ndjson.ts'
 import { outcomeExit, writeOutcome, type DecidedOutcome, type StepName } from './outcome.ts'
 import { assertLockNames } from './lock.ts'
 import type { ToolIo, ToolResult } from './run-cli.ts'
@@ -79,26 +78,6 @@ export function readOutcome (attemptDir: string): OutcomeFile | undefined {
   return readJsonFile('outcome', p)
 }
 
-/** The attempt directory from --attempt, else from the attempt record on stdin (exit 66 if neither). */
-export async function resolveAttemptPath (flag: string | undefined, io: ToolIo): Promise<string> {
-  if (flag !== undefined) {
-    if (flag === '') throw toolError('USAGE', '--attempt needs a directory')
-    return resolve(io.cwd, flag)
-  }
-  if ((io.stdin as { isTTY?: boolean }).isTTY === true) {
-    throw toolError('ATTEMPT_MISSING', 'no --attempt and stdin is a terminal', { hint: 'pass --attempt DIR or pipe the previous tool into this one' })
-  }
-  let found: string | undefined
-  for await (const r of readRecords(io.stdin)) {
-    if (r.kind !== 'attempt') continue
-    if (found !== undefined && found !== r.path) throw toolError('RECORD_INVALID', `stdin: two different attempt records: ${found} and ${r.path}`)
-    found = r.path
-  }
-  if (found === undefined) {
-    throw toolError('ATTEMPT_MISSING', 'no --attempt and no attempt record on stdin', { hint: 'the previous step printed no attempt: read its error record' })
-  }
-  return found
-}
 
 /** An admitted attempt as every step sees it. */
 export interface Attempt {

@@ -6,7 +6,7 @@
 // The attempt comes from --attempt or from the attempt record on stdin. stdout carries NDJSON
 // records only (start, attempt, baseline | preflight, error, result).
 
-import { cliParser, loadAttempt, parseArgs, resolveAttemptPath, runCli, toolError, type ToolIo, type ToolResult } from '@repairline/core'
+import { cliParser, parseArgs, resolveAttemptPath, runCli, toolError, type ToolIo, type ToolResult } from '@repairline/core'
 
 interface Args { attempt?: string, preflight: boolean, runner?: string }
 
@@ -20,11 +20,11 @@ function parser (argv: string[]) {
 
 async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   // The tool's logic loads only now: --help never compiles it.
-  const { reproduce, reproducePreflight } = await import('./index.ts')
+  const { reproduce, reproducePreflight, runnerOfAttempt } = await import('./index.ts')
   const args = await parseArgs<Args>(parser(argv))
   if (args.preflight) {
     let runner = args.runner as 'go' | 'node' | undefined
-    if (runner === undefined && args.attempt !== undefined) runner = loadAttempt(await resolveAttemptPath(args.attempt, io)).config.runner.kind
+    if (runner === undefined && args.attempt !== undefined) runner = runnerOfAttempt(await resolveAttemptPath(args.attempt, io))
     return await reproducePreflight({ runner: runner ?? 'node' }, io)
   }
   if (args.runner !== undefined) throw toolError('USAGE', '--runner only goes with --preflight')

@@ -11,7 +11,7 @@ import { mkdirSync, rmSync, chmodSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Baseline, BaselineRecord } from '@repairline/schemas'
 import {
-  EXIT, attemptTestRunSpec, throttledProgress, faultPoint, finishAttempt, materializeTree, openStep, runTests, sandboxPreflight, sha256Hex, writeFileAtomic, writeJsonAtomic,
+  EXIT, attemptTestRunSpec, loadAttempt, throttledProgress, faultPoint, finishAttempt, materializeTree, openStep, runTests, sandboxPreflight, sha256Hex, writeFileAtomic, writeJsonAtomic,
   TREE_MANIFEST, TREE_TAR, ERROR_CODES, type TestRun, type ToolIo, type ToolResult, type ExitCode,
 } from '@repairline/core'
 import { decideReproduction } from './rules/reproduction.ts'
@@ -34,7 +34,13 @@ export interface PreflightOptions {
 const TREE_DIR = 'baseline'
 const SCRATCH_DIR = 'baseline-run'
 
+/** The runner an attempt's config names (for --preflight --attempt). */
+export function runnerOfAttempt (dir: string): 'go' | 'node' {
+  return loadAttempt(dir).config.runner.kind
+}
+
 /** reproduce --preflight: one preflight record; exit 0, or the first failed check's exit (77 for a missing primitive). */
+
 export async function reproducePreflight (o: PreflightOptions, io: ToolIo): Promise<ToolResult> {
   const r = await sandboxPreflight({ runner: o.runner })
   io.out.write({ v: 1, kind: 'preflight', runner: o.runner, ok: r.ok, checks: r.checks, limits: r.limits, namespaces: r.namespaces, samples: r.samples })
