@@ -5,7 +5,7 @@
 //  - readback of 32 sealed attempts (`receipt readback --state-dir`) against `sha256sum`
 //    over the same sealed files; issue goal ≤ 3×.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync, chmodSync } from 'node:fs'
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, chmodSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { run as spawnRun } from '@repairline/core'
@@ -46,6 +46,7 @@ export async function run (): Promise<BenchRow[]> {
   try {
     // One fixture, 32 cases: each driver run admits the next case, so the 32 attempts are
     // real, sealed and distinct. The first 8 runs are timed for the overhead.
+    mkdirSync(join(dir, 'f'))
     const f = await makeFixture(join(dir, 'f'), { runner: 'node', baseUrl: server.baseUrl('ok'), caFile: tls.caFile })
     writeJson(f.reportPath, { ...f.report, cases: Array.from({ length: 32 }, (_, i) => makeCase(`case-${String(i).padStart(2, '0')}`, 'test', 'test/calc.test.js::add adds')) })
     const timed: Timed[] = []

@@ -4,14 +4,17 @@
 // and a device node is a door to the host kernel (binds are nodev, but we refuse anyway).
 // So a bind source must hold none of them, and the sandbox user must be able to reach it.
 //
-// System directories (/usr, Node's prefix, GOROOT) are large and change only with package
-// installs; their scan is remembered for the life of the process (`system: true`). Every
-// other source (work trees, the GOCACHE copy, the reporter, module and dependency caches)
-// is walked in full on every call.
+// System directories (/usr, Node's prefix, GOROOT) are large (150,000 entries under /usr on
+// the CI image: a 650 ms walk) and change only with package installs. Their clean scan is
+// remembered for the life of the process and, across processes, in a directory snapshot
+// (see bind-scan-memo.ts) that is trusted only while every directory under the source keeps
+// its device, inode, mtime and ctime. Every other source (work trees, the GOCACHE copy, the
+// reporter, module and dependency caches) is walked in full on every call.
 
 import { lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { toolError } from '../errors.ts'
+import { loadScanMemo, saveScanMemo, type DirStamp } from './bind-scan-memo.ts'
 
 export interface BindViolation { path: string, kind: 'socket' | 'fifo' | 'block device' | 'char device' | 'unreadable' | 'missing' }
 
@@ -25,8 +28,11 @@ function kindOf (e: Dirent | Stats): BindViolation['kind'] | undefined {
   return undefined
 }
 
-/** Walks `root` without following symlinks; returns up to `max` special files under it. */
-export function scanSpecialFiles (root: string, max = 16): BindViolation[] {
+/**
+ * Walks `root` without following symlinks; returns up to `max` special files under it.
+ * With `dirs`, also records the stamp of every directory walked (for the memo).
+ */
+export function scanSpecialFiles (root: string, max = 16, dirs?: DirStamp[]): BindViolation[] {
   const found: BindViolation[] = []
   let st: Stats
   try { st = lstatSync(root) } catch { return [{ path: root, kind: 'missing' }] }
@@ -38,6 +44,7 @@ export function scanSpecialFiles (root: string, max = 16): BindViolation[] {
     const dir = stack.pop() as string
     let entries: Dirent[]
     try {
+      if (dirs !== undefined) dirs.push(stampOf(dir))
       entries = readdirSync(dir, { withFileTypes: true })
     } catch {
       found.push({ path: dir, kind: 'unreadable' })
@@ -64,6 +71,31 @@ export function scanSpecialFiles (root: string, max = 16): BindViolation[] {
   return found
 }
 
+function stampOf (dir: string): DirStamp {
+  const s = lstatSync(dir, { bigint: true })
+  return [dir, String(s.dev), String(s.ino), String(s.mtimeNs), String(s.ctimeNs)]
+}
+
+/** A system directory's clean scan, from this process, the memo on disk, or a fresh walk. */
+function scanSystemDir (path: string, memoDir: string | undefined): { found: BindViolation[], walked: boolean } {
+  const known = systemScans.get(path)
+  if (known !== undefined) return { found: known, walked: false }
+  if (memoDir !== undefined && loadScanMemo(memoDir, path)) {
+    systemScans.set(path, [])
+    return { found: [], walked: false }
+  }
+  const dirs: DirStamp[] = []
+  const found = scanSpecialFiles(path, 16, memoDir === undefined ? undefined : dirs)
+  systemScans.set(path, found)
+  if (found.length === 0 && memoDir !== undefined) saveScanMemo(memoDir, path, dirs)
+  return { found, walked: true }
+}
+
+/** Forgets this process's scans of system directories (tests: a fresh process). */
+export function forgetSystemScans (): void {
+  systemScans.clear()
+}
+
 /** Why uid/gid cannot reach and read `path` (every ancestor searchable, the path readable), or undefined. */
 export function unreachableBy (path: string, uid: number, gid: number): string | undefined {
   const allows = (s: Stats, bits: number): boolean => {
@@ -88,9 +120,10 @@ export interface BindSource { path: string, system?: boolean }
 /**
  * Refuses (SANDBOX_BIND_UNSAFE) when any bind source holds a socket, FIFO or device, is
  * missing, or cannot be reached by the sandbox user. Returns how many sources were walked
- * and how many came from the process-wide memo of system directories.
+ * and how many system directories were taken from this process's scans or the memo in
+ * `memoDir` (undefined: no memo on disk).
  */
-export function assertBindSourcesSafe (sources: readonly BindSource[], uid: number, gid: number): { walked: number, remembered: number } {
+export function assertBindSourcesSafe (sources: readonly BindSource[], uid: number, gid: number, memoDir?: string): { walked: number, remembered: number } {
   let walked = 0
   let remembered = 0
   for (const s of sources) {
@@ -98,13 +131,15 @@ export function assertBindSourcesSafe (sources: readonly BindSource[], uid: numb
     if (why !== undefined) {
       throw toolError('SANDBOX_BIND_UNSAFE', `bind source ${s.path} ${why}`, { path: s.path, hint: `everything the sandbox mounts must be readable by uid ${uid}: directories o+rx, files o+r, every ancestor o+x` })
     }
-    let found: BindViolation[] | undefined = s.system === true ? systemScans.get(s.path) : undefined
-    if (found === undefined) {
+    let found: BindViolation[]
+    if (s.system === true) {
+      const r = scanSystemDir(s.path, memoDir)
+      found = r.found
+      if (r.walked) walked++
+      else remembered++
+    } else {
       found = scanSpecialFiles(s.path)
       walked++
-      if (s.system === true) systemScans.set(s.path, found)
-    } else {
-      remembered++
     }
     if (found.length > 0) {
       const list = found.slice(0, 4).map(f => `${f.path} (${f.kind})`).join(', ')

@@ -4,6 +4,7 @@
 export * from './limits.ts'
 export * from './host.ts'
 export * from './bind-check.ts'
+export * from './bind-scan-memo.ts'
 export * from './resources.ts'
 export * from './cgroup.ts'
 export * from './rlimits.ts'

@@ -27,6 +27,7 @@ import { isToolError, toolError } from '../errors.ts'
 import { sha256Hex } from '../digest.ts'
 import { BLOCK_FD, STATUS_FD, launchArgv, type SandboxMount } from './argv.ts'
 import { assertBindSourcesSafe, type BindSource } from './bind-check.ts'
+import { defaultScanMemoDir } from './bind-scan-memo.ts'
 import { SandboxCgroup, type CgroupUsage, type LimitReading } from './cgroup.ts'
 import { SANDBOX_GID, SANDBOX_UID, euid, loaderPaths, missingPrograms } from './host.ts'
 import { assertLimits, type SandboxLimits } from './limits.ts'
@@ -286,7 +287,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   for (const lp of loader) if (lp.kind === 'bind') sources.push({ path: lp.path, system: true })
   for (const d of spec.systemDirs ?? []) sources.push({ path: d, system: true })
   for (const m of spec.mounts) sources.push({ path: m.source })
-  assertBindSourcesSafe(sources, uid, gid)
+  assertBindSourcesSafe(sources, uid, gid, defaultScanMemoDir())
 
   if (performance.now() >= deadlineAt) throw toolError('DEADLINE_PASSED', `the deadline (${spec.timeoutMs} ms) passed before the sandbox started`)
   const argv = launchArgv({ command: spec.command, cwd: spec.cwd, env: spec.env, mounts: spec.mounts, systemDirs: spec.systemDirs ?? [], limits: l, uid, gid, dropPrivileges: root, loader })

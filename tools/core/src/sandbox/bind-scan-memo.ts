@@ -1,0 +1,88 @@
+// The memo of a system directory's clean special-file scan, shared by the processes of one
+// user. It holds the stamp (device, inode, mtime, ctime) of every directory under the source;
+// it is trusted only while each of those directories still has that stamp. Creating, removing
+// or renaming an entry changes its directory's mtime and ctime, and ctime cannot be set back
+// from user space; a mount over a directory changes its device or inode. So a socket, FIFO or
+// device that appears after the scan invalidates the memo and the next call walks again.
+// Checking the stamps of /usr's 17,000 directories costs ~80 ms against ~650 ms for the walk.
+//
+// The memo is a cache, never evidence: it lives outside any attempt, is written only after a
+// clean walk, and is ignored (the source is walked) when it, or its directory, is missing,
+// malformed, a symlink, owned by another user, or writable by group or others.
+
+import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { sha256Hex } from '../digest.ts'
+
+/** [path, dev, ino, mtimeNs, ctimeNs] of one directory, decimal strings. */
+export type DirStamp = [string, string, string, string, string]
+
+interface ScanMemo { v: 1, root: string, dirs: DirStamp[] }
+
+/** Where the memos of the current user live by default. */
+export function defaultScanMemoDir (): string {
+  return join(tmpdir(), `repairline-${process.geteuid?.() ?? 'user'}`, 'bind-scans')
+}
+
+function ownedAndClosed (path: string, want: 'dir' | 'file'): boolean {
+  try {
+    const s = lstatSync(path)
+    const kindOk = want === 'dir' ? s.isDirectory() : s.isFile()
+    return kindOk && s.uid === (process.geteuid?.() ?? s.uid) && (s.mode & 0o022) === 0
+  } catch {
+    return false
+  }
+}
+
+function memoFile (memoDir: string, root: string): string {
+  return join(memoDir, `${sha256Hex(root)}.json`)
+}
+
+function isStamp (x: unknown): x is DirStamp {
+  return Array.isArray(x) && x.length === 5 && x.every(v => typeof v === 'string')
+}
+
+function parseMemo (text: string, root: string): ScanMemo | undefined {
+  let doc: unknown
+  try { doc = JSON.parse(text) } catch { return undefined }
+  if (typeof doc !== 'object' || doc === null) return undefined
+  const m = doc as Partial<ScanMemo>
+  if (m.v !== 1 || m.root !== root || !Array.isArray(m.dirs) || !m.dirs.every(isStamp) || m.dirs[0]?.[0] !== root) return undefined
+  return m as ScanMemo
+}
+
+/** True when a memo of a clean scan of `root` exists and every directory stamp still holds. */
+export function loadScanMemo (memoDir: string, root: string): boolean {
+  const file = memoFile(memoDir, root)
+  if (!ownedAndClosed(memoDir, 'dir') || !ownedAndClosed(file, 'file')) return false
+  let text: string
+  try { text = readFileSync(file, 'utf8') } catch { return false }
+  const memo = parseMemo(text, root)
+  if (memo === undefined) return false
+  for (const [path, dev, ino, mtime, ctime] of memo.dirs) {
+    let s
+    try { s = lstatSync(path, { bigint: true }) } catch { return false }
+    if (!s.isDirectory() || String(s.dev) !== dev || String(s.ino) !== ino || String(s.mtimeNs) !== mtime || String(s.ctimeNs) !== ctime) return false
+  }
+  return true
+}
+
+/** Records a clean scan of `root`. Best effort: a memo that cannot be written costs a walk next time. */
+export function saveScanMemo (memoDir: string, root: string, dirs: DirStamp[]): void {
+  try {
+    mkdirSync(memoDir, { recursive: true, mode: 0o700 })
+    if (!ownedAndClosed(memoDir, 'dir')) return
+    const file = memoFile(memoDir, root)
+    const temp = `${file}.${process.pid}.tmp`
+    const memo: ScanMemo = { v: 1, root, dirs }
+    try {
+      writeFileSync(temp, JSON.stringify(memo), { mode: 0o600, flag: 'wx' })
+      renameSync(temp, file)
+    } finally {
+      rmSync(temp, { force: true })
+    }
+  } catch {
+    // The memo is a cache: without it the next process walks the directory again.
+  }
+}
