@@ -148,15 +148,20 @@ function asBuffer (chunk: Uint8Array | string): Buffer {
   return typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
 }
 
+type ByteSource = AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>
+
 /**
- * Splits a byte stream on "\n" (see LineSplitter for the bound on a line). A final line
- * without "\n" is yielded. Lines come in batches, one per chunk of input, so a million-line
- * stream costs a thousand awaits, not a million.
+ * Splits a byte stream on "\n" (see LineSplitter for the bound on a line) and maps each line;
+ * `undefined` drops it. A final line without "\n" is included. Results come in batches, one
+ * per chunk of input, so a million-line stream costs a thousand awaits, not a million.
  */
-export async function * splitEventLineBatches (source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>, maxLineBytes = 1 << 20): AsyncGenerator<EventLine[]> {
+async function * mapLineBatches<T> (source: ByteSource, maxLineBytes: number, map: (text: string, truncated: boolean, line: number) => T | undefined): AsyncGenerator<T[]> {
   const split = new LineSplitter(maxLineBytes)
-  let batch: EventLine[] = []
-  const emit = (text: string, truncated: boolean): void => { batch.push({ line: split.count, text, truncated }) }
+  let batch: T[] = []
+  const emit = (text: string, truncated: boolean): void => {
+    const v = map(text, truncated, split.count)
+    if (v !== undefined) batch.push(v)
+  }
   for await (const chunk of source) {
     split.push(asBuffer(chunk), emit)
     if (batch.length > 0) { yield batch; batch = [] }
@@ -165,30 +170,25 @@ export async function * splitEventLineBatches (source: AsyncIterable<Uint8Array 
   if (batch.length > 0) yield batch
 }
 
+/** The lines of a byte stream, numbered from 1, in batches (one per chunk of input). */
+export function splitEventLineBatches (source: ByteSource, maxLineBytes = 1 << 20): AsyncGenerator<EventLine[]> {
+  return mapLineBatches(source, maxLineBytes, (text, truncated, line) => ({ line, text, truncated }))
+}
+
 /** splitEventLineBatches, one line at a time. */
-export async function * splitEventLines (source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>, maxLineBytes = 1 << 20): AsyncGenerator<EventLine> {
+export async function * splitEventLines (source: ByteSource, maxLineBytes = 1 << 20): AsyncGenerator<EventLine> {
   for await (const batch of splitEventLineBatches(source, maxLineBytes)) yield * batch
 }
 
 /** Normalizes a `go test -json` byte stream, one batch of events per chunk of input. */
-export async function * normalizeGoBatches (source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>, maxLineBytes = 1 << 20): AsyncGenerator<TestEvent[]> {
-  const split = new LineSplitter(maxLineBytes)
-  let out: TestEvent[] = []
-  const emit = (text: string, truncated: boolean): void => {
-    if (truncated) { out.push({ Action: 'output', Output: `${text}… [line ${split.count} truncated at ${maxLineBytes} bytes]\n` }); return }
-    const ev = normalizeEventLine(text)
-    if (ev !== undefined) out.push(ev)
-  }
-  for await (const chunk of source) {
-    split.push(asBuffer(chunk), emit)
-    if (out.length > 0) { yield out; out = [] }
-  }
-  split.end(emit)
-  if (out.length > 0) yield out
+export function normalizeGoBatches (source: ByteSource, maxLineBytes = 1 << 20): AsyncGenerator<TestEvent[]> {
+  return mapLineBatches(source, maxLineBytes, (text, truncated, line) => truncated
+    ? { Action: 'output', Output: `${text}… [line ${line} truncated at ${maxLineBytes} bytes]\n` }
+    : normalizeEventLine(text))
 }
 
 /** Normalizes a `go test -json` byte stream; over-long lines become truncated output events. */
-export async function * normalizeGoStream (source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>, maxLineBytes = 1 << 20): AsyncGenerator<TestEvent> {
+export async function * normalizeGoStream (source: ByteSource, maxLineBytes = 1 << 20): AsyncGenerator<TestEvent> {
   for await (const batch of normalizeGoBatches(source, maxLineBytes)) yield * batch
 }
 
