@@ -2,13 +2,13 @@
 // RFC 8785 (JCS) canonical form of a JSON value. Never over a re-serialization that might
 // differ from the bytes on disk.
 
-import { createHash } from 'node:crypto'
+import { createHash, hash } from 'node:crypto'
 import { openSync, readSync, closeSync, constants } from 'node:fs'
 import canonicalize from 'canonicalize'
 
-/** Lowercase hex sha256 of bytes or a UTF-8 string. */
+/** Lowercase hex sha256 of bytes or a UTF-8 string (one-shot: no Hash object per call). */
 export function sha256Hex (data: Uint8Array | string): string {
-  return createHash('sha256').update(data).digest('hex')
+  return hash('sha256', data, 'hex')
 }
 
 /** The RFC 8785 canonical serialization of a JSON value. */
@@ -44,5 +44,5 @@ export function sha256File (path: string): { sha256: string, bytes: number } {
 
 /** git's blob id: sha1("blob <n>\0" + bytes). */
 export function gitBlobId (bytes: Uint8Array): string {
-  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
+  return hash('sha1', Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes]), 'hex')
 }

@@ -3,14 +3,13 @@
 // `--- a/<path>`, `+++ b/<path>` and the hunks jsdiff computes with three lines of context.
 // Paths git would quote are quoted the way git quotes them (C style, octal bytes).
 
-import { createHash } from 'node:crypto'
 import { structuredPatch } from 'diff'
+import { gitBlobId } from '../digest.ts'
 import type { CandidateFile } from './types.ts'
 
-/** git's blob id of a text: sha1("blob <bytes>\0" + bytes). */
+/** git's blob id of a text (its UTF-8 bytes). */
 export function blobId (text: string): string {
-  const bytes = Buffer.from(text)
-  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
+  return gitBlobId(Buffer.from(text))
 }
 
 const C_ESCAPES: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r', 34: '\\"', 92: '\\\\' }
