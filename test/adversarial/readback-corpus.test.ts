@@ -177,6 +177,13 @@ const FIXTURES: CorpusFixture[] = [
     expect: D,
   },
   {
+    name: 'forge_verify_candidate_file_fail',
+    from: 'go_verified',
+    threat: 'V2: verify.json says it ran another candidate file (a changed file\'s sha256 rewritten) and is resealed',
+    mutate: d => { editJson(d, 'verify.json', v => { v.candidate.files[0].sha256 = '0'.repeat(64) }); reseal(d, 'verify.json') },
+    expect: D,
+  },
+  {
     name: 'forge_verify_patch_digest_fail',
     from: 'go_verified',
     threat: 'V2: verify.json says it tested another patch (patch_sha256 rewritten) and is resealed',

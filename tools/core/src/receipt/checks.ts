@@ -87,10 +87,16 @@ function checkInnerDigests (c: CheckContext): void {
     const bytes = readFileNoFollow(join(dir, 'request.json'))
     if (bytes.length !== dispatch.request_bytes || sha256Hex(bytes) !== dispatch.request_sha256) f.add('DIGEST_MISMATCH', 'request.json does not hash to dispatch.json request_sha256', 'request.json')
   }
-  const tested = (docs.get('verify.json') as { candidate?: { proposal_sha256?: string, patch_sha256?: string } } | undefined)?.candidate
+  const tested = (docs.get('verify.json') as { candidate?: { proposal_sha256?: string, patch_sha256?: string, files?: Array<{ path: string, sha256: string, bytes: number }> } } | undefined)?.candidate
   if (tested?.proposal_sha256 !== undefined && files.has('proposal.json') && fileSha(dir, 'proposal.json') !== tested.proposal_sha256) f.add('DIGEST_MISMATCH', 'proposal.json does not hash to verify.json candidate.proposal_sha256', 'proposal.json')
   if (tested?.patch_sha256 !== undefined && files.has('candidate.patch') && fileSha(dir, 'candidate.patch') !== tested.patch_sha256) f.add('DIGEST_MISMATCH', 'candidate.patch does not hash to verify.json candidate.patch_sha256', 'candidate.patch')
-  const gate = docs.get('gate.json') as { proposal_sha256?: string, patch?: { sha256: string } } | undefined
+  const gate = docs.get('gate.json') as { proposal_sha256?: string, patch?: { sha256: string }, changed_files?: Array<{ path: string, candidate_sha256: string, candidate_bytes: number }> } | undefined
+  // The files verify wrote into the work tree are exactly the gate's changed files.
+  if (tested?.files !== undefined && gate?.changed_files !== undefined) {
+    const wrote = tested.files.map(x => `${x.path}\0${x.sha256}\0${x.bytes}`).join('\n')
+    const gated = gate.changed_files.map(x => `${x.path}\0${x.candidate_sha256}\0${x.candidate_bytes}`).join('\n')
+    if (wrote !== gated) f.add('DIGEST_MISMATCH', 'verify.json candidate.files are not gate.json changed_files (path, candidate_sha256, candidate_bytes)', 'verify.json')
+  }
   if (gate !== undefined) {
     if (gate.proposal_sha256 !== undefined && files.has('proposal.json') && fileSha(dir, 'proposal.json') !== gate.proposal_sha256) f.add('DIGEST_MISMATCH', 'proposal.json does not hash to gate.json proposal_sha256', 'proposal.json')
     if (gate.patch !== undefined && files.has('candidate.patch') && fileSha(dir, 'candidate.patch') !== gate.patch.sha256) f.add('DIGEST_MISMATCH', 'candidate.patch does not hash to gate.json patch.sha256', 'candidate.patch')
