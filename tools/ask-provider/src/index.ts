@@ -21,8 +21,8 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CheckRecord, Proposal, ProviderResponse, ProviderUsage } from '@repairline/schemas'
 import {
-  EXIT, TREE_MANIFEST, TREE_TAR, checkBaseUrl, ensureDir, faultPoint, finishAttempt, isToolError, jsonFileBytes, loadAttempt, loadRenderInputs,
-  openStep, openTreeReader, parseJsonText, readFileNoFollow, readJsonFile, redactText, renderAttempt, renderSummaryText, resolveAttemptPath,
+  EXIT, TREE_MANIFEST, TREE_TAR, checkBaseUrl, ensureDir, faultPoint, finishAttempt, isToolError, loadAttempt, loadRenderInputs,
+  openStep, openTreeReader, parseJsonText, readFileNoFollow, readJsonFile, redactText, renderAttempt, renderedFiles, renderSummaryText, resolveAttemptPath,
   responsesUrl, schemaErrors, secretVariants, sha256Hex, toolError, validateText, validationPassed, writeFileAtomic, writeJsonAtomic,
   type Attempt, type DecidedOutcome, type Rendered, type ToolIo, type ToolResult,
 } from '@repairline/core'
@@ -278,14 +278,7 @@ function checkAttempt (dir: string, io: ToolIo): ToolResult {
   const attempt = loadAttempt(dir)
   io.out.write({ v: 1, kind: 'attempt', path: attempt.dir, key: attempt.key })
   const r = renderAttempt(loadRenderInputs(attempt, openTreeReader(dir).readFile))
-  const expected: Array<[string, Buffer | undefined]> = [
-    ['job.txt', Buffer.from(r.brief)],
-    ['prompt.txt', Buffer.from(r.scaffold)],
-    ['validation/job_instructions.json', Buffer.from(jsonFileBytes(r.validations.job))],
-    ['validation/prompt.json', Buffer.from(jsonFileBytes(r.validations.prompt))],
-    ['validation/request_instructions.json', Buffer.from(jsonFileBytes(r.validations.instructions))],
-    ['request.json', r.request?.bytes],
-  ]
+  const expected = renderedFiles(r)
   let all = true
   for (const [file, now] of expected) {
     const path = join(dir, file)

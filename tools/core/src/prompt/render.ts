@@ -6,6 +6,7 @@
 
 import type { Case, ExecutionConfig, PromptRegister, ProviderRequest, ResolvedRoute, TaskRegister, ValidationRecord } from '@repairline/schemas'
 import { requestMaxOutputTokens } from '../admission.ts'
+import { jsonFileBytes } from '../atomic.ts'
 import { validateText, validationPassed } from '../text-contracts/validation.ts'
 import { renderBrief } from './brief.ts'
 import { renderScaffold } from './scaffold.ts'
@@ -68,4 +69,20 @@ export function renderAttempt (r: RenderInputs): Rendered {
   }
   const body = renderRequestBody({ model: r.route.model, instructions, input, maxOutputTokens })
   return { ...base, promptBytes, request: { body, bytes: requestBytes(body) } }
+}
+
+/**
+ * The attempt files a render determines, with the exact bytes ask-provider writes for each
+ * (request.json undefined when the render refused). `ask-provider --check` and readback
+ * compare the retained files against these.
+ */
+export function renderedFiles (r: Rendered): Array<[string, Buffer | undefined]> {
+  return [
+    ['job.txt', Buffer.from(r.brief)],
+    ['prompt.txt', Buffer.from(r.scaffold)],
+    ['validation/job_instructions.json', Buffer.from(jsonFileBytes(r.validations.job))],
+    ['validation/prompt.json', Buffer.from(jsonFileBytes(r.validations.prompt))],
+    ['validation/request_instructions.json', Buffer.from(jsonFileBytes(r.validations.instructions))],
+    ['request.json', r.request?.bytes],
+  ]
 }

@@ -14,9 +14,8 @@ import { attemptKey, caseInputSha256, resolveRoute, resolvePromptRegister, resol
 import { jcs, jcsSha256, sha256Hex } from '../digest.ts'
 import { readFileNoFollow, loadAttempt } from '../attempt-dir.ts'
 import { INTERNAL_TEXT_CHECKER, renderSummaryText, validateText, validationPassed, VALIDATION_STAGES, VALIDATION_STAGE_ORDER } from '../text-contracts/index.ts'
-import { loadRenderInputs, renderAttempt } from '../prompt/index.ts'
+import { loadRenderInputs, renderAttempt, renderedFiles } from '../prompt/index.ts'
 import { openTreeReader } from '../tree-archive/index.ts'
-import { jsonFileBytes } from '../atomic.ts'
 import type { Findings } from './readback.ts'
 import { commandMisalignment } from './command-alignment.ts'
 import { commandOf, validationOf } from './seal.ts'
@@ -140,14 +139,7 @@ function checkRendered (c: CheckContext): void {
     f.add(code === 'REGISTER_TUPLE_MISMATCH' || code === 'ATTEMPT_BINDING_MISMATCH' ? code : 'RERENDER_MISMATCH', `the request cannot be re-rendered from the retained inputs: ${(e as Error).message}`, 'job.txt')
     return
   }
-  const expected: Array<[string, Buffer | undefined]> = [
-    ['job.txt', Buffer.from(rendered.brief)],
-    ['prompt.txt', Buffer.from(rendered.scaffold)],
-    ['validation/job_instructions.json', Buffer.from(jsonFileBytes(rendered.validations.job))],
-    ['validation/prompt.json', Buffer.from(jsonFileBytes(rendered.validations.prompt))],
-    ['validation/request_instructions.json', Buffer.from(jsonFileBytes(rendered.validations.instructions))],
-    ['request.json', rendered.request?.bytes],
-  ]
+  const expected = renderedFiles(rendered)
   for (const [file, bytes] of expected) {
     if (!files.has(file)) continue
     const kept = readFileNoFollow(join(dir, file))
