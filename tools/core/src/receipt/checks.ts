@@ -29,13 +29,11 @@ export interface CheckContext {
   docs: ReadonlyMap<string, unknown>
   files: ReadonlySet<string>
   findings: Findings
+  /** sha256 of a retained file, read and hashed at most once per readback. */
+  digestOf: (rel: string) => string
 }
 
 const same = (a: unknown, b: unknown): boolean => jcs(a) === jcs(b)
-
-function fileSha (dir: string, rel: string): string {
-  return sha256Hex(readFileNoFollow(join(dir, rel), 1 << 30))
-}
 
 /** The key, the case, the route and the register tuples, from the retained inputs. */
 function checkBinding (c: CheckContext): void {
@@ -72,13 +70,13 @@ function checkInnerDigests (c: CheckContext): void {
   const manifest = docs.get('tree-manifest.json') as TreeManifest | undefined
   if (manifest !== undefined) {
     if (manifest.attempt_key !== admission.attempt_key || manifest.source_sha !== admission.key_inputs.source_sha) f.add('ATTEMPT_BINDING_MISMATCH', 'tree-manifest.json names another attempt or commit', 'tree-manifest.json')
-    if (files.has('tree.tar') && fileSha(dir, 'tree.tar') !== manifest.tar_sha256) f.add('DIGEST_MISMATCH', 'tree.tar does not hash to tree-manifest.json tar_sha256', 'tree.tar')
+    if (files.has('tree.tar') && c.digestOf('tree.tar') !== manifest.tar_sha256) f.add('DIGEST_MISMATCH', 'tree.tar does not hash to tree-manifest.json tar_sha256', 'tree.tar')
   }
   for (const [summary, events] of [['baseline.json', 'baseline.events.ndjson'], ['verify.json', 'candidate.events.ndjson']] as const) {
     const doc = docs.get(summary) as { attempt_key?: string, events?: { sha256: string } } | undefined
     if (doc === undefined) continue
     if (doc.attempt_key !== undefined && doc.attempt_key !== admission.attempt_key) f.add('ATTEMPT_BINDING_MISMATCH', `${summary} names another attempt`, summary)
-    if (doc.events !== undefined && files.has(events) && fileSha(dir, events) !== doc.events.sha256) f.add('DIGEST_MISMATCH', `${events} does not hash to ${summary} events.sha256`, events)
+    if (doc.events !== undefined && files.has(events) && c.digestOf(events) !== doc.events.sha256) f.add('DIGEST_MISMATCH', `${events} does not hash to ${summary} events.sha256`, events)
   }
   // dispatch.json names the request bytes that were sent; verify.json the proposal and patch it tested.
   const dispatch = docs.get('dispatch.json') as { request_sha256: string, request_bytes: number } | undefined
@@ -87,8 +85,8 @@ function checkInnerDigests (c: CheckContext): void {
     if (bytes.length !== dispatch.request_bytes || sha256Hex(bytes) !== dispatch.request_sha256) f.add('DIGEST_MISMATCH', 'request.json does not hash to dispatch.json request_sha256', 'request.json')
   }
   const tested = (docs.get('verify.json') as { candidate?: { proposal_sha256?: string, patch_sha256?: string, files?: Array<{ path: string, sha256: string, bytes: number }> } } | undefined)?.candidate
-  if (tested?.proposal_sha256 !== undefined && files.has('proposal.json') && fileSha(dir, 'proposal.json') !== tested.proposal_sha256) f.add('DIGEST_MISMATCH', 'proposal.json does not hash to verify.json candidate.proposal_sha256', 'proposal.json')
-  if (tested?.patch_sha256 !== undefined && files.has('candidate.patch') && fileSha(dir, 'candidate.patch') !== tested.patch_sha256) f.add('DIGEST_MISMATCH', 'candidate.patch does not hash to verify.json candidate.patch_sha256', 'candidate.patch')
+  if (tested?.proposal_sha256 !== undefined && files.has('proposal.json') && c.digestOf('proposal.json') !== tested.proposal_sha256) f.add('DIGEST_MISMATCH', 'proposal.json does not hash to verify.json candidate.proposal_sha256', 'proposal.json')
+  if (tested?.patch_sha256 !== undefined && files.has('candidate.patch') && c.digestOf('candidate.patch') !== tested.patch_sha256) f.add('DIGEST_MISMATCH', 'candidate.patch does not hash to verify.json candidate.patch_sha256', 'candidate.patch')
   const gate = docs.get('gate.json') as { proposal_sha256?: string, patch?: { sha256: string }, changed_files?: Array<{ path: string, candidate_sha256: string, candidate_bytes: number }> } | undefined
   // The files verify wrote into the work tree are exactly the gate's changed files.
   if (tested?.files !== undefined && gate?.changed_files !== undefined) {
@@ -97,8 +95,8 @@ function checkInnerDigests (c: CheckContext): void {
     if (wrote !== gated) f.add('DIGEST_MISMATCH', 'verify.json candidate.files are not gate.json changed_files (path, candidate_sha256, candidate_bytes)', 'verify.json')
   }
   if (gate !== undefined) {
-    if (gate.proposal_sha256 !== undefined && files.has('proposal.json') && fileSha(dir, 'proposal.json') !== gate.proposal_sha256) f.add('DIGEST_MISMATCH', 'proposal.json does not hash to gate.json proposal_sha256', 'proposal.json')
-    if (gate.patch !== undefined && files.has('candidate.patch') && fileSha(dir, 'candidate.patch') !== gate.patch.sha256) f.add('DIGEST_MISMATCH', 'candidate.patch does not hash to gate.json patch.sha256', 'candidate.patch')
+    if (gate.proposal_sha256 !== undefined && files.has('proposal.json') && c.digestOf('proposal.json') !== gate.proposal_sha256) f.add('DIGEST_MISMATCH', 'proposal.json does not hash to gate.json proposal_sha256', 'proposal.json')
+    if (gate.patch !== undefined && files.has('candidate.patch') && c.digestOf('candidate.patch') !== gate.patch.sha256) f.add('DIGEST_MISMATCH', 'candidate.patch does not hash to gate.json patch.sha256', 'candidate.patch')
   }
 }
 

@@ -77,6 +77,17 @@ export async function readbackAttempt (dir: string, o: ReadbackOptions = {}): Pr
     return done()
   }
   const listing = listAttemptFiles(dir)
+  // Each file is read and hashed once, however many digests name it.
+  const digests = new Map<string, { bytes: number, sha256: string }>()
+  const digestOf = (rel: string): { bytes: number, sha256: string } => {
+    let d = digests.get(rel)
+    if (d === undefined) {
+      const bytes = readFileNoFollow(join(dir, rel), 1 << 30)
+      d = { bytes: bytes.length, sha256: sha256Hex(bytes) }
+      digests.set(rel, d)
+    }
+    return d
+  }
   for (const s of listing.special) f.add('UNSEALED_FILE', `${s} is not a regular file`, s)
   for (const t of listing.leftovers) f.add('LEFTOVER_TEMP_FILE', `${t} is the temp file of a write that was interrupted before its rename; it was never part of the attempt`, t, 'notice')
 
@@ -125,8 +136,8 @@ export async function readbackAttempt (dir: string, o: ReadbackOptions = {}): Pr
         f.add('SEALED_FILE_MISSING', `${path} is sealed but missing`, path)
         continue
       }
-      const bytes = readFileNoFollow(join(dir, path), 1 << 30)
-      if (bytes.length !== s.bytes || sha256Hex(bytes) !== s.sha256) f.add('DIGEST_MISMATCH', `${path} does not match its sealed digest`, path)
+      const d = digestOf(path)
+      if (d.bytes !== s.bytes || d.sha256 !== s.sha256) f.add('DIGEST_MISMATCH', `${path} does not match its sealed digest`, path)
     }
     for (const path of listing.files) if (!sealed.has(path)) f.add('UNSEALED_FILE', `${path} is not covered by the receipt`, path)
     if (outcome !== undefined) {
@@ -153,7 +164,7 @@ export async function readbackAttempt (dir: string, o: ReadbackOptions = {}): Pr
     f.add('TEST_HOOKS_ENABLED', 'the attempt ran with REPAIRLINE_TEST_HOOKS=1 (test clock and fault hook): evidence of a test, not of a repair', 'admission.json', o.allowTestHooks === true ? 'notice' : 'error')
   }
 
-  await runContentChecks({ dir, admission, outcome, docs, files: new Set(listing.files), findings: f })
+  await runContentChecks({ dir, admission, outcome, docs, files: new Set(listing.files), findings: f, digestOf: rel => digestOf(rel).sha256 })
   return done(admission, outcome)
 }
 
