@@ -4,7 +4,7 @@
 // process compiles only what it runs. Validators are precompiled (ajv standalone); nothing
 // compiles a schema or TypeScript at run time. Minified: start-up is mostly compile time.
 
-import { build, type Plugin } from 'esbuild'
+import { build } from 'esbuild'
 import { copyFileSync, existsSync, readdirSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join, dirname } from 'node:path'
@@ -23,15 +23,6 @@ const entries = [
 // A bundle that contains the tree-sitter runtime (the gate) loads its .wasm files from its own
 // directory (tools/core/src/gate/syntax/parse.ts): copy them next to it.
 const fromCore = createRequire(join(root, 'tools', 'core', 'package.json'))
-
-// yargs' help layout imports `string-width`, which builds Unicode tables when it is loaded; every
-// import of it resolves to core's lazy display-width module instead (its header says why).
-const displayWidth: Plugin = {
-  name: 'display-width',
-  setup(b) {
-    b.onResolve({ filter: /^string-width$/ }, () => ({ path: join(root, 'tools', 'core', 'src', 'display-width.ts') }))
-  },
-}
 
 await Promise.all(entries.map(async ({ entry, name, outdir }) => {
   rmSync(outdir, { recursive: true, force: true })
@@ -52,7 +43,6 @@ await Promise.all(entries.map(async ({ entry, name, outdir }) => {
     // Bundled CommonJS dependencies call require(); give the ESM bundle one.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     metafile: true,
-    plugins: [displayWidth],
   })
   if (Object.keys(result.metafile.inputs).some(p => p.includes('/web-tree-sitter/'))) {
     // Next to the chunk that holds the runtime, and next to the entry: both are "beside the module".

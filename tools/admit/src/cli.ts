@@ -7,42 +7,37 @@
 // stdout carries NDJSON records only (start, attempt, case-status, error, result); the
 // exit status follows the table in the README.
 
-import { cliParser, parseArgs, runCli, toolError, type ToolIo, type ToolResult } from '@repairline/core'
+import { parseCli, runCli, stringOption, toolError, type CliSpec, type OptionSpec, type ToolIo, type ToolResult } from '@repairline/core'
 
-interface Args { _: Array<string | number>, config?: string, report?: string, out?: string, suite?: string }
-
-function parser (argv: string[]) {
-  return cliParser('admit', argv)
-    .usage('$0 <run|status|report> [options]')
-    .command('run', 'admit the first eligible, unconsumed case of the report', y => y
-      .option('config', { type: 'string', demandOption: true, describe: 'absolute path of the execution config' })
-      .option('report', { type: 'string', demandOption: true, describe: 'absolute path of the suite report' }))
-    .command('status', 'print one case-status record per case (writes nothing)', y => y
-      .option('config', { type: 'string', demandOption: true, describe: 'absolute path of the execution config' })
-      .option('report', { type: 'string', demandOption: true, describe: 'absolute path of the suite report' }))
-    .command('report', 'read test events on stdin and write a suite report', y => y
-      .option('config', { type: 'string', demandOption: true, describe: 'absolute path of the execution config' })
-      .option('out', { type: 'string', demandOption: true, describe: 'absolute path of the suite report to write' })
-      .option('suite', { type: 'string', describe: 'informational suite name' }))
-    .demandCommand(1, 'name a command: run, status or report')
+const CONFIG: OptionSpec = { type: 'string', value: 'ABS', required: true, describe: 'absolute path of the execution config' }
+const CLI: CliSpec = {
+  tool: 'admit',
+  usage: ['admit <run|status|report> [options]'],
+  commands: {
+    run: { describe: 'admit the first eligible, unconsumed case of the report', options: { config: CONFIG, report: { type: 'string', value: 'ABS', required: true, describe: 'absolute path of the suite report' } } },
+    status: { describe: 'print one case-status record per case (writes nothing)', options: { config: CONFIG, report: { type: 'string', value: 'ABS', required: true, describe: 'absolute path of the suite report' } } },
+    report: {
+      describe: 'read test events on stdin and write a suite report',
+      options: { config: CONFIG, out: { type: 'string', value: 'ABS', required: true, describe: 'absolute path of the suite report to write' }, suite: { type: 'string', value: 'NAME', describe: 'informational suite name' } },
+    },
+  },
 }
 
 async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   // The tool's logic loads only now: --help never compiles it.
   const { admitReport, admitRun, admitStatus } = await import('./index.ts')
-  const args = await parseArgs<Args>(parser(argv))
-  const [command] = args._
+  const { command, values } = parseCli(CLI, argv)
   const abs = (flag: 'config' | 'report' | 'out'): string => {
-    const v = args[flag]
+    const v = stringOption(values[flag])
     if (v === undefined || !v.startsWith('/')) throw toolError('USAGE', `--${flag} must be an absolute path, got ${JSON.stringify(v)}`)
     return v
   }
+  const suite = stringOption(values.suite)
   switch (command) {
     case 'run': return await admitRun({ config: abs('config'), report: abs('report') }, io)
     case 'status': return await admitStatus({ config: abs('config'), report: abs('report') }, io)
-    case 'report': return await admitReport({ config: abs('config'), out: abs('out'), ...(args.suite === undefined ? {} : { suite: args.suite }) }, io)
-    default: throw toolError('USAGE', `unknown command ${String(command)}: expected run, status or report`)
+    default: return await admitReport({ config: abs('config'), out: abs('out'), ...(suite === undefined ? {} : { suite }) }, io)
   }
 }
 
-await runCli('admit', main, { commands: ['run', 'status', 'report'], help: async () => `${await parser([]).getHelp()}\n` })
+await runCli(CLI, main)

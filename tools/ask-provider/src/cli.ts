@@ -7,22 +7,23 @@
 // NDJSON records only (start, attempt, check, error, result); the exit status follows the
 // README's table (69: a retryable provider_error).
 
-import { cliParser, parseArgs, runCli, type ToolIo, type ToolResult } from '@repairline/core'
+import { parseCli, runCli, stringOption, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
 
-interface Args { attempt?: string, check: boolean }
-
-function parser (argv: string[]) {
-  return cliParser('ask-provider', argv)
-    .usage('$0 [--attempt DIR] [--check]')
-    .option('attempt', { type: 'string', describe: 'attempt directory (else read from the attempt record on stdin)' })
-    .option('check', { type: 'boolean', default: false, describe: 're-render job.txt, prompt.txt, the owned-text records and request.json and compare byte for byte; never writes, never calls the provider' })
+const CLI: CliSpec = {
+  tool: 'ask-provider',
+  usage: ['ask-provider [--attempt DIR] [--check]'],
+  options: {
+    attempt: { type: 'string', value: 'DIR', describe: 'attempt directory (else read from the attempt record on stdin)' },
+    check: { type: 'boolean', describe: 're-render job.txt, prompt.txt, the owned-text records and request.json and compare byte for byte; never writes, never calls the provider' },
+  },
 }
 
 async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   // The tool's logic loads only now: --help never compiles it.
   const { askProvider } = await import('./index.ts')
-  const args = await parseArgs<Args>(parser(argv))
-  return await askProvider({ ...(args.attempt === undefined ? {} : { attempt: args.attempt }), check: args.check }, io, { pid: process.pid })
+  const { values } = parseCli(CLI, argv)
+  const attempt = stringOption(values.attempt)
+  return await askProvider({ ...(attempt === undefined ? {} : { attempt }), check: values.check === true }, io, { pid: process.pid })
 }
 
-await runCli('ask-provider', main, { help: async () => `${await parser([]).getHelp()}\n` })
+await runCli(CLI, main)

@@ -4,9 +4,9 @@
 // piped stdout short.
 
 import type { Readable, Writable } from 'node:stream'
-import yargs, { type Argv } from 'yargs'
 import { EXIT, type ExitCode } from './exit-codes.ts'
 import { isToolError, toolError, type ToolError } from './errors.ts'
+import { helpText, type CliSpec } from './cli-args.ts'
 import { RecordWriter } from './ndjson.ts'
 import { clockFrom, type Env } from './hooks.ts'
 import type { Outcome } from './outcome.ts'
@@ -34,33 +34,20 @@ export interface ToolResult {
 export type ToolMain = (argv: string[], io: ToolIo) => Promise<ToolResult>
 
 export interface CliOptions {
-  /** Subcommands; argv[0] names one (admit run, receipt seal, …). */
-  commands?: readonly string[]
-  /** The tool's usage text, printed to stdout for --help / -h (no records: not a step). */
-  help?: () => Promise<string>
-}
-
-/** A yargs instance with the project's settings: strict, never exits, throws on bad flags. */
-export function cliParser (tool: string, argv: string[]): Argv {
-  return yargs(argv).scriptName(tool).strict().exitProcess(false).fail(false).help(false).version(false).locale('en').detectLocale(false).wrap(100)
-}
-
-/** Parses with yargs; any parse failure is a USAGE error (exit 2). */
-export async function parseArgs<T> (parser: Argv<T>): Promise<T> {
-  try {
-    return await parser.parseAsync() as T
-  } catch (e) {
-    throw toolError('USAGE', (e as Error).message)
-  }
+  /** The tool's command line: its commands name the start record; --help / -h prints its help
+   * text to stdout (no records: not a step). */
+  spec?: CliSpec
 }
 
 /** Runs a tool with injected I/O and returns its exit status; prints records and the stderr line. */
 export async function runTool (tool: ToolName, argv: string[], io: ToolIo, main: ToolMain, opts: CliOptions = {}): Promise<ExitCode> {
-  if (opts.help !== undefined && argv.some(a => a === '--help' || a === '-h')) {
-    io.stdout?.write(await opts.help())
+  const spec = opts.spec
+  if (spec !== undefined && argv.some(a => a === '--help' || a === '-h')) {
+    io.stdout?.write(helpText(spec))
     return EXIT.OK
   }
-  const command = opts.commands?.includes(argv[0] ?? '') === true ? argv[0] : undefined
+  const first = argv[0]
+  const command = first !== undefined && spec?.commands !== undefined && Object.hasOwn(spec.commands, first) ? first : undefined
   io.out.write(command === undefined ? { v: 1, kind: 'start', tool } : { v: 1, kind: 'start', tool, command })
   let result: ToolResult
   try {
@@ -81,7 +68,8 @@ export async function runTool (tool: ToolName, argv: string[], io: ToolIo, main:
 }
 
 /** The bin entry point of every tool. */
-export async function runCli (tool: ToolName, main: ToolMain, opts: CliOptions = {}): Promise<void> {
+export async function runCli (spec: CliSpec, main: ToolMain): Promise<void> {
+  const tool = spec.tool
   let io: ToolIo
   try {
     io = {
@@ -98,7 +86,7 @@ export async function runCli (tool: ToolName, main: ToolMain, opts: CliOptions =
     process.exitCode = EXIT.USAGE
     return
   }
-  process.exitCode = await runTool(tool, process.argv.slice(2), io, main, opts)
+  process.exitCode = await runTool(tool, process.argv.slice(2), io, main, { spec })
 }
 
 function oneLine (s: string): string {

@@ -6,23 +6,24 @@
 // The attempt comes from --attempt or from the attempt record on stdin. stdout carries
 // NDJSON records only (start, attempt, tree | check…, error, result).
 
-import { cliParser, parseArgs, resolveAttemptPath, runCli, type ToolIo, type ToolResult } from '@repairline/core'
+import { parseCli, resolveAttemptPath, runCli, stringOption, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
 
-interface Args { attempt?: string, check: boolean }
-
-function parser (argv: string[]) {
-  return cliParser('extract-tree', argv)
-    .usage('$0 [--attempt DIR] [--check]\n\nReads the admitted commit with git plumbing and writes tree.tar and tree-manifest.json into the attempt directory.')
-    .option('attempt', { type: 'string', describe: 'attempt directory (else read from the attempt record on stdin)' })
-    .option('check', { type: 'boolean', default: false, describe: 'recompute both files in memory and report whether the retained ones match; never writes' })
+const CLI: CliSpec = {
+  tool: 'extract-tree',
+  usage: ['extract-tree [--attempt DIR] [--check]'],
+  about: 'Reads the admitted commit with git plumbing and writes tree.tar and tree-manifest.json into the attempt directory.',
+  options: {
+    attempt: { type: 'string', value: 'DIR', describe: 'attempt directory (else read from the attempt record on stdin)' },
+    check: { type: 'boolean', describe: 'recompute both files in memory and report whether the retained ones match; never writes' },
+  },
 }
 
 async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   // The tool's logic loads only now: --help never compiles it.
   const { extractTree } = await import('./index.ts')
-  const args = await parseArgs<Args>(parser(argv))
-  const attempt = await resolveAttemptPath(args.attempt, io)
-  return await extractTree({ attempt, check: args.check }, io)
+  const { values } = parseCli(CLI, argv)
+  const attempt = await resolveAttemptPath(stringOption(values.attempt), io)
+  return await extractTree({ attempt, check: values.check === true }, io)
 }
 
-await runCli('extract-tree', main, { help: async () => `${await parser([]).getHelp()}\n` })
+await runCli(CLI, main)

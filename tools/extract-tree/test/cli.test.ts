@@ -44,7 +44,7 @@ test('usage errors exit 2, no attempt exits 66, --help prints usage and no recor
   assert.equal(errorOf(missing)?.code, 'INPUT_MISSING')
   const help = await run(binPath('extract-tree'), ['--help'], { env: BASE_ENV })
   assert.equal(help.exitCode, 0)
-  assert.match(help.stdout.toString(), /^extract-tree \[--attempt DIR\] \[--check\]\n[^{]*--check/)
+  assert.match(help.stdout.toString(), /^Usage: extract-tree \[--attempt DIR\] \[--check\]\n[^{]*--check/)
 })
 
 test('killed at the extraction fault point: tree.tar without a manifest, no outcome; a rerun completes with the same bytes', async t => {

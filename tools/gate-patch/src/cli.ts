@@ -6,22 +6,22 @@
 //
 // stdout carries NDJSON records only (start, attempt, rule… or check…, error, result).
 
-import { cliParser, parseArgs, resolveAttemptPath, runCli, type ToolIo, type ToolResult } from '@repairline/core'
+import { parseCli, resolveAttemptPath, runCli, stringOption, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
 
-interface Args { attempt?: string, check?: boolean }
-
-function parser (argv: string[]) {
-  return cliParser('gate-patch', argv)
-    .usage('$0 [--attempt DIR] [--check]')
-    .option('attempt', { type: 'string', describe: 'attempt directory (else read from the attempt record on stdin)' })
-    .option('check', { type: 'boolean', default: false, describe: 'recompute candidate.patch and gate.json and compare them byte for byte; never write' })
+const CLI: CliSpec = {
+  tool: 'gate-patch',
+  usage: ['gate-patch [--attempt DIR] [--check]'],
+  options: {
+    attempt: { type: 'string', value: 'DIR', describe: 'attempt directory (else read from the attempt record on stdin)' },
+    check: { type: 'boolean', describe: 'recompute candidate.patch and gate.json and compare them byte for byte; never write' },
+  },
 }
 
 async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   // The tool's logic loads only now: --help never compiles it.
   const { gatePatch } = await import('./index.ts')
-  const args = await parseArgs<Args>(parser(argv))
-  return await gatePatch({ attempt: await resolveAttemptPath(args.attempt, io), check: args.check === true }, io)
+  const { values } = parseCli(CLI, argv)
+  return await gatePatch({ attempt: await resolveAttemptPath(stringOption(values.attempt), io), check: values.check === true }, io)
 }
 
-await runCli('gate-patch', main, { help: async () => `${await parser([]).getHelp()}\n` })
+await runCli(CLI, main)

@@ -6,21 +6,20 @@
 // The attempt comes from --attempt or from the attempt record on stdin. stdout carries
 // NDJSON records only (start, attempt, verify, error, result).
 
-import { cliParser, parseArgs, resolveAttemptPath, runCli, type ToolIo, type ToolResult } from '@repairline/core'
+import { parseCli, resolveAttemptPath, runCli, stringOption, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
 
-interface Args { attempt?: string }
-
-function parser (argv: string[]) {
-  return cliParser('verify', argv)
-    .usage('$0 [--attempt DIR]\n\nRuns the fixed test command on the gated candidate (read-only, in the identical sandbox) and writes candidate.events.ndjson and verify.json; ends the attempt scoped_test_verified (0), failed, fault or timed_out (1).')
-    .option('attempt', { type: 'string', describe: 'attempt directory (else read from the attempt record on stdin)' })
+const CLI: CliSpec = {
+  tool: 'verify',
+  usage: ['verify [--attempt DIR]'],
+  about: 'Runs the fixed test command on the gated candidate (read-only, in the identical sandbox) and writes candidate.events.ndjson and verify.json; ends the attempt scoped_test_verified (0), failed, fault or timed_out (1).',
+  options: { attempt: { type: 'string', value: 'DIR', describe: 'attempt directory (else read from the attempt record on stdin)' } },
 }
 
 async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   // The tool's logic loads only now: --help never compiles it.
   const { verify } = await import('./index.ts')
-  const args = await parseArgs<Args>(parser(argv))
-  return await verify({ attempt: await resolveAttemptPath(args.attempt, io) }, io)
+  const { values } = parseCli(CLI, argv)
+  return await verify({ attempt: await resolveAttemptPath(stringOption(values.attempt), io) }, io)
 }
 
-await runCli('verify', main, { help: async () => `${await parser([]).getHelp()}\n` })
+await runCli(CLI, main)
