@@ -1,5 +1,5 @@
-// The one HTTPS call (DESIGN §5, threat-matrix §8): undici request() — never fetch, which
-// follows redirects and decompresses past any size cap — on a dedicated Agent that no
+// The one HTTPS call (DESIGN §5, threat-matrix §8): undici request() (through
+// undici-lean.ts) — never fetch, which follows redirects and decompresses past any size cap — on a dedicated Agent that no
 // environment variable configures: no redirect interceptor (a 3xx comes back as a status),
 // no proxy agent, `rejectUnauthorized: true` set explicitly (NODE_TLS_REJECT_UNAUTHORIZED
 // cannot turn it off), Node's bundled roots plus the optional ca_file as the only extra
@@ -10,7 +10,7 @@
 // stretch. It never retries. The token is one header; no error message here can hold it.
 
 import { rootCertificates } from 'node:tls'
-import { Agent, request } from 'undici'
+import { Agent, requestOn } from './undici-lean.ts'
 import type { ProviderLimits } from './limits.ts'
 
 export type ProviderFailureCode =
@@ -93,8 +93,7 @@ export async function callResponses (c: CallInput): Promise<CallResult> {
   let partial: HttpResponse | undefined
   const chunks: Buffer[] = []
   try {
-    const res = await request(c.url, {
-      dispatcher: agent,
+    const res = await requestOn(agent, c.url, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${c.token}`,
