@@ -73,7 +73,7 @@ test('a memo that is malformed, for another root, or writable by others or owned
     chownSync(file, 0, 0)
   }
   assert.equal(loadScanMemo(memoDir, tree), true, 'positive control: the same memo, restored, holds')
-  writeFileSync(file, '{"v":1,"root":"/elsewhere","dirs":[]}', { mode: 0o600 })
+  writeFileSync(file, '{"v":2,"root":"/elsewhere","dirs":[]}', { mode: 0o600 })
   assert.equal(loadScanMemo(memoDir, tree), false, 'a memo of another root')
   writeFileSync(file, 'not json', { mode: 0o600 })
   assert.equal(loadScanMemo(memoDir, tree), false, 'malformed')

@@ -14,7 +14,7 @@
 import { lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { toolError } from '../errors.ts'
-import { loadScanMemo, saveScanMemo, type DirStamp } from './bind-scan-memo.ts'
+import { loadScanMemo, saveScanMemo, stampOf, type DirStamp } from './bind-scan-memo.ts'
 
 export interface BindViolation { path: string, kind: 'socket' | 'fifo' | 'block device' | 'char device' | 'unreadable' | 'missing' }
 
@@ -44,7 +44,12 @@ export function scanSpecialFiles (root: string, max = 16, dirs?: DirStamp[]): Bi
     const dir = stack.pop() as string
     let entries: Dirent[]
     try {
-      if (dirs !== undefined) dirs.push(stampOf(dir))
+      // The stamp before the listing: an entry made after the listing changes the stamp.
+      if (dirs !== undefined) {
+        const stamp = stampOf(dir)
+        if (stamp === undefined) throw new Error('not a directory any more')
+        dirs.push(stamp)
+      }
       entries = readdirSync(dir, { withFileTypes: true })
     } catch {
       found.push({ path: dir, kind: 'unreadable' })
@@ -69,11 +74,6 @@ export function scanSpecialFiles (root: string, max = 16, dirs?: DirStamp[]): Bi
     }
   }
   return found
-}
-
-function stampOf (dir: string): DirStamp {
-  const s = lstatSync(dir, { bigint: true })
-  return [dir, String(s.dev), String(s.ino), String(s.mtimeNs), String(s.ctimeNs)]
 }
 
 /** A system directory's clean scan, from this process, the memo on disk, or a fresh walk. */
