@@ -34,7 +34,9 @@ export interface RunResult {
  * and first spawn cost a tool ~40 ms, paid by six tools per chain). The result keeps execa's
  * meaning, which core's spawn test checks case by case against execa itself: `timeoutMs`,
  * `signal` and an output over `maxBuffer` each SIGKILL the child; the kept output of a stream
- * stops at `maxBuffer` bytes; `exitCode` is undefined when a signal ended the child.
+ * stops at `maxBuffer` bytes; `exitCode` is undefined when a signal ended the child. After such
+ * a kill it returns once the child is gone, even if a process it started still holds its
+ * stdout or stderr.
  */
 export async function run (file: string, args: readonly string[], o: RunOptions): Promise<RunResult> {
   const max = o.maxBuffer ?? 64 << 20
@@ -47,7 +49,13 @@ export async function run (file: string, args: readonly string[], o: RunOptions)
   }
   let timedOut = false
   let truncated = false
-  const kill = (): void => { child.kill('SIGKILL') }
+  // A killed child's output is no longer wanted, and a process it left behind may still hold
+  // the pipes open: closing our ends lets 'close' come as soon as the child itself is gone.
+  const kill = (): void => {
+    child.kill('SIGKILL')
+    child.stdout?.destroy()
+    child.stderr?.destroy()
+  }
   const keep = (stream: Readable | null): Buffer[] => {
     const chunks: Buffer[] = []
     let bytes = 0

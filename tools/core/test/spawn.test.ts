@@ -10,6 +10,9 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { execa } from 'execa'
 import { run, type RunOptions, type RunResult } from '@repairline/core'
 
@@ -76,3 +79,25 @@ for (const c of CASES) {
     }
   })
 }
+
+test('after a timeout run() returns once the child is gone, though a process it left behind holds stdout (positive control: without a timeout it waits for that process)', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'rl-spawn-'))
+  t.after(() => { rmSync(dir, { recursive: true, force: true }) })
+  // The child starts a detached grandchild that inherits stdout, writes `marker` when it ends
+  // after 1.5 s, and then the child hangs.
+  const script = (marker: string): string => `
+    const { spawn } = require('node:child_process')
+    spawn(process.execPath, ['-e', 'setTimeout(() => require("node:fs").writeFileSync(${JSON.stringify(marker)}, "x"), 1500)'], { stdio: ['ignore', 'inherit', 'ignore'], detached: true }).unref()
+    process.stdout.write('started\\n')
+    setTimeout(() => {}, 60000)`
+  const killed = join(dir, 'after-timeout')
+  const r = await run(NODE, ['-e', script(killed)], { env: {}, timeoutMs: 400 })
+  assert.equal(r.timedOut, true)
+  assert.equal(existsSync(killed), false, 'run() waited for the grandchild')
+  const waited = join(dir, 'without-timeout')
+  const control = await run(NODE, ['-e', script(waited).replace('setTimeout(() => {}, 60000)', '')], { env: {} })
+  assert.equal(control.exitCode, 0)
+  assert.equal(control.stdout.toString(), 'started\n')
+  assert.equal(existsSync(waited), true, 'without a kill, run() returns when the last holder of stdout is gone')
+  await new Promise(resolve => setTimeout(resolve, 1600))
+})
