@@ -39,11 +39,14 @@ function findDuplicateKey (text: string): { key: string, offset: number } | unde
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c === 0x7b /* { */) { stack.push(new Set()); expectKey = true } else if (c === 0x5b /* [ */) { stack.push(null); expectKey = false } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) { stack.pop(); expectKey = false } else if (c === 0x2c /* , */) { expectKey = stack.at(-1) instanceof Set } else if (c === 0x22 /* " */) {
+      // The closing quote is the next one not escaped by an odd run of backslashes.
       const start = i
-      i++
-      while (i < text.length && text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1
+      i = text.indexOf('"', i + 1)
+      while (backslashesBefore(text, i) % 2 === 1) i = text.indexOf('"', i + 1)
       if (expectKey) {
-        const key = JSON.parse(text.slice(start, i + 1)) as string
+        // Without a backslash a key's text is the key itself; only escapes need decoding.
+        const raw = text.slice(start + 1, i)
+        const key = raw.includes('\\') ? JSON.parse(text.slice(start, i + 1)) as string : raw
         const keys = stack.at(-1)
         if (keys instanceof Set) {
           if (keys.has(key)) return { key, offset: start }
@@ -54,4 +57,10 @@ function findDuplicateKey (text: string): { key: string, offset: number } | unde
     }
   }
   return undefined
+}
+
+function backslashesBefore (text: string, at: number): number {
+  let n = 0
+  while (text.charCodeAt(at - 1 - n) === 0x5c) n++
+  return n
 }

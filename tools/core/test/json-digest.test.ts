@@ -8,6 +8,13 @@ test('strict JSON refuses duplicate keys at any depth, a BOM and invalid UTF-8',
   assert.match((parseJsonText('{"x":[{"k":1,"k":1}]}') as { message: string }).message, /duplicate key "k"/)
   assert.deepEqual(parseJsonText('{"a":"a","b":"a"}').ok, true) // equal values are not keys
   assert.deepEqual(parseJsonText('{"a\\"":1,"a":2}').ok, true) // escaped quote in a key
+  // Keys are compared decoded: an escape and the character it stands for are one key; a
+  // backslash run before a quote ends the string only when it is even.
+  assert.match((parseJsonText('{"a\\"b":1,"a\\"b":2}') as { message: string }).message, /duplicate key "a\\"b"/)
+  assert.match((parseJsonText('{"\\u0061":1,"a":2}') as { message: string }).message, /duplicate key "a"/)
+  assert.match((parseJsonText('{"x\\\\":{"y":1},"x\\\\":2}') as { message: string }).message, /duplicate key "x\\\\"/)
+  assert.deepEqual(parseJsonText('{"x\\\\":1,"x":2,"k":"\\\\\\"{"}').ok, true)
+  assert.match((parseJsonText('{"s":"\\\\","s":1}') as { message: string }).message, /duplicate key "s"/)
   assert.match((parseJsonText('\ufeff{}') as { message: string }).message, /byte-order mark/)
   assert.match((parseJsonBytes(Buffer.from([0x7b, 0xff, 0x7d])) as { message: string }).message, /UTF-8/)
   assert.equal(parseJsonText('{"a":1,}').ok, false)
