@@ -5,10 +5,13 @@ import type { TextRule } from '../types.ts'
 
 export const SUMMARY_FIELDS = ['cause', 'change', 'risk'] as const
 
+// Each field as a whole word (no letter, digit or underscore on either side); built once.
+const FIELD_WORDS = SUMMARY_FIELDS.map(field => ({ field, word: new RegExp(`(?<![\\p{L}\\p{N}_])${field}(?![\\p{L}\\p{N}_])`, 'u') }))
+
 function namesFieldsInOrder (rest: string): boolean {
   let from = 0
-  for (const field of SUMMARY_FIELDS) {
-    const m = new RegExp(`(?<![\\p{L}\\p{N}_])${field}(?![\\p{L}\\p{N}_])`, 'u').exec(rest.slice(from))
+  for (const { field, word } of FIELD_WORDS) {
+    const m = word.exec(rest.slice(from))
     if (m === null) return false
     from += m.index + field.length
   }
