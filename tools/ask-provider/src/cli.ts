@@ -7,13 +7,13 @@
 // NDJSON records only (start, attempt, check, error, result); the exit status follows the
 // README's table (69: a retryable provider_error).
 
-import { parseCli, runCli, stringOption, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
+import { ATTEMPT_OPTION, parseCli, runCli, stringOption, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
 
 const CLI: CliSpec = {
   tool: 'ask-provider',
   usage: ['ask-provider [--attempt DIR] [--check]'],
   options: {
-    attempt: { type: 'string', value: 'DIR', describe: 'attempt directory (else read from the attempt record on stdin)' },
+    attempt: ATTEMPT_OPTION,
     check: { type: 'boolean', describe: 're-render job.txt, prompt.txt, the owned-text records and request.json and compare byte for byte; never writes, never calls the provider' },
   },
 }

@@ -26,6 +26,9 @@ export interface OptionSpec {
 
 export type OptionTable = Readonly<Record<string, OptionSpec>>
 
+/** The --attempt option of every step after admit (core's resolveAttemptPath reads it). */
+export const ATTEMPT_OPTION: OptionSpec = { type: 'string', value: 'DIR', describe: 'attempt directory (else read from the attempt record on stdin)' }
+
 export interface CommandSpec {
   readonly describe: string
   readonly options: OptionTable

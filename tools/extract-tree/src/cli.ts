@@ -6,14 +6,14 @@
 // The attempt comes from --attempt or from the attempt record on stdin. stdout carries
 // NDJSON records only (start, attempt, tree | check…, error, result).
 
-import { parseCli, resolveAttemptPath, runCli, stringOption, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
+import { ATTEMPT_OPTION, parseCli, resolveAttemptPath, runCli, stringOption, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
 
 const CLI: CliSpec = {
   tool: 'extract-tree',
   usage: ['extract-tree [--attempt DIR] [--check]'],
   about: 'Reads the admitted commit with git plumbing and writes tree.tar and tree-manifest.json into the attempt directory.',
   options: {
-    attempt: { type: 'string', value: 'DIR', describe: 'attempt directory (else read from the attempt record on stdin)' },
+    attempt: ATTEMPT_OPTION,
     check: { type: 'boolean', describe: 'recompute both files in memory and report whether the retained ones match; never writes' },
   },
 }

@@ -6,13 +6,13 @@
 //
 // stdout carries NDJSON records only (start, attempt, rule… or check…, error, result).
 
-import { parseCli, resolveAttemptPath, runCli, stringOption, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
+import { ATTEMPT_OPTION, parseCli, resolveAttemptPath, runCli, stringOption, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
 
 const CLI: CliSpec = {
   tool: 'gate-patch',
   usage: ['gate-patch [--attempt DIR] [--check]'],
   options: {
-    attempt: { type: 'string', value: 'DIR', describe: 'attempt directory (else read from the attempt record on stdin)' },
+    attempt: ATTEMPT_OPTION,
     check: { type: 'boolean', describe: 'recompute candidate.patch and gate.json and compare them byte for byte; never write' },
   },
 }

@@ -7,7 +7,7 @@
 // readback prints one readback record per attempt and exits 1 if any is invalid.
 
 import { resolve } from 'node:path'
-import { parseCli, resolveAttemptPath, runCli, stringOption, toolError, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
+import { ATTEMPT_OPTION, parseCli, resolveAttemptPath, runCli, stringOption, toolError, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
 
 const CLI: CliSpec = {
   tool: 'receipt',
@@ -15,7 +15,7 @@ const CLI: CliSpec = {
   commands: {
     seal: {
       describe: 'write outcome.json if missing (timed_out, interrupted) and receipt.json; release the lock',
-      options: { attempt: { type: 'string', value: 'DIR', describe: 'attempt directory (else read from the attempt record on stdin)' } },
+      options: { attempt: ATTEMPT_OPTION },
     },
     readback: {
       describe: 'revalidate one attempt or every attempt of a state root',

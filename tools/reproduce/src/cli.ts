@@ -6,14 +6,14 @@
 // The attempt comes from --attempt or from the attempt record on stdin. stdout carries NDJSON
 // records only (start, attempt, baseline | preflight, error, result).
 
-import { parseCli, resolveAttemptPath, runCli, stringOption, toolError, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
+import { ATTEMPT_OPTION, parseCli, resolveAttemptPath, runCli, stringOption, toolError, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
 
 const CLI: CliSpec = {
   tool: 'reproduce',
   usage: ['reproduce [--attempt DIR]', 'reproduce --preflight [--runner go|node]'],
   about: 'Runs the fixed test command on the baseline tree in the sandbox and writes baseline.events.ndjson and baseline.json.',
   options: {
-    attempt: { type: 'string', value: 'DIR', describe: 'attempt directory (else read from the attempt record on stdin)' },
+    attempt: ATTEMPT_OPTION,
     preflight: { type: 'boolean', describe: 'only check every sandbox primitive and print what is in force; writes nothing' },
     runner: { type: 'string', value: 'NAME', choices: ['go', 'node'], describe: '--preflight: the toolchain to check (default: the attempt\'s runner with --attempt, else node)' },
   },

@@ -6,13 +6,13 @@
 // The attempt comes from --attempt or from the attempt record on stdin. stdout carries
 // NDJSON records only (start, attempt, verify, error, result).
 
-import { parseCli, resolveAttemptPath, runCli, stringOption, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
+import { ATTEMPT_OPTION, parseCli, resolveAttemptPath, runCli, stringOption, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
 
 const CLI: CliSpec = {
   tool: 'verify',
   usage: ['verify [--attempt DIR]'],
   about: 'Runs the fixed test command on the gated candidate (read-only, in the identical sandbox) and writes candidate.events.ndjson and verify.json; ends the attempt scoped_test_verified (0), failed, fault or timed_out (1).',
-  options: { attempt: { type: 'string', value: 'DIR', describe: 'attempt directory (else read from the attempt record on stdin)' } },
+  options: { attempt: ATTEMPT_OPTION },
 }
 
 async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
