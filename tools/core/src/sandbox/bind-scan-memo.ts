@@ -84,7 +84,10 @@ export function loadScanMemo (memoDir: string, root: string): boolean {
   for (const stamp of memo.dirs) {
     const path = pathOf(stamp)
     const s = lstatSync(path, { bigint: true, throwIfNoEntry: false })
-    if (s?.isDirectory() !== true || stamp.length !== path.length + stampPrefix(s).length || !stamp.startsWith(stampPrefix(s))) return false
+    if (s?.isDirectory() !== true) return false
+    // path is the stamp's tail, so the stamp holds exactly when its head is today's numbers.
+    const prefix = stampPrefix(s)
+    if (stamp.length !== prefix.length + path.length || !stamp.startsWith(prefix)) return false
   }
   return true
 }
