@@ -54,7 +54,9 @@ const mib = Number(process.argv[2])
 if (process.argv[3] === 'child') {
   const b = Buffer.alloc(mib * 1024 * 1024, 1)
   process.stdout.write('held ' + b.length + '\\n')
-  setInterval(() => {}, 1000)
+  // The timer must reference b: a module-level binding no closure uses is garbage once the
+  // body has run, and V8 may free the 100 MiB before the others are allocated.
+  setInterval(() => { b[0] = 1 }, 1000)
 } else {
   const kids = [0, 1, 2, 3].map(() => spawn(process.execPath, [process.argv[1], String(mib), 'child'], { stdio: ['ignore', 'pipe', 'ignore'] }))
   let killed = 0
