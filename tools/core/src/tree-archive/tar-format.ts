@@ -29,8 +29,8 @@ export interface TarSlot {
   header: number
   /** First byte of the file's content. */
   data: number
-  /** The path's UTF-8 bytes. */
-  pathBytes: Buffer
+  /** The path's first bytes, up to the name field's 100; undefined when the whole path fits (it is written from the string). */
+  longName: Buffer | undefined
   /** The PAX extended header's content, for paths longer than the name field. */
   pax: Buffer | undefined
 }
@@ -59,13 +59,14 @@ export function tarLayout (entries: readonly TarEntryInput[]): TarLayout {
   const slots: TarSlot[] = []
   let off = 0
   for (const e of entries) {
-    const pathBytes = Buffer.from(e.path)
-    const pax = pathBytes.length > NAME_FIELD ? paxPathRecord(pathBytes) : undefined
+    // Only a path longer than the name field needs its bytes now (for its PAX record).
+    const long = Buffer.byteLength(e.path) > NAME_FIELD ? Buffer.from(e.path) : undefined
+    const pax = long === undefined ? undefined : paxPathRecord(long)
     const start = off
     if (pax !== undefined) off += BLOCK + padded(pax.length)
     const header = off
     off += BLOCK
-    slots.push({ start, header, data: off, pathBytes, pax })
+    slots.push({ start, header, data: off, longName: long?.subarray(0, NAME_FIELD), pax })
     off += padded(e.size)
   }
   return { slots, size: off + 2 * BLOCK }
@@ -81,39 +82,57 @@ TEMPLATE.write('00', 263, 'latin1')
 TEMPLATE.write('0000000\0', 329, 'latin1')
 TEMPLATE.write('0000000\0', 337, 'latin1')
 
-function octal (n: number, digits: number): string {
-  const s = n.toString(8)
-  if (s.length > digits) throw toolError('INTERNAL', `tar: ${n} does not fit ${digits} octal digits`)
-  return s.padStart(digits, '0')
+// The two mode fields as written, and the sum of their bytes.
+function modeField (octalMode: string): { bytes: Buffer, sum: number } {
+  const bytes = Buffer.from(`${octalMode}\0`, 'latin1')
+  return { bytes, sum: bytes.reduce((a, x) => a + x, 0) }
+}
+const MODE_644 = modeField('0000644')
+const MODE_755 = modeField('0000755')
+
+/**
+ * Writes `n` as `digits` zero-padded octal digits at `at`; returns the digits' byte sum.
+ * Byte by byte, not through strings: this runs twice for each of up to 20,000 entries.
+ */
+function writeOctal (tar: Buffer, at: number, n: number, digits: number): number {
+  if (!Number.isSafeInteger(n) || n < 0 || n >= 8 ** digits) throw toolError('INTERNAL', `tar: ${n} does not fit ${digits} octal digits`)
+  let sum = 0
+  for (let i = digits - 1; i >= 0; i--) {
+    const d = 0x30 + (n % 8)
+    tar[at + i] = d
+    sum += d
+    n = Math.floor(n / 8)
+  }
+  return sum
 }
 
 // The checksum counts its own field as eight spaces; the template's other bytes never change.
 let TEMPLATE_SUM = 8 * 0x20
 for (let i = 0; i < BLOCK; i++) if (i < 148 || i >= 156) TEMPLATE_SUM += TEMPLATE[i] ?? 0
 
-function writeHeader (tar: Buffer, at: number, name: Buffer, mode: string, size: number, type: '0' | 'x'): void {
+/** `name` is at most 100 bytes: a Buffer is copied as is, a string written as UTF-8 (the caller knows it fits). */
+function writeHeader (tar: Buffer, at: number, name: Buffer | string, m: { bytes: Buffer, sum: number }, size: number, type: 0x30 | 0x78): void {
   tar.set(TEMPLATE, at)
-  const nameLength = Math.min(name.length, NAME_FIELD)
-  name.copy(tar, at, 0, nameLength)
-  tar.write(`${mode}\0`, at + 100, 'latin1')
-  tar.write(`${octal(size, 11)}\0`, at + 124, 'latin1')
-  tar.write(type, at + 156, 'latin1')
+  const nameLength = typeof name === 'string' ? tar.write(name, at, NAME_FIELD, 'utf8') : name.copy(tar, at, 0, NAME_FIELD)
+  tar.set(m.bytes, at + 100)
   // Only the name, mode, size and type fields differ from the template (whose mode and size are zeros).
-  let sum = TEMPLATE_SUM
+  let sum = TEMPLATE_SUM + m.sum + type
   for (let i = at; i < at + nameLength; i++) sum += tar[i] ?? 0
-  for (let i = at + 100; i < at + 108; i++) sum += tar[i] ?? 0
-  for (let i = at + 124; i < at + 136; i++) sum += tar[i] ?? 0
-  sum += tar[at + 156] ?? 0
-  tar.write(`${octal(sum, 6)}\0 `, at + 148, 'latin1')
+  sum += writeOctal(tar, at + 124, size, 11)
+  tar[at + 135] = 0
+  tar[at + 156] = type
+  writeOctal(tar, at + 148, sum, 6)
+  tar[at + 154] = 0
+  tar[at + 155] = 0x20
 }
 
 /** Writes the header block(s) of one entry into `tar` at its slot. Content is written by the caller. */
 export function writeEntryHeaders (tar: Buffer, slot: TarSlot, e: TarEntryInput): void {
   if (slot.pax !== undefined) {
-    writeHeader(tar, slot.start, PAX_NAME, '0000644', slot.pax.length, 'x')
+    writeHeader(tar, slot.start, PAX_NAME, MODE_644, slot.pax.length, 0x78 /* x */)
     slot.pax.copy(tar, slot.start + BLOCK)
   }
-  writeHeader(tar, slot.header, slot.pathBytes, e.mode === '100755' ? '0000755' : '0000644', e.size, '0')
+  writeHeader(tar, slot.header, slot.longName ?? e.path, e.mode === '100755' ? MODE_755 : MODE_644, e.size, 0x30 /* 0 */)
 }
 
 /** One entry as a reader finds it in the archive. */
