@@ -203,6 +203,41 @@ test('a blob that does not hash to its id is refused while streaming', async t =
   assert.ok(existsSync(loosePath(repo, a.oid)))
 })
 
+test('a store that contradicts the listing is reported alike through the spool (read in place) and the pipe (parsed)', async t => {
+  const repo = join(tempDir(t), 'repo')
+  const sha = await createRepo(repo, { 'a.txt': 'first\n', 'b.txt': 'x'.repeat(512), 'd/c.txt': 'third\n', 'e.txt': '' })
+  const listing = await listTree(repo, sha)
+  const entries = listing.entries
+  const tree = (await gitT(repo, ['rev-parse', `${sha}:d`])).trim()
+  const error = async (list: TreeEntry[], spool: string | false): Promise<{ code: string, message: string }> => {
+    try {
+      await buildTreeArchive(repo, { entries: list, violations: [] }, { spool })
+    } catch (e) {
+      return { code: (e as { code: string }).code, message: (e as Error).message }
+    }
+    return { code: 'none', message: '' }
+  }
+  const change = (i: number, c: Partial<TreeEntry>): TreeEntry[] => entries.map((e, j) => j === i ? { ...e, ...c } : e)
+  const cases: Array<[string, TreeEntry[], string, RegExp]> = [
+    ['a size the store does not have', change(1, { size: 511 }), 'TREE_OBJECT_MISMATCH', /listed with 511 bytes but has 512/],
+    ['an object the store does not hold', change(2, { oid: 'f'.repeat(40) }), 'GIT_FAILED', /f{40} is missing from the repository/],
+    ['a tree listed as a blob', change(0, { oid: tree }), 'TREE_OBJECT_MISMATCH', /is listed as a blob but is a tree/],
+  ]
+  for (const [what, list, code, message] of cases) {
+    for (const spool of [tempDir(t), false] as const) {
+      const got = await error(list, spool)
+      assert.equal(got.code, code, `${what} (spool ${String(spool)}): ${got.message}`)
+      assert.match(got.message, message, what)
+    }
+  }
+  // Positive control: the unchanged listing builds the same archive both ways, and a
+  // 512-byte blob (its newline lands on the next header) and an empty one are read whole.
+  const viaSpool = await buildTreeArchive(repo, listing, { spool: tempDir(t) })
+  const viaPipe = await buildTreeArchive(repo, listing, { spool: false })
+  assert.ok(viaSpool.tar.equals(viaPipe.tar))
+  assert.deepEqual((await readWithTarStream(viaSpool.tar)).map(e => [e.name, e.content.length]), [['a.txt', 6], ['b.txt', 512], ['d/c.txt', 6], ['e.txt', 0]])
+})
+
 test('readTreeManifest validates the index; readTreeFile returns verified bytes', async t => {
   const b = await build(t)
   assert.deepEqual(readTreeManifest(b.attemptDir), b.manifest)

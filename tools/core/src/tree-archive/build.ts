@@ -26,7 +26,7 @@ import { boundViolations } from '../tree-rules/bounds.ts'
 import { compareUtf8 } from '../tree-rules/collisions.ts'
 import { entryKindViolation } from '../tree-rules/entry-kind.ts'
 import { CatFileBatchParser } from './cat-file-batch.ts'
-import { tarLayout, writeEntryHeaders, type FileMode } from './tar-format.ts'
+import { tarLayout, writeEntryHeaders, type FileMode, type TarSlot } from './tar-format.ts'
 
 /** An archive built in memory, not yet written anywhere. */
 export interface TreeArchive {
@@ -92,35 +92,42 @@ export async function buildTreeArchive (sourceRoot: string, listing: CheckedList
   const layout = tarLayout(files)
   const tar = Buffer.alloc(layout.size)
   const entries: TreeManifestEntry[] = new Array<TreeManifestEntry>(files.length)
-  let written = 0
-  const parser = new CatFileBatchParser(files, {
-    body (i, chunk, start, end) {
-      const slot = layout.slots[i]
-      if (slot === undefined) throw toolError('INTERNAL', `no slot for object ${i}`)
-      chunk.copy(tar, slot.data + written, start, end)
-      written += end - start
-    },
-    end (i) {
-      const f = files[i]
-      const slot = layout.slots[i]
-      if (f === undefined || slot === undefined) throw toolError('INTERNAL', `no slot for object ${i}`)
-      const content = tar.subarray(slot.data, slot.data + f.size)
-      // The blob's git header goes, for a moment, into the bytes just before its content
-      // (its tar header block, written for real right after), so sha1 runs over one
-      // contiguous region without copying the content.
-      const gitHeader = `blob ${f.size}\0`
-      tar.write(gitHeader, slot.data - gitHeader.length, 'latin1')
-      const oid = hash('sha1', tar.subarray(slot.data - gitHeader.length, slot.data + f.size), 'hex')
-      if (oid !== f.oid) {
-        throw toolError('TREE_OBJECT_MISMATCH', `${f.path}: blob ${f.oid} hashes to ${oid}: the object store was tampered with`, { path: f.path, hint: 'run git fsck in source_root; repairline never extracts from a store whose objects do not match their ids' })
-      }
-      entries[i] = { path: f.path, mode: f.mode, blob: f.oid, sha256: hash('sha256', content, 'hex'), bytes: f.size }
-      writeEntryHeaders(tar, slot, f)
-      written = 0
-    },
-  })
-  if (spool !== undefined) await tailSpool(spool, parser)
-  else if (files.length > 0) await streamBlobs(sourceRoot, requestOf(files), parser)
+  /** Blob i's content is in place: rehash it, record it, write its tar header. */
+  const finishBlob = (i: number): void => {
+    const f = files[i]
+    const slot = layout.slots[i]
+    if (f === undefined || slot === undefined) throw toolError('INTERNAL', `no slot for object ${i}`)
+    const content = tar.subarray(slot.data, slot.data + f.size)
+    // The blob's git header goes, for a moment, into the bytes just before its content
+    // (its tar header block, written for real right after), so sha1 runs over one
+    // contiguous region without copying the content.
+    const gitHeader = `blob ${f.size}\0`
+    tar.write(gitHeader, slot.data - gitHeader.length, 'latin1')
+    const oid = hash('sha1', tar.subarray(slot.data - gitHeader.length, slot.data + f.size), 'hex')
+    if (oid !== f.oid) {
+      throw toolError('TREE_OBJECT_MISMATCH', `${f.path}: blob ${f.oid} hashes to ${oid}: the object store was tampered with`, { path: f.path, hint: 'run git fsck in source_root; repairline never extracts from a store whose objects do not match their ids' })
+    }
+    entries[i] = { path: f.path, mode: f.mode, blob: f.oid, sha256: hash('sha256', content, 'hex'), bytes: f.size }
+    writeEntryHeaders(tar, slot, f)
+  }
+  if (spool !== undefined) {
+    await readSpoolInPlace(spool, files, layout.slots, tar, finishBlob)
+  } else if (files.length > 0) {
+    let written = 0
+    const parser = new CatFileBatchParser(files, {
+      body (i, chunk, start, end) {
+        const slot = layout.slots[i]
+        if (slot === undefined) throw toolError('INTERNAL', `no slot for object ${i}`)
+        chunk.copy(tar, slot.data + written, start, end)
+        written += end - start
+      },
+      end (i) {
+        finishBlob(i)
+        written = 0
+      },
+    })
+    await streamBlobs(sourceRoot, requestOf(files), parser)
+  }
   let totalBytes = 0
   for (const f of files) totalBytes += f.size
   return { tar, entries, totalBytes, tarSha256: hash('sha256', tar, 'hex') }
@@ -153,37 +160,53 @@ function startSpool (sourceRoot: string, files: ReadonlyArray<{ oid: string, siz
   return { fd, child: gitToFd(sourceRoot, ['cat-file', '--batch', '--buffer'], requestOf(files), fd), expected }
 }
 
+/** The header line cat-file prints for an expected blob. */
+function batchHeader (f: { oid: string, size: number }): string {
+  return `${f.oid} blob ${f.size}\n`
+}
+
 /**
- * Follows the spool while git writes it, feeding the parser whatever has arrived every
- * millisecond or so (large reads, and parsing and hashing overlap with git's work), then the
- * rest once git has exited. More output than the listing implies is refused unread.
+ * Follows the spool while git writes it and reads it straight into the archive. The listing
+ * fixes every record's length ("<oid> blob <size>\n", the content, "\n"), so each complete
+ * record is one read to where its content belongs: its header line lands in the bytes just
+ * before the content (the blob's tar header block, written over by `finishBlob`) and its
+ * newline just after (zeroed again). Each header line and newline is compared with what the
+ * listing implies; at the first difference, or when git exits before every record arrived,
+ * `spoolFailure` reads the rest with the generic parser to say exactly what went wrong.
+ * More output than the listing implies is never read beyond a header line.
  */
-async function tailSpool (spool: Spool, parser: CatFileBatchParser): Promise<void> {
+async function readSpoolInPlace (spool: Spool, files: ReadonlyArray<{ oid: string, size: number }>, slots: readonly TarSlot[], tar: Buffer, finishBlob: (i: number) => void): Promise<void> {
   const { fd, expected } = spool
   let exited = false
   const child = spool.child.then(r => { exited = true; return r })
   try {
-    const buf = Buffer.allocUnsafe(expected)
-    let off = 0
+    let i = 0
+    let pos = 0
     for (;;) {
       const last = exited
       const size = fstatSync(fd).size
-      if (size > expected) throw toolError('GIT_FAILED', `git cat-file --batch wrote ${size} bytes; the listing implies ${expected}`)
-      while (off < size) {
-        const n = readSync(fd, buf, off, size - off, off)
-        if (n === 0) break
-        parser.push(buf.subarray(off, off + n))
-        off += n
+      if (size > expected) return await spoolFailure(fd, await child, files.slice(i), pos, expected)
+      for (; i < files.length; i++) {
+        const f = files[i]
+        const slot = slots[i]
+        if (f === undefined || slot === undefined) throw toolError('INTERNAL', `no slot for object ${i}`)
+        const head = batchHeader(f)
+        const record = head.length + f.size + 1
+        if (pos + record > size) break
+        const at = slot.data - head.length
+        const n = readSync(fd, tar, at, record, pos)
+        if (n !== record || tar.toString('latin1', at, slot.data) !== head || tar[slot.data + f.size] !== 0x0a) {
+          return await spoolFailure(fd, await child, files.slice(i), pos, expected)
+        }
+        tar[slot.data + f.size] = 0
+        finishBlob(i)
+        pos += record
       }
-      if (last) break
+      if (i === files.length || last) break
       await new Promise(resolve => setTimeout(resolve, 1))
     }
     const r = await child
-    if (r.exitCode !== 0) {
-      const first = r.stderr.toString('utf8').trim().split('\n')[0] ?? ''
-      throw toolError('GIT_FAILED', `git cat-file --batch failed (${r.spawnError ?? r.signal ?? `exit ${String(r.exitCode)}`})${first === '' ? '' : `: ${first}`}`)
-    }
-    parser.finish()
+    if (i < files.length || r.exitCode !== 0) return await spoolFailure(fd, r, files.slice(i), pos, expected)
   } catch (e) {
     // git's remaining work is bounded by the listing: let it finish so no child outlives the step.
     await child
@@ -192,6 +215,31 @@ async function tailSpool (spool: Spool, parser: CatFileBatchParser): Promise<voi
     closeSync(fd)
   }
 }
+
+/**
+ * The spool differs from the listing from offset `pos` on (where `rest` was expected), or
+ * git failed: throws what the generic parser finds in the remaining bytes (a missing object,
+ * another type or size, a broken record), else git's own failure, else an early end. Reads
+ * no further than a header line past the `expected` length: every record up to there was
+ * checked, so a deviation shows within it.
+ */
+async function spoolFailure (fd: number, git: ToFdResult, rest: ReadonlyArray<{ oid: string, size: number }>, pos: number, expected: number): Promise<never> {
+  const size = fstatSync(fd).size
+  const tail = Buffer.allocUnsafe(Math.max(0, Math.min(size, expected + MAX_HEADER_LINE) - pos))
+  if (tail.length > 0) readSync(fd, tail, 0, tail.length, pos)
+  const parser = new CatFileBatchParser(rest, { body () {}, end () {} })
+  parser.push(tail)
+  if (git.exitCode !== 0) {
+    const first = git.stderr.toString('utf8').trim().split('\n')[0] ?? ''
+    throw toolError('GIT_FAILED', `git cat-file --batch failed (${git.spawnError ?? git.signal ?? `exit ${String(git.exitCode)}`})${first === '' ? '' : `: ${first}`}`)
+  }
+  if (size > expected) throw toolError('GIT_FAILED', `git cat-file --batch wrote ${size} bytes; the listing implies ${expected}`)
+  parser.finish()
+  throw toolError('GIT_FAILED', `git cat-file --batch: output differs from the listing at byte ${pos}`)
+}
+
+/** More than the longest header line the parser accepts. */
+const MAX_HEADER_LINE = 512
 
 /** Runs one hermetic `cat-file --batch --buffer`, asks for `oids` in order, feeds the parser through a pipe. */
 async function streamBlobs (sourceRoot: string, oids: string, parser: CatFileBatchParser): Promise<void> {
