@@ -109,8 +109,12 @@ export function checkTreeListing (entries: readonly TreeEntry[]): { violations: 
   return { violations, blobCount, blobBytes }
 }
 
-/** Lists the commit's tree; returns entries and all violations (sizes only, no blob read). A blob whose size git cannot read is GIT_FAILED. */
-export async function listTree (root: string, sha: string): Promise<TreeListing & { violations: TreeViolation[] }> {
+/**
+ * The commit's tree as ls-tree lists it, parsed, with only the violations parsing finds (paths
+ * that are not UTF-8); the path rules are not applied (checkTreeListing does that). A blob
+ * whose size git cannot read is GIT_FAILED. No blob body is read.
+ */
+export async function readTreeListing (root: string, sha: string): Promise<{ entries: TreeEntry[], violations: TreeViolation[] }> {
   const out = await gitOk(root, ['ls-tree', '-r', '-z', '--long', '--full-tree', sha], `ls-tree ${sha}`, 'SOURCE_SHA_UNKNOWN', { maxBuffer: 256 << 20 })
   const parsed = parseLsTree(out)
   // A blob whose size ls-tree could not read: the store is incomplete.
@@ -118,6 +122,12 @@ export async function listTree (root: string, sha: string): Promise<TreeListing 
   if (unreadable !== undefined) {
     throw toolError('GIT_FAILED', `blob ${unreadable.oid} of ${unreadable.path} is missing from the repository`, { path: unreadable.path, hint: 'the object store is incomplete; run git fsck in source_root' })
   }
+  return parsed
+}
+
+/** Lists the commit's tree; returns entries and all violations (sizes only, no blob read). A blob whose size git cannot read is GIT_FAILED. */
+export async function listTree (root: string, sha: string): Promise<TreeListing & { violations: TreeViolation[] }> {
+  const parsed = await readTreeListing(root, sha)
   const checked = checkTreeListing(parsed.entries)
   return { entries: parsed.entries, blobCount: checked.blobCount, blobBytes: checked.blobBytes, violations: [...parsed.violations, ...checked.violations] }
 }

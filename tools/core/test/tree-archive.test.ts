@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { join } from 'node:path'
 import {
   buildTreeArchive, CatFileBatchParser, gitBlobId, jsonFileBytes, listTree, materializeTree, openTreeReader, paxPathRecord, readTreeFile,
-  readTreeManifest, run, treeManifestFor, type TreeArchive, type TreeEntry,
+  readTreeManifest, run, toolError, treeManifestFor, type TreeArchive, type TreeEntry,
 } from '@repairline/core'
 import type { TreeManifest } from '@repairline/schemas'
 import { tempDir } from '../../../test/helpers/tmp.ts'
@@ -236,6 +236,22 @@ test('a store that contradicts the listing is reported alike through the spool (
   const viaPipe = await buildTreeArchive(repo, listing, { spool: false })
   assert.ok(viaSpool.tar.equals(viaPipe.tar))
   assert.deepEqual((await readWithTarStream(viaSpool.tar)).map(e => [e.name, e.content.length]), [['a.txt', 6], ['b.txt', 512], ['d/c.txt', 6], ['e.txt', 0]])
+})
+
+test('rules run while git works: what they throw ends the build, and the spool is closed', async t => {
+  const repo = join(tempDir(t), 'repo')
+  const sha = await createRepo(repo, { 'a.txt': 'first\n', 'b.txt': 'second\n' })
+  const listing = await listTree(repo, sha)
+  const fds = (): number => readdirSync('/proc/self/fd').length
+  const before = fds()
+  let ran = 0
+  await assert.rejects(buildTreeArchive(repo, listing, { spool: tempDir(t), whileGitRuns: () => { ran++; throw toolError('TREE_PATH_UNSAFE', 'refused by the rules') } }), { code: 'TREE_PATH_UNSAFE', message: 'refused by the rules' })
+  assert.equal(ran, 1)
+  assert.equal(fds(), before, 'the spool descriptor was closed')
+  // Positive control: rules that pass let the same build finish.
+  const ok = await buildTreeArchive(repo, listing, { spool: tempDir(t), whileGitRuns: () => { ran++ } })
+  assert.equal(ran, 2)
+  assert.deepEqual(ok.entries.map(e => e.path), ['a.txt', 'b.txt'])
 })
 
 test('readTreeManifest validates the index; readTreeFile returns verified bytes', async t => {

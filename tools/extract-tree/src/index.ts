@@ -33,10 +33,10 @@ interface ComputedTree {
 async function computeTree (attempt: Attempt): Promise<ComputedTree> {
   const { source_root: root, source_sha: sha } = attempt.config
   const listing = await readSourceListing(root, sha)
-  assertListingObeysRules(listing)
   // cat-file's output is spooled to an unnamed O_TMPFILE in the attempt directory: on the
   // filesystem that will hold tree.tar, and never linked, so --check still writes no file.
-  const archive = await buildTreeArchive(root, listing, { spool: attempt.dir })
+  // The path rules run while git works; nothing git wrote is read unless they pass.
+  const archive = await buildTreeArchive(root, listing, { spool: attempt.dir, whileGitRuns: () => assertListingObeysRules(listing) })
   const manifest = treeManifestFor(archive, attempt.key, sha)
   return { archive, manifest, manifestBytes: Buffer.from(jsonFileBytes(manifest)) }
 }

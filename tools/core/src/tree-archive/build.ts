@@ -1,6 +1,6 @@
 // Building tree.tar and tree-manifest.json from a commit (DESIGN §8, §14). The listing
-// from `ls-tree -r -z --long` (core's listTree) fixes every path, mode and size first; the
-// bounds and path rules are checked on it again here, so nothing unchecked is ever read.
+// from `ls-tree -r -z --long` fixes every path, mode and size first; the bounds are checked
+// on it before git is started, and every path rule before any of git's output is read.
 // Then ONE hermetic `git cat-file --batch --buffer` streams every blob, in archive order,
 // and the parser copies each body straight into its final place in a single preallocated
 // buffer (the archive's size is known from the listing). Each blob is rehashed as soon as its
@@ -50,6 +50,12 @@ export interface BuildOptions {
    * `false` streams through a pipe instead.
    */
   spool?: string | false
+  /**
+   * The caller's own checks of the listing (extract-tree's path rules), run once git is
+   * working and before any of its output is read; what it throws ends the build, git's
+   * output unread.
+   */
+  whileGitRuns?: () => void
 }
 
 /** A listing as core's listTree returns it: entries and every violation found in them. */
@@ -62,33 +68,47 @@ const MAX_STDERR = 64 << 10
 
 /**
  * Streams every listed blob of `sourceRoot` through one `cat-file --batch --buffer` and
- * returns the deterministic archive. `listing` is listTree's result for the commit to
- * extract: any violation it carries is thrown (its TREE_* code), and the bounds and entry
- * kinds are recounted from the entries themselves, before any blob is requested. Throws TREE_OBJECT_MISMATCH for a blob that does not hash to its id or whose
- * size or type differs from the listing, GIT_FAILED when git fails or the store is incomplete.
+ * returns the deterministic archive. `listing` is the commit's listing (listTree's, or
+ * readTreeListing's with the rules left to `whileGitRuns`): any violation it carries is
+ * thrown (its TREE_* code); the bounds are recounted from the entries before git is started,
+ * and the entry kinds and order before any of git's output is read. Throws
+ * TREE_OBJECT_MISMATCH for a blob that does not hash to its id or whose size or type differs
+ * from the listing, GIT_FAILED when git fails or the store is incomplete.
  */
 export async function buildTreeArchive (sourceRoot: string, listing: CheckedListing, o: BuildOptions = {}): Promise<TreeArchive> {
   assertNoViolations(listing.violations)
+  // The bounds, counted as checkTreeListing counts them, before git is started.
   let count = 0
   let bytes = 0
   for (const e of listing.entries) {
-    const kind = entryKindViolation(e)
-    if (kind !== undefined) throw toolError(kind.code, kind.message, { path: e.path })
-    if (!Number.isSafeInteger(e.size) || e.size < 0) throw toolError('INTERNAL', `${e.path}: listed without a size`)
-    count++
-    bytes += e.size
+    if (e.type === 'blob' && e.size >= 0) {
+      count++
+      bytes += e.size
+    }
   }
   const bound = boundViolations(count, bytes)[0]
   if (bound !== undefined) throw toolError(bound.code, bound.message)
-  // A canonical listing is already in archive order; anything else was refused (TREE_MALFORMED).
-  for (let i = 1; i < listing.entries.length; i++) {
-    const a = listing.entries[i - 1]
-    const b = listing.entries[i]
-    if (a !== undefined && b !== undefined && compareUtf8(a.path, b.path) >= 0) throw toolError('TREE_MALFORMED', `${b.path} is listed after ${a.path}: the listing is not in git's canonical order`, { path: b.path })
-  }
-  const files = listing.entries.map(e => ({ path: e.path, mode: e.mode as FileMode, size: e.size, oid: e.oid }))
-  // git starts first: its work overlaps with laying out and zero-filling the archive.
+  // git is asked only for regular files; anything else is refused below, before a byte is read.
+  const files = listing.entries.filter(e => entryKindViolation(e) === undefined).map(e => ({ path: e.path, mode: e.mode as FileMode, size: e.size, oid: e.oid }))
+  // git starts first: its work overlaps with the caller's rules and laying out the archive.
   const spool = files.length === 0 || o.spool === false ? undefined : startSpool(sourceRoot, files, o.spool ?? tmpdir())
+  try {
+    o.whileGitRuns?.()
+    for (const e of listing.entries) {
+      const kind = entryKindViolation(e)
+      if (kind !== undefined) throw toolError(kind.code, kind.message, { path: e.path })
+      if (!Number.isSafeInteger(e.size) || e.size < 0) throw toolError('INTERNAL', `${e.path}: listed without a size`)
+    }
+    // A canonical listing is already in archive order; anything else was refused (TREE_MALFORMED).
+    for (let i = 1; i < listing.entries.length; i++) {
+      const a = listing.entries[i - 1]
+      const b = listing.entries[i]
+      if (a !== undefined && b !== undefined && compareUtf8(a.path, b.path) >= 0) throw toolError('TREE_MALFORMED', `${b.path} is listed after ${a.path}: the listing is not in git's canonical order`, { path: b.path })
+    }
+  } catch (e) {
+    if (spool !== undefined) await abandonSpool(spool)
+    throw e
+  }
   const layout = tarLayout(files)
   const tar = Buffer.alloc(layout.size)
   const entries: TreeManifestEntry[] = new Array<TreeManifestEntry>(files.length)
@@ -158,6 +178,15 @@ function startSpool (sourceRoot: string, files: ReadonlyArray<{ oid: string, siz
   let expected = 0
   for (const f of files) expected += f.oid.length + ' blob '.length + String(f.size).length + 1 + f.size + 1
   return { fd, child: gitToFd(sourceRoot, ['cat-file', '--batch', '--buffer'], requestOf(files), fd), expected }
+}
+
+/** Waits for git to finish its bounded work (no child outlives the step) and drops its output unread. */
+async function abandonSpool (spool: Spool): Promise<void> {
+  try {
+    await spool.child
+  } finally {
+    closeSync(spool.fd)
+  }
 }
 
 /** The header line cat-file prints for an expected blob. */

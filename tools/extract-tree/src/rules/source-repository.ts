@@ -4,18 +4,18 @@
 // longer the top of a checkout or a commit that is gone is a fault. The three git reads run
 // concurrently (none reads a blob body); their verdicts are taken in the order above.
 
-import { assertCommit, assertNoSharedMetadata, listTree, repoInfo } from '@repairline/core'
+import { assertCommit, assertNoSharedMetadata, readTreeListing, repoInfo } from '@repairline/core'
 
-export type Listing = Awaited<ReturnType<typeof listTree>>
+export type Listing = Awaited<ReturnType<typeof readTreeListing>>
 
 function settled<T> (r: PromiseSettledResult<T>): T {
   if (r.status === 'rejected') throw r.reason
   return r.value
 }
 
-/** Checks the repository and returns the commit's listing (its violations not yet judged). */
+/** Checks the repository and returns the commit's listing (its path rules not yet applied). */
 export async function readSourceListing (root: string, sha: string): Promise<Listing> {
-  const [info, commit, listing] = await Promise.allSettled([repoInfo(root), assertCommit(root, sha), listTree(root, sha)])
+  const [info, commit, listing] = await Promise.allSettled([repoInfo(root), assertCommit(root, sha), readTreeListing(root, sha)])
   assertNoSharedMetadata(settled(info))
   settled(commit)
   return settled(listing)

@@ -1,13 +1,14 @@
 // Rule: the listing at source_sha obeys every tree rule of DESIGN §8 — checked again here,
-// from `ls-tree -r -z --long` sizes, before any blob body is read. admit ran the same cheap
+// from `ls-tree -r -z --long` sizes: the bounds before git is asked for a blob, the path
+// rules while git works and before any of its output is read. admit ran the same cheap
 // check, but an attempt must not rely on it: the repository may have changed since, or the
 // attempt may have been admitted by something else. The rules themselves live in core
 // (tools/core/src/tree-rules/, one per file) because admit applies them too.
 
-import { assertNoViolations } from '@repairline/core'
+import { assertNoViolations, checkTreeListing } from '@repairline/core'
 import type { Listing } from './source-repository.ts'
 
-/** Throws the first violation (bounds first, then listing order) with its TREE_* code. */
+/** Throws the first violation (unreadable paths, then bounds, then listing order) with its TREE_* code. */
 export function assertListingObeysRules (listing: Listing): void {
-  assertNoViolations(listing.violations)
+  assertNoViolations([...listing.violations, ...checkTreeListing(listing.entries).violations])
 }
