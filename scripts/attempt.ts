@@ -31,12 +31,17 @@ export function toolEnv (env: NodeJS.ProcessEnv): Record<string, string> {
   return out
 }
 
+/**
+ * The node and argv of a step: the tool's own bin script run by this node, not the package
+ * manager's .bin shim (a /bin/sh script that runs sed, dirname and uname and adds NODE_PATH
+ * to the environment the driver keeps minimal).
+ */
 function argvFor (step: Step, o: { config: string, report: string }, attempt: string | undefined): [string, string[]] {
-  const bin = (tool: string): string => join(ROOT, 'node_modules', '.bin', tool)
-  if (step === 'admit') return [bin('admit'), ['run', '--config', o.config, '--report', o.report]]
+  const bin = (tool: string): string => join(ROOT, 'tools', tool, 'bin', `${tool}.js`)
+  if (step === 'admit') return [process.execPath, [bin('admit'), 'run', '--config', o.config, '--report', o.report]]
   if (attempt === undefined) throw new Error(`${step} needs an attempt`)
-  if (step === 'seal') return [bin('receipt'), ['seal', '--attempt', attempt]]
-  return [bin(step), ['--attempt', attempt]]
+  if (step === 'seal') return [process.execPath, [bin('receipt'), 'seal', '--attempt', attempt]]
+  return [process.execPath, [bin(step), '--attempt', attempt]]
 }
 
 interface StepRun { exit: number, records: AnyRecord[], stderr: string, ms: number }
