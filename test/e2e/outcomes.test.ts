@@ -4,7 +4,7 @@
 
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { readbackAttempt } from '@repairline/core'
@@ -65,6 +65,21 @@ test('node: scoped_test_verified', async (t) => {
   const f = await chainFixture(t, p, 'proposal/node-fix', { runner: 'node' })
   const r = await driveChain(f)
   await assertReadsBack(assertSealed(f, r, 0, 'scoped_test_verified'))
+})
+
+test('the driver passes its own environment to no tool: a NODE_OPTIONS probe runs in the driver and in none of the seven steps', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/node-fix', { runner: 'node' })
+  const dir = tempDir(t)
+  const seen = join(dir, 'seen')
+  const probe = join(dir, 'probe.cjs')
+  // Each node process that loads the probe appends its script and its environment's names.
+  writeFileSync(probe, `require('node:fs').appendFileSync(${JSON.stringify(seen)}, JSON.stringify({ script: process.argv[1], env: Object.keys(process.env).sort() }) + '\\n')\n`)
+  const r = await driveChain(f, { NODE_OPTIONS: `--require ${probe}`, NODE_PATH: '/nonexistent', REPAIRLINE_CANARY_ENV: f.canary })
+  assertSealed(f, r, 0, 'scoped_test_verified')
+  const lines = readFileSync(seen, 'utf8').trim().split('\n').map(l => JSON.parse(l) as { script: string, env: string[] })
+  // Positive control: the probe does run where NODE_OPTIONS reaches, in the driver itself.
+  assert.deepEqual(lines.map(l => l.script), [join(ROOT, 'dist', 'attempt.mjs')])
+  assert.ok(lines[0]?.env.includes('NODE_PATH'))
 })
 
 test('not_reproduced: the case passes on the baseline; zero provider requests', async (t) => {
