@@ -22,7 +22,7 @@ import { startProvider, type Provider } from '../helpers/chain.ts'
 import { runBin, ROOT } from '../helpers/bin.ts'
 import { tempDir } from '../helpers/tmp.ts'
 import {
-  copyAttempt, editJson, editReceipt, flipByte, flipByteAt, flipJsonWhitespace, readJson, reseal, sealSources,
+  copyAttempt, editJson, editReceipt, flipByte, flipByteAt, flipJsonWhitespace, readJson, reseal, rewriteEvents, sealSources,
   type Source, type SourceName,
 } from '../helpers/corpus.ts'
 
@@ -49,6 +49,7 @@ interface CorpusFixture {
 const D = 'DIGEST_MISMATCH'
 const RR = 'RERENDER_MISMATCH'
 const GM = 'GATE_MISMATCH'
+const TV = 'TEST_VERDICT_MISMATCH'
 
 /** One byte flipped in each kind of sealed file, chosen so that the file still parses. */
 const FLIPS: Array<[string, string, (dir: string) => void, string[]?]> = [
@@ -293,7 +294,41 @@ const FIXTURES: CorpusFixture[] = [
   // Outcome, route, re-render, gate, validation.
   { name: 'outcome_receipt_disagrees_fail', from: 'go_verified', threat: 'receipt.json claims another outcome than outcome.json', mutate: d => editReceipt(d, r => { r.outcome.outcome = 'failed' }), expect: 'OUTCOME_MISMATCH' },
   { name: 'outcome_file_disagrees_fail', from: 'provider_error', threat: 'outcome.json says not retryable, the receipt says retryable', mutate: d => { editJson(d, 'outcome.json', o => { o.retryable = false }); reseal(d, 'outcome.json') }, expect: 'OUTCOME_MISMATCH' },
-  { name: 'outcome_claims_more_fail', from: 'go_verified', threat: 'scoped_test_verified while verify.json classifies the run as failed', mutate: d => { editJson(d, 'verify.json', v => { v.classification = 'failed'; v.passed = false; v.reasons = ['forged'] }); reseal(d, 'verify.json') }, expect: 'OUTCOME_MISMATCH' },
+  {
+    name: 'forge_baseline_events_case_passes_fail',
+    from: 'go_verified',
+    threat: 'V2: the baseline events rewritten so the case passed (every digest and copy resealed): baseline.json no longer follows from them',
+    mutate: d => { rewriteEvents(d, 'baseline.events.ndjson', 'baseline.json', ev => ev.Test === 'TestAdd' && ev.Action === 'fail' ? { ...ev, Action: 'pass' } : ev) },
+    expect: TV,
+  },
+  {
+    name: 'forge_candidate_events_case_fails_fail',
+    from: 'go_verified',
+    threat: 'V2: the candidate events rewritten so the case failed again (resealed): verify.json\'s scoped_test_verified no longer follows from them',
+    mutate: d => { rewriteEvents(d, 'candidate.events.ndjson', 'verify.json', ev => ev.Test === 'TestAdd' && ev.Action === 'pass' ? { ...ev, Action: 'fail' } : ev) },
+    expect: TV,
+  },
+  {
+    name: 'forge_candidate_events_node_fail',
+    from: 'node_verified',
+    threat: 'V2: a node candidate\'s events rewritten so every passing test failed (resealed)',
+    mutate: d => { rewriteEvents(d, 'candidate.events.ndjson', 'verify.json', ev => ev.Action === 'pass' ? { ...ev, Action: 'fail' } : ev) },
+    expect: TV,
+  },
+  {
+    name: 'forge_verify_identities_fail',
+    from: 'node_verified',
+    threat: 'V2: verify.json\'s identities rewritten (one more passing test) while the events stay (resealed)',
+    mutate: d => { editJson(d, 'verify.json', v => { v.identities['test/forged.test.js::never ran'] = { result: 'pass' } }); reseal(d, 'verify.json') },
+    expect: TV,
+  },
+  {
+    name: 'events_output_rewritten_pass',
+    from: 'go_verified',
+    threat: 'limit: an output line of the baseline events reworded by a consistent forger changes no verdict, so readback cannot tell (digests are not signatures)',
+    mutate: d => { rewriteEvents(d, 'baseline.events.ndjson', 'baseline.json', ev => ev.Action === 'output' && typeof ev.Output === 'string' ? { ...ev, Output: ev.Output.replace(/ok/g, 'OK') } : ev) },
+  },
+  { name: 'outcome_claims_more_fail', from: 'go_verified', threat: 'scoped_test_verified while verify.json classifies the run as failed', mutate: d => { editJson(d, 'verify.json', v => { v.classification = 'failed'; v.passed = false; v.reasons = ['forged'] }); reseal(d, 'verify.json') }, expect: 'OUTCOME_MISMATCH', alsoFires: [TV] },
   { name: 'route_admission_fail', from: 'go_verified', threat: 'the admitted route (and the receipt\'s copy) is not the one the policy gives', mutate: d => { editJson(d, 'admission.json', a => { a.route.cost_ceiling_usd = 5 }); editReceipt(d, r => { r.route.cost_ceiling_usd = 5 }); reseal(d, 'admission.json') }, expect: 'ROUTE_MISMATCH', alsoFires: ['ATTEMPT_BINDING_MISMATCH'] },
   { name: 'route_policy_fail', from: 'rejected', threat: 'inputs/routing-policy.json rewritten: another route and another key', mutate: d => { editJson(d, 'inputs/routing-policy.json', p => { p.cost_ceiling_usd = 5 }); reseal(d, 'inputs/routing-policy.json') }, expect: 'ROUTE_MISMATCH', alsoFires: ['ATTEMPT_BINDING_MISMATCH'] },
   { name: 'rerender_request_fail', from: 'provider_error', threat: 'request.json no longer what the retained inputs render', mutate: d => { editJson(d, 'request.json', r => { r.store = true }); reseal(d, 'request.json') }, expect: RR, alsoFires: ['MALFORMED'], exclusive: false },

@@ -8,7 +8,7 @@ import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import assert from 'node:assert/strict'
 import type { Receipt, ValidationRecord } from '@repairline/schemas'
-import { commandOf, jsonFileBytes, sha256File, validationOf, VALIDATION_FILES } from '@repairline/core'
+import { commandOf, jsonFileBytes, sha256File, sha256Hex, validationOf, VALIDATION_FILES } from '@repairline/core'
 import { makeFixture, type Fixture, type FixtureOptions } from './fixture.ts'
 import { driveChain, type Provider } from './chain.ts'
 import { GO_FIX_PROPOSAL, NODE_FIX_PROPOSAL } from './responses-server.ts'
@@ -114,6 +114,19 @@ export function editJson (dir: string, rel: string, change: (doc: any) => unknow
   const doc = readJson(dir, rel)
   const replaced = change(doc)
   writeFileSync(join(dir, rel), jsonFileBytes(replaced === undefined ? doc : replaced))
+}
+
+/**
+ * The consistent forger of a test run: rewrites each event of `events` (a function returning
+ * the event to keep), updates `summary`'s events {count, bytes, sha256} to match, and reseals
+ * both, so that every digest holds and only a re-derivation can tell.
+ */
+export function rewriteEvents (dir: string, events: string, summary: string, change: (ev: any) => unknown): void { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const lines = readFileSync(join(dir, events), 'utf8').split('\n').filter(l => l !== '')
+  const bytes = Buffer.from(lines.map(l => `${JSON.stringify(change(JSON.parse(l)))}\n`).join(''))
+  writeFileSync(join(dir, events), bytes)
+  editJson(dir, summary, d => { d.events = { count: lines.length, bytes: bytes.length, sha256: sha256Hex(bytes) } })
+  reseal(dir, events, summary)
 }
 
 /** Edits receipt.json itself (it is the seal: no digest covers it). */

@@ -2,8 +2,9 @@
 // current code. The key from the retained inputs; the route and both register tuples from
 // the retained policy and manifest; the tree's and the event files' digests; the current
 // checker versions; the owned texts and request re-rendered byte for byte; the proposal
-// reread and its summary rechecked; the gate rerun; the digests one file states about
-// another (dispatch → request, verify → proposal and patch); every recorded test command and
+// reread and its summary rechecked; the gate rerun; the test verdicts re-derived from the
+// retained events (test-verdicts.ts); the digests one file states about another (dispatch →
+// request, verify → proposal and patch); every recorded test command and
 // receipt.json's copies of the commands and validation verdicts; the outcome's claims
 // against the files that back them.
 
@@ -20,6 +21,7 @@ import type { Findings } from './readback.ts'
 import { commandMisalignment } from './command-alignment.ts'
 import { commandOf, validationOf } from './seal.ts'
 import { VALIDATION_FILES } from './stages.ts'
+import { checkTestVerdicts } from './test-verdicts.ts'
 
 export interface CheckContext {
   dir: string
@@ -236,6 +238,7 @@ function checkOutcomeClaims (c: CheckContext): void {
 export async function runContentChecks (c: CheckContext): Promise<void> {
   checkBinding(c)
   checkInnerDigests(c)
+  checkTestVerdicts(c)
   checkValidations(c)
   checkRendered(c)
   await checkGate(c)
