@@ -210,7 +210,8 @@ test('S11: a double-forked, setsid daemon does not survive the sandbox (command 
   // Control: the same probe outside any pid namespace, its process group SIGKILLed: the daemon lives on.
   const marker = `rl-daemon-${randomBytes(6).toString('hex')}`
   const plain = execa('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, join(tree, 'probe.mjs'), marker, 'hang'], { env: { PATH: '/usr/bin:/bin' }, extendEnv: false, reject: false, detached: true })
-  await new Promise(resolve => setTimeout(resolve, 1500))
+  // Kill the group once the daemon exists (its argv ends "<marker> daemon"), however busy the host.
+  for (let waited = 0; processesWith(`${marker}\0daemon`).length === 0 && waited < 30_000; waited += 50) await new Promise(resolve => setTimeout(resolve, 50))
   process.kill(-(plain.pid as number), 'SIGKILL')
   await plain
   await new Promise(resolve => setTimeout(resolve, 200))
