@@ -119,7 +119,7 @@ async function main (): Promise<number> {
       `  attempt     ${attemptDir}`,
       `  receipt     ${join(attemptDir, 'receipt.json')} (${receipt.files.length} sealed files)`,
       `  patch       ${join(attemptDir, 'candidate.patch')}`,
-      `  readback    ${record?.kind === 'readback' && record.valid ? 'valid: every digest, the key, the route, the register tuples, the re-rendered texts and the gate check out' : `INVALID (exit ${String(rb.exitCode)})`}`,
+      `  readback    ${record?.kind === 'readback' && record.valid ? 'valid: every digest, the key, the route, the register tuples, the re-rendered texts, the gate and both test verdicts (re-derived from their events) check out' : `INVALID (exit ${String(rb.exitCode)})`}`,
       '',
       'The candidate patch:',
       '',
