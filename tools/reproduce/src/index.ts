@@ -11,7 +11,7 @@ import { mkdirSync, rmSync, chmodSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Baseline, BaselineRecord } from '@repairline/schemas'
 import {
-  EXIT, attemptTestRunSpec, loadAttempt, throttledProgress, faultPoint, finishAttempt, materializeTree, openStep, runTests, sandboxPreflight, sha256Hex, writeFileAtomic, writeJsonAtomic,
+  EXIT, attemptTestRunSpec, loadAttempt, throttledProgress, faultPoint, finishAttempt, materializeTree, openStep, runTests, sandboxPreflight, writeJsonAtomic, writeTestEvents,
   TREE_MANIFEST, TREE_TAR, ERROR_CODES, type TestRun, type ToolIo, type ToolResult, type ExitCode,
 } from '@repairline/core'
 import { decideReproduction } from './rules/reproduction.ts'
@@ -81,8 +81,7 @@ export async function reproduce (o: ReproduceOptions, io: ToolIo): Promise<ToolR
     return result
   }
 
-  const eventsBytes = Buffer.from(run.events.map(ev => JSON.stringify(ev) + '\n').join(''))
-  writeFileAtomic(join(attempt.dir, 'baseline.events.ndjson'), eventsBytes, { stateRoot })
+  const events = writeTestEvents(join(attempt.dir, 'baseline.events.ndjson'), run.events, stateRoot)
   const decision = decideReproduction(run, caseIdentity)
   const baseline: Baseline = {
     v: 1,
@@ -98,7 +97,7 @@ export async function reproduce (o: ReproduceOptions, io: ToolIo): Promise<ToolR
     identities: run.summary.identities,
     failing: run.summary.failing,
     anomalies: run.summary.anomalies,
-    events: { count: run.events.length, bytes: eventsBytes.length, sha256: sha256Hex(eventsBytes) },
+    events,
     ...(run.sandbox === undefined ? {} : { run: run.sandbox }),
     ...(run.goCache === undefined ? {} : { go_cache: { ...(run.goCache.seededFrom === undefined ? {} : { seeded_from: run.goCache.seededFrom }), files: run.goCache.files, bytes: run.goCache.bytes, ...(run.goCache.method === undefined ? {} : { method: run.goCache.method }), ...(run.goCache.note === undefined ? {} : { note: run.goCache.note }) } }),
     ...(run.reporterSha256 === undefined ? {} : { reporter_sha256: run.reporterSha256 }),

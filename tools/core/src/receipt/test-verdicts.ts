@@ -25,7 +25,7 @@ import type { CheckContext } from './checks.ts'
 
 const CODE = 'TEST_VERDICT_MISMATCH'
 
-/** The events of a retained file, each line strict JSON and a valid test event; undefined (and a finding) if any is not. */
+/** The events of a retained file, each line JSON and a valid test event; undefined (and a finding) if any is not. */
 function readEvents (c: CheckContext, rel: string, bytes: Buffer): TestEvent[] | undefined {
   const events: TestEvent[] = []
   const text = bytes.toString('utf8')
