@@ -238,6 +238,51 @@ test('a store that contradicts the listing is reported alike through the spool (
   assert.deepEqual((await readWithTarStream(viaSpool.tar)).map(e => [e.name, e.content.length]), [['a.txt', 6], ['b.txt', 512], ['d/c.txt', 6], ['e.txt', 0]])
 })
 
+/** Blocks until no child `git` of this process is running (exited or a zombie); returns how many polls saw one. */
+function waitForChildGitToExit (): number {
+  const running = (): boolean => readdirSync('/proc').some(pid => {
+    if (!/^\d+$/.test(pid)) return false
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      return stat.includes('(git)') && fields[0] !== 'Z' && Number(fields[1]) === process.pid
+    } catch {
+      return false
+    }
+  })
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  let polls = 0
+  for (const deadline = Date.now() + 30_000; running() && Date.now() < deadline; polls++) Atomics.wait(pause, 0, 0, 5)
+  return polls
+}
+
+test('a spool of more records than one readv takes is read whole, at every size around a tar block', async t => {
+  // 2,600 blobs: three scattering reads of up to 1,024 records, sizes on both sides of 512
+  // and 1,024 (a newline that lands on the next entry's header block), some long paths (PAX).
+  const sizes = [0, 1, 100, 511, 512, 513, 1023, 1024, 1025]
+  const contents = new Map<string, Buffer>()
+  for (let i = 0; i < 2600; i++) {
+    const size = sizes[i % sizes.length] ?? 0
+    const name = i % 97 === 0 ? `long/${'l'.repeat(110)}-${String(i)}` : `d${String(i % 13)}/f${String(i).padStart(4, '0')}`
+    contents.set(name, Buffer.alloc(size, `${String(i)}:`))
+  }
+  const files: Record<string, FileSpec> = Object.fromEntries([...contents].map(([name, content]) => [name, { content }]))
+  const repo = join(tempDir(t), 'repo')
+  const sha = await createRepo(repo, files)
+  const listing = await listTree(repo, sha)
+  // The rules hook holds the build until git has written everything, so the reads start on
+  // a complete spool and take the full 1,024 records at a time.
+  let waited = 0
+  const viaSpool = await buildTreeArchive(repo, listing, { spool: tempDir(t), whileGitRuns: () => { waited = waitForChildGitToExit() } })
+  assert.ok(waited > 0, 'cat-file ran while the rules did')
+  const viaPipe = await buildTreeArchive(repo, listing, { spool: false })
+  assert.ok(viaSpool.tar.equals(viaPipe.tar), 'the spool and the pipe give the same archive')
+  assert.deepEqual(viaSpool.entries, viaPipe.entries)
+  const read = await readWithTarStream(viaSpool.tar)
+  assert.equal(read.length, 2600)
+  for (const e of read) assert.ok(contents.get(e.name)?.equals(e.content), e.name)
+})
+
 test('rules run while git works: what they throw ends the build, and the spool is closed', async t => {
   const repo = join(tempDir(t), 'repo')
   const sha = await createRepo(repo, { 'a.txt': 'first\n', 'b.txt': 'second\n' })
