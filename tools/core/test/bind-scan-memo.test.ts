@@ -4,9 +4,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: mkfifo fixtures, argv arrays
-import { chmodSync, chownSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { assertBindSourcesSafe, forgetSystemScans, loadScanMemo } from '../src/index.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { assertBindSourcesSafe, forgetSystemScans, loadScanMemo, RACY_MARGIN_MS } from '../src/index.ts'
 import { makeTree, sandboxTemp } from '../../../test/helpers/sandbox.ts'
 
 const NOBODY = 65534
@@ -16,10 +17,16 @@ function check (tree: string, memoDir: string): { walked: number, remembered: nu
   return assertBindSourcesSafe([{ path: tree, system: true }], NOBODY, NOBODY, memoDir)
 }
 
-test('a clean scan is remembered across processes and a special file planted below it afterwards is still refused', t => {
+/** Waits until every directory changed so far is old enough for a walk to be remembered. */
+async function settle (): Promise<void> {
+  await sleep(RACY_MARGIN_MS + 100)
+}
+
+test('a clean scan is remembered across processes and a special file planted below it afterwards is still refused', async t => {
   const dir = sandboxTemp(t)
   const tree = makeTree(dir, 'usr', { 'a/b/c/file.txt': 'x\n', 'd/file.txt': 'y\n' })
   const memoDir = join(dir, 'memo')
+  await settle()
   assert.deepEqual(check(tree, memoDir), { walked: 1, remembered: 0 })
   assert.equal(readdirSync(memoDir).length, 1)
   // A second process takes the memo: no walk.
@@ -33,14 +40,16 @@ test('a clean scan is remembered across processes and a special file planted bel
   assert.throws(() => check(tree, memoDir), { code: 'SANDBOX_BIND_UNSAFE', message: /pipe \(fifo\)/ })
 })
 
-test('a new directory, or a renamed one, voids the memo', t => {
+test('a new directory, or a renamed one, voids the memo', async t => {
   const dir = sandboxTemp(t)
   const tree = makeTree(dir, 'usr', { 'a/file.txt': 'x\n' })
   const memoDir = join(dir, 'memo')
+  await settle()
   check(tree, memoDir)
   assert.equal(loadScanMemo(memoDir, tree), true)
   mkdirSync(join(tree, 'a', 'new'))
   assert.equal(loadScanMemo(memoDir, tree), false)
+  await settle()
   assert.deepEqual(check(tree, memoDir), { walked: 1, remembered: 0 })
   assert.equal(loadScanMemo(memoDir, tree), true)
   // A directory holding a FIFO, made elsewhere and renamed into the tree.
@@ -52,10 +61,11 @@ test('a new directory, or a renamed one, voids the memo', t => {
   assert.throws(() => check(tree, memoDir), { code: 'SANDBOX_BIND_UNSAFE', message: /moved\/pipe \(fifo\)/ })
 })
 
-test('a memo that is malformed, for another root, or writable by others or owned by another user is ignored', t => {
+test('a memo that is malformed, for another root, or writable by others or owned by another user is ignored', async t => {
   const dir = sandboxTemp(t)
   const tree = makeTree(dir, 'usr', { 'a/file.txt': 'x\n' })
   const memoDir = join(dir, 'memo')
+  await settle()
   check(tree, memoDir)
   const [name] = readdirSync(memoDir)
   const file = join(memoDir, name as string)
@@ -78,4 +88,26 @@ test('a memo that is malformed, for another root, or writable by others or owned
   writeFileSync(file, 'not json', { mode: 0o600 })
   assert.equal(loadScanMemo(memoDir, tree), false, 'malformed')
   assert.deepEqual(check(tree, memoDir), { walked: 1, remembered: 0 })
+})
+
+test('a walk is not remembered while a directory under it changed within the racy margin', async t => {
+  // A stamp taken in the clock tick of a later change would match after it: such a walk is
+  // not written down, so the next process walks again and sees the change.
+  const dir = sandboxTemp(t)
+  const tree = makeTree(dir, 'usr', { 'a/b/file.txt': 'x\n' })
+  const memoDir = join(dir, 'memo')
+  await settle()
+  mkdirSync(join(tree, 'a', 'b', 'fresh'))
+  assert.deepEqual(check(tree, memoDir), { walked: 1, remembered: 0 })
+  assert.equal(loadScanMemo(memoDir, tree), false, 'no memo of a walk over a just-changed directory')
+  assert.deepEqual(check(tree, memoDir), { walked: 1, remembered: 0 }, 'the next process walks again')
+  // A FIFO planted now is found by that walk (not hidden behind a memo).
+  execFileSync('/usr/bin/mkfifo', [join(tree, 'a', 'b', 'fresh', 'pipe')])
+  assert.throws(() => check(tree, memoDir), { code: 'SANDBOX_BIND_UNSAFE', message: /fresh\/pipe \(fifo\)/ })
+  // Positive control: once every change is older than the margin, the same tree is remembered.
+  rmSync(join(tree, 'a', 'b', 'fresh'), { recursive: true })
+  await settle()
+  assert.deepEqual(check(tree, memoDir), { walked: 1, remembered: 0 })
+  assert.equal(loadScanMemo(memoDir, tree), true)
+  assert.deepEqual(check(tree, memoDir), { walked: 0, remembered: 1 })
 })

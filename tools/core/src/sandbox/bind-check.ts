@@ -85,9 +85,10 @@ function scanSystemDir (path: string, memoDir: string | undefined): { found: Bin
     return { found: [], walked: false }
   }
   const dirs: DirStamp[] = []
+  const walkStartedMs = Date.now()
   const found = scanSpecialFiles(path, 16, memoDir === undefined ? undefined : dirs)
   systemScans.set(path, found)
-  if (found.length === 0 && memoDir !== undefined) saveScanMemo(memoDir, path, dirs)
+  if (found.length === 0 && memoDir !== undefined) saveScanMemo(memoDir, path, dirs, walkStartedMs)
   return { found, walked: true }
 }
 

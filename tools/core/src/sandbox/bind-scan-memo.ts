@@ -8,6 +8,12 @@
 // one lstat per directory, which is nearly all of it, so a stamp is kept as one string
 // ("dev ino mtimeNs ctimeNs path") that the check compares whole.
 //
+// A stamp taken in the same clock tick as a later change would still match (the kernel
+// stamps times from a coarse clock: one tick is 1–10 ms), as git's racily clean index entries
+// do. So a walk is remembered only when every directory's ctime is older than the walk's
+// start by RACY_MARGIN_MS, far more than a tick: a change after the listing then always
+// gets a later ctime. A directory changed within that margin costs the next process a walk.
+//
 // The memo is a cache, never evidence: it lives outside any attempt, is written only after a
 // clean walk, and is ignored (the source is walked) when it, or its directory, is missing,
 // malformed, a symlink, owned by another user, or writable by group or others.
@@ -92,11 +98,25 @@ export function loadScanMemo (memoDir: string, root: string): boolean {
   return true
 }
 
-/** Records a clean scan of `root`. Best effort: a memo that cannot be written costs a walk next time. */
-export function saveScanMemo (memoDir: string, root: string, dirs: DirStamp[]): void {
+/** How much older than the walk every directory's ctime must be for the walk to be remembered. */
+export const RACY_MARGIN_MS = 1000
+
+/** The stamp's ctime in milliseconds (its fourth number). */
+function ctimeMsOf (stamp: DirStamp): number {
+  return Number(stamp.split(' ', 4)[3]) / 1e6
+}
+
+/**
+ * Records a clean scan of `root` that started at `walkStartedMs` (Date.now()), unless a
+ * directory changed within RACY_MARGIN_MS of that start (its stamp could miss a change made
+ * in the same clock tick). Best effort: a memo that is not written costs a walk next time.
+ * Returns whether it was written.
+ */
+export function saveScanMemo (memoDir: string, root: string, dirs: DirStamp[], walkStartedMs: number): boolean {
+  if (dirs.some(d => ctimeMsOf(d) >= walkStartedMs - RACY_MARGIN_MS)) return false
   try {
     mkdirSync(memoDir, { recursive: true, mode: 0o700 })
-    if (!ownedAndClosed(memoDir, 'dir')) return
+    if (!ownedAndClosed(memoDir, 'dir')) return false
     const file = memoFile(memoDir, root)
     const temp = `${file}.${process.pid}.tmp`
     const memo: ScanMemo = { v: 2, root, dirs }
@@ -106,7 +126,9 @@ export function saveScanMemo (memoDir: string, root: string, dirs: DirStamp[]): 
     } finally {
       rmSync(temp, { force: true })
     }
+    return true
   } catch {
     // The memo is a cache: without it the next process walks the directory again.
+    return false
   }
 }
