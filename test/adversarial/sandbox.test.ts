@@ -7,7 +7,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { execa } from 'execa'
@@ -187,13 +187,24 @@ test('S9: TIOCSTI cannot reach the terminal (new session: no controlling tty); w
   assert.equal(out.control?.arrived, 'rl-injected\n')
 })
 
+// The daemon leaves a flag in /tmp (the sandbox's own tmpfs), and the probe reports only once
+// it has seen it: a daemon that never started cannot count as one that was killed.
 const DAEMON = `import { spawn } from 'node:child_process'
+import { existsSync, writeFileSync } from 'node:fs'
 const [marker, mode] = process.argv.slice(2)
-if (mode === 'daemon') { setInterval(() => {}, 1000) } else if (mode === 'middle') {
+const flag = '/tmp/' + marker + '.daemon'
+if (mode === 'daemon') { writeFileSync(flag, String(process.pid)); setInterval(() => {}, 1000) } else if (mode === 'middle') {
   spawn(process.execPath, [process.argv[1], marker, 'daemon'], { detached: true, stdio: 'ignore' }).unref()
 } else {
   spawn(process.execPath, [process.argv[1], marker, 'middle'], { detached: true, stdio: 'ignore' }).unref()
-  setTimeout(() => { process.stdout.write(JSON.stringify({ started: true })); if (mode === 'hang') setInterval(() => {}, 1000) }, 500)
+  const since = Date.now()
+  const poll = setInterval(() => {
+    const daemon = existsSync(flag)
+    if (!daemon && Date.now() - since < 20000) return
+    clearInterval(poll)
+    process.stdout.write(JSON.stringify({ started: true, daemon }))
+    if (mode === 'hang') setInterval(() => {}, 1000)
+  }, 20)
 }
 `
 
@@ -201,8 +212,8 @@ test('S11: a double-forked, setsid daemon does not survive the sandbox (command 
   const tree = makeTree(sandboxTemp(t), 'tree', {})
   for (const mode of ['exit', 'hang']) {
     const marker = `rl-daemon-${randomBytes(6).toString('hex')}`
-    const r = await runNodeProbe(tree, DAEMON, { args: [marker, mode], timeoutMs: mode === 'hang' ? 3000 : 30_000 })
-    assert.deepEqual(probeJson(r), { started: true })
+    const r = await runNodeProbe(tree, DAEMON, { args: [marker, mode], timeoutMs: mode === 'hang' ? 6000 : 30_000 })
+    assert.deepEqual(probeJson(r), { started: true, daemon: true }, `${mode}: the daemon ran inside the sandbox`)
     assert.equal(r.report.stop?.reason, mode === 'hang' ? 'deadline' : undefined)
     assert.equal(r.report.survivors, 0)
     assert.deepEqual(processesWith(marker), [], `${mode}: a sandbox process survived`)
@@ -216,7 +227,10 @@ test('S11: a double-forked, setsid daemon does not survive the sandbox (command 
   await plain
   await new Promise(resolve => setTimeout(resolve, 200))
   const survivors = processesWith(marker)
-  t.after(() => { for (const p of processesWith(marker)) try { process.kill(p, 'SIGKILL') } catch {} })
+  t.after(() => {
+    for (const p of processesWith(marker)) try { process.kill(p, 'SIGKILL') } catch {}
+    rmSync(`/tmp/${marker}.daemon`, { force: true })
+  })
   assert.ok(survivors.length >= 1, 'the control daemon should have survived its process group')
   assert.deepEqual(leftoverCgroups(), [])
 })
