@@ -7,7 +7,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readdirSync, writeFileSync, mkdirSync, chmodSync } from 'node:fs'
 import { join } from 'node:path'
-import { assertValid, goInstall, nodeInstall, runTests, NODE_REPORTER_SHA256, SANDBOX_LIMITS } from '../src/index.ts'
+import { assertValid, decideFault, goInstall, nodeInstall, runTests, NODE_REPORTER_SHA256, SANDBOX_LIMITS } from '../src/index.ts'
 import { GO_FILES, NODE_FILES } from '../../../test/helpers/fixture.ts'
 import { makeGoModCache } from '../../../test/helpers/gomod.ts'
 import { TEST_LIMITS, leftoverCgroups, makeTree, sandboxTemp } from '../../../test/helpers/sandbox.ts'
@@ -125,4 +125,62 @@ test('go: a go.mod the local Go cannot read is a fault that names the Go it need
   assert.equal(r.fault, undefined, JSON.stringify(r.fault))
   assert.deepEqual(r.summary.failing, ['example.com/calc::TestAdd'])
   writeFileSync(join(dir, 'done'), '')
+})
+
+// A run the sandbox stopped or limited says nothing about the code: it is a fault with the
+// limit's own code, never a failed (or passed) test. Each case runs the same tree under a
+// limit that holds it and, as the control, under one that does not.
+const HUNGRY = `import { test } from 'node:test'
+test('holds 300 MB', () => {
+  const held = []
+  for (let i = 0; i < 30; i++) held.push(Buffer.alloc(10 * 1024 * 1024, 1))
+  if (held.length !== 30) throw new Error('lost')
+})
+`
+const LOUD = `import { test } from 'node:test'
+test('prints 4 MiB', () => {
+  for (let i = 0; i < 4096; i++) console.log('x'.repeat(1023))
+})
+`
+
+test('node: a run killed by the memory limit is RESOURCE_LIMIT_HIT and one cut for its output is OUTPUT_LIMIT, not a test result; with room, the same tests pass', async t => {
+  const dir = sandboxTemp(t)
+  const scratch = makeTree(dir, 'scratch', {})
+  const hungry = makeTree(dir, 'hungry', { 'package.json': '{"type":"module"}\n', 'test/hungry.test.js': HUNGRY })
+  const loud = makeTree(dir, 'loud', { 'package.json': '{"type":"module"}\n', 'test/loud.test.js': LOUD })
+  const run = async (tree: string, limits: Partial<typeof TEST_LIMITS>): Promise<Awaited<ReturnType<typeof runTests>>> =>
+    await runTests({ runner: 'node', tree, testPackages: ['test'], scratch, timeoutMs: 60_000, limits: { ...TEST_LIMITS, ...limits } })
+
+  const oom = await run(hungry, { memoryBytes: 192 * 1024 * 1024 })
+  assert.ok((oom.sandbox?.usage.oom_kills ?? 0) > 0, JSON.stringify(oom.sandbox?.usage))
+  assert.equal(oom.fault?.code, 'RESOURCE_LIMIT_HIT', JSON.stringify(oom.fault))
+  const roomy = await run(hungry, { memoryBytes: 1024 * 1024 * 1024 })
+  assert.equal(roomy.fault, undefined, JSON.stringify(roomy.fault))
+  assert.deepEqual(roomy.summary.identities, { 'test/hungry.test.js::holds 300 MB': { result: 'pass' } })
+
+  const cut = await run(loud, { stdoutBytes: 1024 * 1024 })
+  assert.equal(cut.sandbox?.stop?.reason, 'output_limit')
+  assert.equal(cut.fault?.code, 'OUTPUT_LIMIT', JSON.stringify(cut.fault))
+  const heard = await run(loud, { stdoutBytes: 64 * 1024 * 1024 })
+  assert.equal(heard.fault, undefined, JSON.stringify(heard.fault))
+  assert.deepEqual(heard.summary.identities, { 'test/loud.test.js::prints 4 MiB': { result: 'pass' } })
+  assert.deepEqual(leftoverCgroups(), [])
+})
+
+test('decideFault: every way the sandbox stops or limits a run maps to its own fault code', async t => {
+  // One real, clean report, then each stop and limit written into a copy of it.
+  const dir = sandboxTemp(t)
+  const tree = makeTree(dir, 'tree', { 'package.json': '{"type":"module"}\n', 'test/ok.test.js': "import { test } from 'node:test'\ntest('ok', () => {})\n" })
+  const clean = await runTests({ runner: 'node', tree, testPackages: ['test'], scratch: makeTree(dir, 'scratch', {}), timeoutMs: 60_000, limits: TEST_LIMITS })
+  const report = clean.sandbox
+  assert.ok(report !== undefined)
+  assert.equal(decideFault(report, clean.summary), undefined, 'positive control: the clean run has no fault')
+  const stopped = (reason: 'deadline' | 'output_limit' | 'resource_low' | 'aborted'): string | undefined => decideFault({ ...report, stop: { reason, detail: 'x' } }, clean.summary)?.code
+  assert.equal(stopped('deadline'), 'RUN_INCOMPLETE')
+  assert.equal(stopped('output_limit'), 'OUTPUT_LIMIT')
+  assert.equal(stopped('resource_low'), 'RESOURCES_LOW')
+  assert.equal(stopped('aborted'), 'RUN_INCOMPLETE')
+  assert.equal(decideFault({ ...report, usage: { ...report.usage, oom_kills: 1 } }, clean.summary)?.code, 'RESOURCE_LIMIT_HIT')
+  assert.equal(decideFault({ ...report, usage: { ...report.usage, tasks_limit_hits: 3 } }, clean.summary)?.code, 'RESOURCE_LIMIT_HIT')
+  assert.equal(decideFault({ ...report, survivors: 1 }, clean.summary)?.code, 'RUN_INCOMPLETE')
 })
