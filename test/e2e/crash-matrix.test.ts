@@ -48,6 +48,7 @@ for (const label of FAULT_LABELS) {
         // A live lock is never broken early; past deadline + 30 s the same case is admitted.
         const early = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath], { env: hooks(AT_GRACE_END) })
         assert.equal(early.exitCode, 75, early.stderr)
+        assert.equal(early.records.find(x => x.kind === 'error')?.code, 'LOCK_HELD')
         const again = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath], { env: hooks(AFTER_GRACE) })
         assert.equal(again.exitCode, 0, again.stderr)
         assert.equal(sent(), 0)

@@ -117,6 +117,7 @@ test('a crash after started.json: the key stays consumed; interrupted only after
   // A live lock is never broken early: at deadline + 30 s exactly, admit waits (75).
   const early = await admit(f, 'run', { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: '2026-11-30T10:02:30.000Z' })
   assert.equal(early.exitCode, 75, early.stderr)
+  assert.equal(early.records.find(x => x.kind === 'error')?.code, 'LOCK_HELD')
   assert.equal(attemptDirs(f).length, 1)
 
   const later = await admit(f, 'run', { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: '2026-11-30T10:05:00.000Z' })

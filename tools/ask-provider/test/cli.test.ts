@@ -241,6 +241,7 @@ test('past the deadline the step ends timed_out without sending; a lock naming a
   const late = await ask(p, { env: { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: new Date(deadline + 1000).toISOString() } })
   assert.equal(late.exitCode, 1)
   assert.equal(outcomeOf(p)?.outcome, 'timed_out')
+  assert.equal(outcomeOf(p)?.reason.code, 'DEADLINE_PASSED')
   assert.equal(hits(p), 0)
 
   const q = await prepare(t, server, 'ok')

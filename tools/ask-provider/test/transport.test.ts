@@ -209,6 +209,7 @@ test('H8: a base_url changed in the retained config is refused before any socket
   const before = attemptFiles(p)
   const r = await askInProcess(p)
   assert.equal(r.exitCode, 65)
+  assert.equal(r.records.find(x => x.kind === 'error')?.code, 'ATTEMPT_BINDING_MISMATCH', r.stderr)
   assert.deepEqual(attemptFiles(p), before)
   assert.equal(server.requests.length, 0)
 })

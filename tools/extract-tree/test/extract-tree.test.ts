@@ -137,6 +137,7 @@ test('an attempt with an outcome is not extracted again; a lost lock is 75; a pa
   const late = await extract(c.dir, { now: new Date(Date.now() + 3600_000) })
   assert.equal(late.exit, 1)
   assert.equal(readOutcome(c.dir)?.outcome, 'timed_out')
+  assert.equal(readOutcome(c.dir)?.reason.code, 'DEADLINE_PASSED')
   assert.equal(existsSync(join(c.dir, 'tree.tar')), false)
 })
 

@@ -4,7 +4,7 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { runBin, errorOf, type BinResult } from '../../../test/helpers/bin.ts'
 import { admitAttempt, writeProposal, writeReproducedBaseline } from '../../../test/helpers/attempt.ts'
@@ -75,6 +75,7 @@ test('past the deadline: the step writes timed_out (exit 1) and gates nothing', 
   const r = await runBin('gate-patch', ['--attempt', a.dir], { env: { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: '2999-01-01T00:00:00Z' } })
   assert.equal(r.exitCode, 1, r.stderr)
   assert.deepEqual(r.records.at(-1), { v: 1, kind: 'result', tool: 'gate-patch', exit: 1, outcome: 'timed_out' })
+  assert.equal(JSON.parse(readFileSync(join(a.dir, 'outcome.json'), 'utf8')).reason.code, 'DEADLINE_PASSED')
   assert.equal(existsSync(join(a.dir, 'gate.json')), false)
   assert.equal(existsSync(join(a.dir, 'candidate.patch')), false)
 })
