@@ -31,6 +31,7 @@ import type { ProviderResponse } from './types/response.ts'
 import type { RoutingPolicy } from './types/routing-policy.ts'
 import type { SandboxRun } from './types/sandbox-run.ts'
 import type { Started } from './types/started.ts'
+import type { StepLock } from './types/step-lock.ts'
 import type { SuiteReport } from './types/suite-report.ts'
 import type { TestEvent } from './types/test-event.ts'
 import type { TreeManifest } from './types/tree-manifest.ts'
@@ -70,6 +71,7 @@ export type * from './types/response.ts'
 export type * from './types/routing-policy.ts'
 export type * from './types/sandbox-run.ts'
 export type * from './types/started.ts'
+export type * from './types/step-lock.ts'
 export type * from './types/suite-report.ts'
 export type * from './types/test-event.ts'
 export type * from './types/tree-manifest.ts'
@@ -110,6 +112,7 @@ export interface SchemaTypes {
   'routing-policy': RoutingPolicy
   'sandbox-run': SandboxRun
   'started': Started
+  'step-lock': StepLock
   'suite-report': SuiteReport
   'test-event': TestEvent
   'tree-manifest': TreeManifest
@@ -155,6 +158,7 @@ const exportNames: { [N in SchemaName]: string } = {
   'routing-policy': 'v_routing_policy',
   'sandbox-run': 'v_sandbox_run',
   'started': 'v_started',
+  'step-lock': 'v_step_lock',
   'suite-report': 'v_suite_report',
   'test-event': 'v_test_event',
   'tree-manifest': 'v_tree_manifest',
@@ -199,6 +203,7 @@ export const schemaIds: { [N in SchemaName]: string } = {
   'routing-policy': 'urn:repairline:routing-policy:v1',
   'sandbox-run': 'urn:repairline:sandbox-run:v1',
   'started': 'urn:repairline:started:v1',
+  'step-lock': 'urn:repairline:step-lock:v1',
   'suite-report': 'urn:repairline:suite-report:v1',
   'test-event': 'urn:repairline:test-event:v1',
   'tree-manifest': 'urn:repairline:tree-manifest:v1',

@@ -255,3 +255,28 @@ test('past the deadline the step ends timed_out without sending; a lock naming a
   assert.deepEqual(attemptFiles(q), before)
   assert.equal(hits(q), 0)
 })
+
+test('a second ask-provider on an attempt whose call is in flight is LOCK_HELD (75): it reads and decides nothing, and the first run\'s verdict stands', async t => {
+  const server = await startServer(t)
+  // Headers at once, then a byte every 100 ms for 3 s: the first run is still reading when the second starts.
+  const p = await prepare(t, server, 'trickle/100/30')
+  const first = ask(p)
+  for (let waited = 0; !existsSync(join(p.a.dir, 'dispatch.json')) && waited < 30_000; waited += 20) await new Promise(resolve => setTimeout(resolve, 20))
+  assert.ok(existsSync(join(p.a.dir, 'dispatch.json')), 'the first run dispatched')
+  const during = attemptFiles(p)
+  const second = await ask(p)
+  assert.equal(second.exitCode, 75, second.stderr)
+  assert.equal(errorOf(second)?.code, 'LOCK_HELD')
+  assert.match(second.stderr, /ask-provider \(pid \d+\) is working on attempt/)
+  assert.equal(existsSync(join(p.a.dir, 'outcome.json')), false, 'the second run wrote no outcome')
+  assert.deepEqual(attemptFiles(p).filter(f => !during.includes(f)), [], 'nor any other file')
+  const r = await first
+  assert.equal(outcomeOf(p)?.reason.code, 'PROVIDER_RESPONSE_INVALID', r.stderr)
+  assert.equal(r.exitCode, outcomeOf(p)?.retryable === true ? 69 : 1, r.stderr)
+  assert.equal(hits(p), 1)
+  // Positive control: once the first run has ended, the same command runs and repeats its outcome.
+  const after = await ask(p)
+  assert.equal(errorOf(after), undefined, after.stderr)
+  assert.equal(after.exitCode, r.exitCode)
+  assert.equal(hits(p), 1)
+})

@@ -10,6 +10,7 @@ import { parseDocument } from './contracts.ts'
 import { hasErrno, toolError, type ErrorCode } from './errors.ts'
 import { outcomeExit, writeOutcome, type DecidedOutcome, type StepName } from './outcome.ts'
 import { assertLockNames } from './lock.ts'
+import { acquireStepLock } from './step-lock.ts'
 import type { ToolIo, ToolResult } from './run-cli.ts'
 
 /** Attempt directories are named by the first 16 hex digits of the key. */
@@ -114,15 +115,25 @@ export type StepOpen =
 
 /**
  * The checks every step after admit makes, in order: print the attempt record; an existing
- * outcome ends the step with that outcome; the lock must name this attempt (75); past the
- * deadline the step writes timed_out; the files in `requires` must exist and validate.
+ * outcome ends the step with that outcome; the lock must name this attempt (75); the step
+ * lock is taken (75 while another process works on the attempt), and the outcome checked
+ * again under it; past the deadline the step writes timed_out; the files in `requires` must
+ * exist and validate.
  */
 export function openStep (step: StepName, dir: string, io: ToolIo, requires: readonly string[]): StepOpen {
   const attempt = loadAttempt(dir)
   io.out.write({ v: 1, kind: 'attempt', path: attempt.dir, key: attempt.key })
-  const existing = readOutcome(attempt.dir)
-  if (existing !== undefined) return { done: true, attempt, result: { exit: outcomeExit(existing.outcome, existing.retryable), outcome: existing.outcome } }
+  const done = (): StepOpen | undefined => {
+    const existing = readOutcome(attempt.dir)
+    return existing === undefined ? undefined : { done: true, attempt, result: { exit: outcomeExit(existing.outcome, existing.retryable), outcome: existing.outcome } }
+  }
+  const before = done()
+  if (before !== undefined) return before
   assertLockNames(attempt.stateRoot, attempt.key, attempt.dir)
+  acquireStepLock(attempt.stateRoot, attempt.key, step)
+  // The process that held the step lock until now may have decided.
+  const decided = done()
+  if (decided !== undefined) return decided
   const now = io.now()
   if (now.getTime() > Date.parse(attempt.admission.deadline)) {
     const o = finishAttempt(step, attempt, io, { outcome: 'timed_out', code: 'DEADLINE_PASSED', message: `${step} found the attempt past its deadline ${attempt.admission.deadline}` })

@@ -8,7 +8,7 @@
 
 import { randomBytes } from 'node:crypto'
 import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import type { Lock } from '@repairline/schemas'
 import { parseDocument } from './contracts.ts'
 import { hasErrno, toolError } from './errors.ts'
@@ -34,9 +34,10 @@ function readLockWithInode (stateRoot: string): ReadLock | undefined {
     throw e
   }
   try {
-    const ino = fstatSync(fd).ino
+    const st = fstatSync(fd)
+    if (!st.isFile()) throw toolError('STATE_UNSAFE', `${lockPath(stateRoot)} is not a regular file`)
     const lock = parseDocument('lock', readFileSync(fd), lockPath(stateRoot), 'STATE_UNSAFE')
-    return { lock, ino }
+    return { lock, ino: st.ino }
   } finally {
     closeSync(fd)
   }
@@ -55,19 +56,28 @@ export function isLockStale (lock: Lock, now: Date): boolean {
 
 export type AcquireResult = { acquired: true, broken?: Lock } | { acquired: false, holder: Lock }
 
-function tryLink (stateRoot: string, bytes: string): boolean {
-  const tmp = join(stateRoot, `.lock.tmp-${randomBytes(6).toString('hex')}`)
+/**
+ * Creates `target` with `bytes`, whole and exclusively: a fully written temp file beside it
+ * is hard-linked into place. False when `target` already exists.
+ */
+export function linkExclusive (stateRoot: string, target: string, bytes: string): boolean {
+  const dir = dirname(target)
+  const tmp = join(dir, `.${basename(target)}.tmp-${randomBytes(6).toString('hex')}`)
   writeFileAtomic(tmp, bytes, { stateRoot, exclusive: true })
   try {
-    linkSync(tmp, lockPath(stateRoot))
+    linkSync(tmp, target)
     return true
   } catch (e) {
     if (hasErrno(e, 'EEXIST')) return false
     throw e
   } finally {
     unlinkSync(tmp)
-    fsyncDir(stateRoot)
+    fsyncDir(dir)
   }
+}
+
+function tryLink (stateRoot: string, bytes: string): boolean {
+  return linkExclusive(stateRoot, lockPath(stateRoot), bytes)
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Readable, Writable } from 'node:stream'
 import { setFlagsFromString } from 'node:v8'
 import { EXIT, type ExitCode } from './exit-codes.ts'
 import { isToolError, toolError, type ToolError } from './errors.ts'
+import { releaseStepLocks } from './step-lock.ts'
 import { helpText, type CliSpec } from './cli-args.ts'
 import { RecordWriter } from './ndjson.ts'
 import { clockFrom, type Env } from './hooks.ts'
@@ -61,6 +62,9 @@ export async function runTool (tool: ToolName, argv: string[], io: ToolIo, main:
     io.stderr.write(`${tool}: ${err.code}: ${oneLine(err.message)}\n`)
     if (err.hint !== undefined) io.stderr.write(`${tool}: hint: ${oneLine(err.hint)}\n`)
     result = { exit: err.exit }
+  } finally {
+    // The step is over, decided or not: the next process may work on the attempt.
+    releaseStepLocks()
   }
   io.out.write(result.outcome === undefined
     ? { v: 1, kind: 'result', tool, exit: result.exit }

@@ -7,13 +7,15 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Receipt } from '@repairline/schemas'
 import {
-  attemptDirsOf, buildReceipt, EXIT, faultPoint, loadAttempt, outcomeExit, readbackAttempt, readOutcome, releaseLock,
+  acquireStepLock, attemptDirsOf, buildReceipt, EXIT, faultPoint, loadAttempt, outcomeExit, readbackAttempt, readOutcome, releaseLock,
   STALE_GRACE_MS, testHooksEnabled, toolError, writeJsonAtomic, writeOutcome, readJsonFile, type ToolIo, type ToolResult,
 } from '@repairline/core'
 
 export async function seal (dir: string, io: ToolIo): Promise<ToolResult> {
   const attempt = loadAttempt(dir)
   io.out.write({ v: 1, kind: 'attempt', path: attempt.dir, key: attempt.key })
+  // No step may be deciding while seal reads the outcome and the files it seals (75 while one is).
+  acquireStepLock(attempt.stateRoot, attempt.key, 'receipt')
   const receiptPath = join(attempt.dir, 'receipt.json')
   if (existsSync(receiptPath)) {
     const sealed: Receipt = readJsonFile('receipt', receiptPath)

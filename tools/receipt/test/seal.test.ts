@@ -1,0 +1,96 @@
+// receipt seal through the built bin on really admitted attempts: before the deadline with no
+// outcome it refuses (ATTEMPT_RUNNING, 75) and writes nothing; past the deadline it seals
+// timed_out, past deadline + 30 s interrupted, and releases the lock; a sealed attempt is
+// never sealed again; while another process holds the attempt's step lock it refuses
+// (LOCK_HELD, 75); with no attempt at all it is ATTEMPT_MISSING (66).
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: a real live process to name as the step lock's holder
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Admission, OutcomeFile, Receipt } from '@repairline/schemas'
+import { processStartTicks, stepLockPath } from '@repairline/core'
+import { makeFixture, type Fixture } from '../../../test/helpers/fixture.ts'
+import { admitFixture, type Admitted } from '../../../test/helpers/attempt.ts'
+import { errorOf, runBin } from '../../../test/helpers/bin.ts'
+import { tempDir } from '../../../test/helpers/tmp.ts'
+
+async function admitted (t: Parameters<typeof tempDir>[0]): Promise<{ f: Fixture, a: Admitted, deadline: number }> {
+  const f = await makeFixture(tempDir(t))
+  const a = await admitFixture(f)
+  const admission = JSON.parse(readFileSync(join(a.dir, 'admission.json'), 'utf8')) as Admission
+  return { f, a, deadline: Date.parse(admission.deadline) }
+}
+
+const at = (ms: number): Record<string, string> => ({ REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: new Date(ms).toISOString() })
+const seal = async (a: Admitted, ms: number): ReturnType<typeof runBin> => await runBin('receipt', ['seal', '--attempt', a.dir], { env: at(ms) })
+const files = (a: Admitted): string[] => readdirSync(a.dir).sort()
+const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T
+
+test('before the deadline an attempt without an outcome is ATTEMPT_RUNNING (75): nothing written, the lock kept; past it, timed_out is sealed and the lock released', async t => {
+  const { f, a, deadline } = await admitted(t)
+  const before = files(a)
+  const early = await seal(a, deadline)
+  assert.equal(early.exitCode, 75, early.stderr)
+  assert.equal(errorOf(early)?.code, 'ATTEMPT_RUNNING')
+  assert.deepEqual(files(a), before)
+  assert.ok(existsSync(join(f.stateDir, 'lock')))
+
+  const late = await seal(a, deadline + 1000)
+  assert.equal(late.exitCode, 1, late.stderr)
+  assert.deepEqual(late.records.at(-1), { v: 1, kind: 'result', tool: 'receipt', exit: 1, outcome: 'timed_out' })
+  const outcome = readJson<OutcomeFile>(join(a.dir, 'outcome.json'))
+  assert.deepEqual([outcome.outcome, outcome.step, outcome.reason.code], ['timed_out', 'receipt', 'DEADLINE_PASSED'])
+  assert.equal(readJson<Receipt>(join(a.dir, 'receipt.json')).outcome.outcome, 'timed_out')
+  assert.equal(existsSync(join(f.stateDir, 'lock')), false, 'the lock is released')
+  assert.deepEqual(readdirSync(join(f.stateDir, 'steps')), [], 'and the step lock')
+
+  // Sealed once: a second seal writes nothing and repeats the outcome.
+  const sealed = files(a)
+  const receiptBytes = readFileSync(join(a.dir, 'receipt.json'))
+  const again = await seal(a, deadline + 60_000)
+  assert.equal(again.exitCode, 1, again.stderr)
+  assert.deepEqual(files(a), sealed)
+  assert.deepEqual(readFileSync(join(a.dir, 'receipt.json')), receiptBytes)
+})
+
+test('past deadline + 30 s an attempt without an outcome is sealed interrupted', async t => {
+  const { a, deadline } = await admitted(t)
+  const r = await seal(a, deadline + 30_001)
+  assert.equal(r.exitCode, 1, r.stderr)
+  const outcome = readJson<OutcomeFile>(join(a.dir, 'outcome.json'))
+  assert.deepEqual([outcome.outcome, outcome.reason.code], ['interrupted', 'ATTEMPT_INTERRUPTED'])
+})
+
+test('while a live process holds the attempt\'s step lock, seal is LOCK_HELD (75) and writes nothing; once it is gone, seal breaks the lock and seals', async t => {
+  const { f, a, deadline } = await admitted(t)
+  const holder = spawn('/usr/bin/sleep', ['60'], { stdio: 'ignore' })
+  t.after(() => holder.kill('SIGKILL'))
+  await new Promise(resolve => holder.once('spawn', resolve))
+  const pid = holder.pid as number
+  mkdirSync(join(f.stateDir, 'steps'), { recursive: true })
+  const lock = { v: 1, attempt_key: a.key, step: 'verify', pid, start_ticks: processStartTicks(pid), boot_id: readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim() }
+  writeFileSync(stepLockPath(f.stateDir, a.key), JSON.stringify(lock, null, 2) + '\n')
+  const before = files(a)
+  const held = await seal(a, deadline + 1000)
+  assert.equal(held.exitCode, 75, held.stderr)
+  assert.equal(errorOf(held)?.code, 'LOCK_HELD')
+  assert.match(held.stderr, new RegExp(`verify \\(pid ${pid}\\) is working on attempt`))
+  assert.deepEqual(files(a), before, 'no outcome and no receipt')
+  assert.ok(existsSync(join(f.stateDir, 'lock')))
+
+  // Positive control: the holder gone (killed, as a crash would), the same seal proceeds.
+  holder.kill('SIGKILL')
+  await new Promise(resolve => holder.once('exit', resolve))
+  const r = await seal(a, deadline + 1000)
+  assert.equal(r.exitCode, 1, r.stderr)
+  assert.equal(readJson<OutcomeFile>(join(a.dir, 'outcome.json')).outcome, 'timed_out')
+  assert.ok(existsSync(join(a.dir, 'receipt.json')))
+})
+
+test('seal with no --attempt and no attempt record on stdin is ATTEMPT_MISSING (66)', async () => {
+  const r = await runBin('receipt', ['seal'], { input: '' })
+  assert.equal(r.exitCode, 66, r.stderr)
+  assert.equal(errorOf(r)?.code, 'ATTEMPT_MISSING')
+})
