@@ -116,6 +116,14 @@ export async function drive (o: DriveOptions, env: NodeJS.ProcessEnv = process.e
         ensureDir(stateRootOf(attempt), logDir, 0o755)
         keepAdmitLogs(logDir, run)
       }
+    }
+    // A step that printed no result record crashed or never started: that is never a verdict.
+    const printedExit = result?.kind === 'result' ? result.exit : undefined
+    if (printedExit !== run.exit) {
+      process.stderr.write(`repairline: aborted at ${step}: it exited ${run.exit} without a matching result record (a crash or a missing build); attempt ${attempt ?? '-'} (logs in ${logDir ?? '-'})\n`)
+      return run.exit === 0 || run.exit === 1 || run.exit === 69 ? 70 : run.exit
+    }
+    if (step === 'admit') {
       if (run.exit !== 0) {
         process.stderr.write(`repairline: not admitted: exit ${run.exit}${err?.kind === 'error' ? ` ${err.code}: ${err.message}` : ''}\n`)
         return run.exit
@@ -123,12 +131,6 @@ export async function drive (o: DriveOptions, env: NodeJS.ProcessEnv = process.e
     } else if (step === 'seal') {
       return summarize(attempt, run.exit, t0)
     } else {
-      // A step that printed no result record crashed or never started: that is never a verdict.
-      const printedExit = result?.kind === 'result' ? result.exit : undefined
-      if (printedExit !== run.exit) {
-        process.stderr.write(`repairline: aborted at ${step}: it exited ${run.exit} without a matching result record (a crash or a missing build); attempt ${attempt ?? '-'} (logs in ${logDir ?? '-'})\n`)
-        return run.exit === 0 || run.exit === 1 || run.exit === 69 ? 70 : run.exit
-      }
       const action = driverAction(run.exit)
       if (action === 'seal') sealNext = true
       else if (action !== 'continue') {

@@ -10,6 +10,7 @@ import {
   jsonFileBytes, assertValid, listTree, type ToolIo, type ToolResult,
 } from '@repairline/core'
 import { loadConfig, readBlob } from './inputs.ts'
+import { checkReportOut } from './rules/report-out.ts'
 
 export interface ReportOptions { config: string, out: string, suite?: string }
 
@@ -37,6 +38,7 @@ function packageFor (config: ExecutionConfig, pkg: string, modulePath: string | 
 
 export async function admitReport (o: ReportOptions, io: ToolIo): Promise<ToolResult> {
   const { config } = loadConfig(o.config)
+  checkReportOut(o.out, config)
   const modulePath = config.runner.kind === 'go' ? await goModulePath(config) : undefined
   const events: TestEvent[] = []
   try {

@@ -3,7 +3,7 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { run } from '@repairline/core'
 import { validators } from '@repairline/schemas'
@@ -60,4 +60,28 @@ test('no events, or no failing identity, writes nothing', async (t) => {
   assert.equal(green.exitCode, 1)
   assert.equal(errorOf(green)?.code, 'NOTHING_ELIGIBLE')
   assert.throws(() => readFileSync(out))
+})
+
+test('--out replaces only an earlier suite report: the config, a checkout file, a state-root path or any other file is OUTPUT_UNSAFE (73) and untouched', async (t) => {
+  const f = await fixture(t, { runner: 'node' })
+  const events = '{"Action":"run","Package":"test/calc.test.js","Test":"add adds"}\n{"Action":"fail","Package":"test/calc.test.js","Test":"add adds"}\n'
+  const report = async (out: string): ReturnType<typeof runBin> => await runBin('admit', ['report', '--config', f.configPath, '--out', out], { input: events })
+  const notes = join(f.dir, 'notes.txt')
+  writeFileSync(notes, 'my notes\n')
+  mkdirSync(f.stateDir, { recursive: true })
+  for (const [what, out] of [['the config', f.configPath], ['a source file', join(f.repo, 'src', 'calc.js')], ['a new file in the checkout', join(f.repo, 'report.json')], ['the state root', join(f.stateDir, 'report.json')], ['another file', notes]] as const) {
+    const before = existsSync(out) ? readFileSync(out) : undefined
+    const r = await report(out)
+    assert.equal(r.exitCode, 73, `${what}: ${r.stderr}`)
+    assert.equal(errorOf(r)?.code, 'OUTPUT_UNSAFE', what)
+    assert.deepEqual(existsSync(out) ? readFileSync(out) : undefined, before, `${what} is untouched`)
+  }
+  const status = await run('/usr/bin/git', ['-C', f.repo, 'status', '--porcelain'], { env: { PATH: '/usr/bin:/bin' } })
+  assert.equal(status.stdout.toString(), '', 'the checkout is clean')
+  // Positive control: a new file, then the same file again (a report regenerated in place).
+  const out = join(f.dir, 'r.json')
+  assert.equal((await report(out)).exitCode, 0)
+  const again = await report(out)
+  assert.equal(again.exitCode, 0, again.stderr)
+  assert.ok(validators['suite-report'](JSON.parse(readFileSync(out, 'utf8'))))
 })

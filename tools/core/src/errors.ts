@@ -62,6 +62,8 @@ export const ERROR_CODES = {
   ATTEMPT_KEY_COLLISION: { exit: EXIT.CANT_CREATE, summary: 'another key owns this attempt directory' },
   STATE_UNSAFE: { exit: EXIT.CANT_CREATE, summary: 'a symlink, foreign owner or unexpected file type in the state root' },
   WRITE_FAILED: { exit: EXIT.CANT_CREATE, summary: 'a file could not be written' },
+  OUTPUT_FAILED: { exit: EXIT.CANT_CREATE, summary: 'the records could not be written to stdout (not a closed pipe): they are incomplete' },
+  OUTPUT_UNSAFE: { exit: EXIT.CANT_CREATE, summary: 'an output path names a file that is not this output, or lies in the checkout or the state root' },
   // environment
   GIT_FAILED: { exit: EXIT.NO_INPUT, summary: 'git failed or the source repository could not be read (extract-tree: fault)' },
   SANDBOX_UNAVAILABLE: { exit: EXIT.NO_PERM, summary: 'a sandbox primitive is missing or did not take' },

@@ -119,20 +119,26 @@ export function formatRecord (record: AnyRecord): string {
 /**
  * Prints records in the order every tool keeps: one `start`, at most one `attempt`, the
  * tool's own records, at most one `error`, one `result`. EPIPE (the reader went away) makes
- * further writes silent; the tool finishes its work and exit status is unchanged.
+ * further writes silent; the tool finishes its work and exit status is unchanged. Any other
+ * write error (a full disk, an I/O error) also silences further writes and is kept as
+ * `failure`, for runCli to report once the tool has finished (OUTPUT_FAILED).
  */
 export class RecordWriter {
   private state: 'new' | 'started' | 'errored' | 'done' = 'new'
   private attemptPrinted = false
   private broken = false
+  private failed: Error | undefined
   readonly printed: AnyRecord[] = []
 
   constructor (private readonly out: Writable) {
     out.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') this.broken = true
-      else throw e
+      this.broken = true
+      if (e.code !== 'EPIPE') this.failed ??= e
     })
   }
+
+  /** The write error that lost records (not EPIPE), if any. */
+  get failure (): Error | undefined { return this.failed }
 
   write (record: AnyRecord): void {
     const { kind } = record

@@ -6,7 +6,7 @@
 import type { Readable, Writable } from 'node:stream'
 import { setFlagsFromString } from 'node:v8'
 import { EXIT, type ExitCode } from './exit-codes.ts'
-import { isToolError, toolError, type ToolError } from './errors.ts'
+import { ERROR_CODES, hasErrno, isToolError, toolError, type ToolError } from './errors.ts'
 import { releaseStepLocks } from './step-lock.ts'
 import { helpText, type CliSpec } from './cli-args.ts'
 import { RecordWriter } from './ndjson.ts'
@@ -55,10 +55,15 @@ export async function runTool (tool: ToolName, argv: string[], io: ToolIo, main:
   try {
     result = await main(argv, io)
   } catch (e) {
-    const err: ToolError = isToolError(e) ? e : toolError('INTERNAL', `internal error: ${(e as Error)?.message ?? String(e)}`)
+    const err: ToolError = isToolError(e)
+      ? e
+      : hasErrno(e, 'ENAMETOOLONG')
+        // Only a path given on the command line or in a record can be that long.
+        ? toolError('USAGE', `a path is longer than the system allows: ${(e as Error).message}`)
+        : toolError('INTERNAL', `internal error: ${(e as Error)?.message ?? String(e)}`)
     if (!isToolError(e) && io.env.REPAIRLINE_DEBUG === '1') io.stderr.write(`${(e as Error)?.stack ?? String(e)}\n`)
     const record = { v: 1 as const, kind: 'error' as const, code: err.code, message: oneLine(err.message) }
-    io.out.write({ ...record, ...(err.path === undefined ? {} : { path: err.path }), ...(err.hint === undefined ? {} : { hint: oneLine(err.hint) }) })
+    io.out.write({ ...record, ...(err.path === undefined ? {} : { path: err.path.slice(0, MAX_RECORD_PATH) }), ...(err.hint === undefined ? {} : { hint: oneLine(err.hint) }) })
     io.stderr.write(`${tool}: ${err.code}: ${oneLine(err.message)}\n`)
     if (err.hint !== undefined) io.stderr.write(`${tool}: hint: ${oneLine(err.hint)}\n`)
     result = { exit: err.exit }
@@ -100,8 +105,19 @@ export async function runCli (spec: CliSpec, main: ToolMain): Promise<void> {
     process.exitCode = EXIT.USAGE
     return
   }
+  // Records lost to a failed stdout (not a closed pipe): the files the tool wrote are durable,
+  // but whoever reads its records got an incomplete stream. Reported once every write settled.
+  const out = io.out
+  process.once('beforeExit', () => {
+    if (out.failure === undefined) return
+    process.stderr.write(`${tool}: OUTPUT_FAILED: cannot write records to stdout: ${oneLine(out.failure.message)}\n`)
+    process.exitCode = ERROR_CODES.OUTPUT_FAILED.exit
+  })
   process.exitCode = await runTool(tool, process.argv.slice(2), io, main, { spec })
 }
+
+/** The longest `path` an error record holds (its schema's bound). */
+const MAX_RECORD_PATH = 4096
 
 function oneLine (s: string): string {
   return s.replace(/[\r\n]+/g, ' ').slice(0, 8000)

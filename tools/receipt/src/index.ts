@@ -3,7 +3,7 @@
 // releases the lock if it names this attempt. `readback` revalidates retained attempts with
 // core's readback (the code admit status uses) and prints one readback record each.
 
-import { existsSync } from 'node:fs'
+import { existsSync, lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Receipt } from '@repairline/schemas'
 import {
@@ -46,6 +46,9 @@ export async function seal (dir: string, io: ToolIo): Promise<ToolResult> {
 export interface ReadbackOptions { stateDir?: string, allowTestHooks: boolean }
 
 export async function readback (dirs: readonly string[], o: ReadbackOptions, io: ToolIo): Promise<ToolResult> {
+  // Linux's PATH_MAX: no longer path names an attempt (and none fits a readback record).
+  const tooLong = dirs.find(d => Buffer.byteLength(d) > 4096)
+  if (tooLong !== undefined) throw toolError('USAGE', `the attempt path is longer than the system allows (${Buffer.byteLength(tooLong)} bytes)`)
   if (dirs.length === 1 && o.stateDir === undefined) {
     const a = dirs[0] ?? ''
     try {
@@ -74,5 +77,9 @@ export async function readback (dirs: readonly string[], o: ReadbackOptions, io:
 
 export function stateDirAttempts (stateDir: string): string[] {
   if (!existsSync(stateDir)) throw toolError('INPUT_MISSING', `state dir ${stateDir} does not exist`, { path: stateDir })
+  // A typo must not read back as "0 attempts, all valid": a state root holds attempts/.
+  let attempts
+  try { attempts = lstatSync(join(stateDir, 'attempts')) } catch { attempts = undefined }
+  if (attempts?.isDirectory() !== true) throw toolError('INPUT_MISSING', `${stateDir} is not a state directory: it holds no attempts/ directory`, { path: stateDir, hint: 'pass the state_dir of the execution config' })
   return attemptDirsOf(stateDir)
 }

@@ -1,0 +1,44 @@
+// Rule: `admit report --out` writes a suite report and nothing else. It never writes into the
+// checkout (source_root) or the state root, and it replaces an existing file only when that
+// file is itself a suite report (a report regenerated in place); any other file — the
+// execution config, a source file, the routing policy, the lock — is refused, untouched.
+
+import { readFileSync, realpathSync, lstatSync } from 'node:fs'
+import { dirname, relative, isAbsolute, basename, join } from 'node:path'
+import type { ExecutionConfig } from '@repairline/schemas'
+import { isValid, toolError } from '@repairline/core'
+
+/** `path` with its directory's symlinks resolved (the directory must exist). */
+function resolvedPath (path: string): string {
+  let dir: string
+  try {
+    dir = realpathSync(dirname(path))
+  } catch {
+    throw toolError('WRITE_FAILED', `cannot write ${path}: its directory does not exist`, { path })
+  }
+  return join(dir, basename(path))
+}
+
+function within (root: string, path: string): boolean {
+  let base: string
+  try { base = realpathSync(root) } catch { return false }
+  const rel = relative(base, path)
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
+}
+
+export function checkReportOut (out: string, config: ExecutionConfig): void {
+  const target = resolvedPath(out)
+  if (within(config.source_root, target)) throw toolError('OUTPUT_UNSAFE', `${out} is inside source_root ${config.source_root}: admit never writes into your checkout`, { path: out })
+  if (within(config.state_dir, target)) throw toolError('OUTPUT_UNSAFE', `${out} is inside state_dir ${config.state_dir}, which only the tools write`, { path: out })
+  let st
+  try { st = lstatSync(target) } catch { return }
+  let current: unknown
+  try {
+    current = st.isFile() ? JSON.parse(readFileSync(target, 'utf8')) : undefined
+  } catch {
+    current = undefined
+  }
+  if (!isValid('suite-report', current)) {
+    throw toolError('OUTPUT_UNSAFE', `${out} exists and is not a suite report; refusing to overwrite it`, { path: out, hint: 'name a new file, or remove this one yourself' })
+  }
+}
