@@ -183,15 +183,32 @@ function parseArgv (argv: string[]): DriveOptions {
       throw new Error(`unknown argument ${a ?? ''}`)
     }
   }
-  if (o.config === undefined || o.report === undefined) throw new Error('usage: pnpm attempt --config ABS --report ABS [--until STEP]')
+  if (o.config === undefined || o.report === undefined) throw new Error(USAGE)
   return o as DriveOptions
 }
 
+const USAGE = 'usage: pnpm attempt --config ABS --report ABS [--until STEP]'
+
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  try {
-    process.exitCode = await drive(parseArgv(process.argv.slice(2)))
-  } catch (e) {
-    process.stderr.write(`attempt: USAGE: ${(e as Error).message}\n`)
-    process.exitCode = 2
+  const argv = process.argv.slice(2)
+  let o: DriveOptions | undefined
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n  runs admit, extract-tree, reproduce, ask-provider, gate-patch, verify and receipt seal for one admission;\n  --until STEP stops after STEP. Exit status: the outcome's (see the README's exit table).\n`)
+  } else {
+    try {
+      o = parseArgv(argv)
+    } catch (e) {
+      process.stderr.write(`attempt: USAGE: ${(e as Error).message}\n`)
+      process.exitCode = 2
+    }
+  }
+  if (o !== undefined) {
+    try {
+      process.exitCode = await drive(o)
+    } catch (e) {
+      // Not the operator's mistake: the driver itself failed.
+      process.stderr.write(`attempt: INTERNAL: ${(e as Error).message.replace(/[\r\n]+/g, ' ')}\n`)
+      process.exitCode = 70
+    }
   }
 }

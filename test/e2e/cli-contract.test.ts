@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { spawn } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: the child's stdout must be /dev/full itself
+import { execa } from 'execa'
 import { makeFixture } from '../helpers/fixture.ts'
 import { admitFixture } from '../helpers/attempt.ts'
 import { BASE_ENV, binPath, errorOf, ROOT, runBin, type BinResult } from '../helpers/bin.ts'
@@ -76,4 +77,37 @@ test('a state root whose lock is a directory is STATE_UNSAFE (73), not an intern
   await admitFixture(g)
   const ok = await runBin('receipt', ['readback', '--state-dir', g.stateDir])
   assert.equal(ok.records.filter(x => x.kind === 'readback').length, 1, ok.stderr)
+})
+
+test('an attempt record on stdin whose key is not its directory\'s is RECORD_INVALID (65); with the right key the same record is used', async t => {
+  const f = await makeFixture(tempDir(t))
+  const a = await admitFixture(f)
+  const record = (key: string): string => JSON.stringify({ v: 1, kind: 'attempt', path: a.dir, key }) + '\n'
+  const before = readdirSync(a.dir).sort()
+  const forged = await runBin('extract-tree', ['--check'], { input: record('f'.repeat(64)) })
+  assert.equal(forged.exitCode, 65, forged.stderr)
+  assert.equal(errorOf(forged)?.code, 'RECORD_INVALID')
+  assertOneLineError(forged, 'extract-tree', 'RECORD_INVALID')
+  // Positive control: the attempt's own key (nothing retained yet, so --check answers "missing": 1).
+  const own = await runBin('extract-tree', ['--check'], { input: record(a.key) })
+  assert.equal(own.exitCode, 1, own.stderr)
+  assert.equal(errorOf(own), undefined)
+  assert.deepEqual(readdirSync(a.dir).sort(), before)
+})
+
+test('the driver: --help prints its usage (0); an unknown argument is USAGE (2) in one line; a relative --config too', async () => {
+  const driver = async (...args: string[]): Promise<{ exitCode: number, stdout: string, stderr: string }> => {
+    const r = await execa(process.execPath, [join(ROOT, 'dist', 'attempt.mjs'), ...args], { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT })
+    return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) }
+  }
+  const help = await driver('--help')
+  assert.equal(help.exitCode, 0, help.stderr)
+  assert.match(help.stdout, /^usage: pnpm attempt --config ABS --report ABS/)
+  assert.equal(help.stderr, '')
+  for (const args of [['--bogus'], ['--config', 'relative.json', '--report', '/r.json']]) {
+    const r = await driver(...args)
+    assert.equal(r.exitCode, 2, r.stderr)
+    assertOneLineError(r, 'attempt', 'USAGE')
+    assert.equal(r.stdout, '')
+  }
 })

@@ -94,6 +94,7 @@ export function loadAttempt (dir: string): Attempt {
   if (!isAbsolute(dir)) throw toolError('USAGE', `attempt directory must be absolute: ${dir}`)
   try {
     const st = lstatSync(dir)
+    if (st.isSymbolicLink()) throw toolError('STATE_UNSAFE', `${dir} is a symlink; pass the attempt directory itself`)
     if (!st.isDirectory()) throw toolError('STATE_UNSAFE', `${dir} is not a directory`)
   } catch (e) {
     if (hasErrno(e, 'ENOENT')) throw toolError('INPUT_MISSING', `attempt directory ${dir} does not exist`, { path: dir })

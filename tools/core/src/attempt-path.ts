@@ -1,7 +1,8 @@
 // Finding the attempt a step works on: --attempt, or the attempt record on stdin. Kept apart
 // from attempt-dir.ts so a tool's entry point can resolve it without loading every schema.
 
-import { resolve } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { toolError } from './errors.ts'
 import { readRecords } from './ndjson.ts'
 import type { ToolIo } from './run-cli.ts'
@@ -15,15 +16,31 @@ export async function resolveAttemptPath (flag: string | undefined, io: ToolIo):
   if ((io.stdin as { isTTY?: boolean }).isTTY === true) {
     throw toolError('ATTEMPT_MISSING', 'no --attempt and stdin is a terminal', { hint: 'pass --attempt DIR or pipe the previous tool into this one' })
   }
-  let found: string | undefined
+  let found: { path: string, key: string } | undefined
   for await (const r of readRecords(io.stdin)) {
     if (r.kind !== 'attempt') continue
-    if (found !== undefined && found !== r.path) throw toolError('RECORD_INVALID', `stdin: two different attempt records: ${found} and ${r.path}`)
-    found = r.path
+    if (found !== undefined && (found.path !== r.path || found.key !== r.key)) throw toolError('RECORD_INVALID', `stdin: two different attempt records: ${found.path} and ${r.path}`)
+    found = { path: r.path, key: r.key }
   }
   if (found === undefined) {
     throw toolError('ATTEMPT_MISSING', 'no --attempt and no attempt record on stdin', { hint: 'the previous step printed no attempt: read its error record' })
   }
-  return found
+  // The record names the attempt by path and key: a key that is not the directory's is a
+  // record for another attempt. (An unreadable admission is left to the step, which reports it.)
+  const admitted = admittedKey(found.path)
+  if (admitted !== undefined && admitted !== found.key) {
+    throw toolError('RECORD_INVALID', `stdin: the attempt record names key ${found.key.slice(0, 16)}, but ${found.path} holds attempt ${admitted.slice(0, 16)}`)
+  }
+  return found.path
+}
+
+function admittedKey (dir: string): string | undefined {
+  try {
+    const doc: unknown = JSON.parse(readFileSync(join(dir, 'admission.json'), 'utf8'))
+    const key = (doc as { attempt_key?: unknown } | null)?.attempt_key
+    return typeof key === 'string' ? key : undefined
+  } catch {
+    return undefined
+  }
 }
 

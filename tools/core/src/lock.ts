@@ -118,8 +118,11 @@ export function acquireLock (stateRoot: string, want: Lock, now: Date): AcquireR
 export function assertLockNames (stateRoot: string, key: string, attemptDir: string): void {
   const current = readLock(stateRoot)
   if (current === undefined) throw toolError('LOCK_LOST', `no lock in ${stateRoot}: this attempt no longer holds it`)
-  if (current.attempt_key !== key || current.attempt_dir !== attemptDir) {
+  if (current.attempt_key !== key) {
     throw toolError('LOCK_LOST', `the lock names attempt ${current.attempt_key.slice(0, 16)}, not ${key.slice(0, 16)}`)
+  }
+  if (current.attempt_dir !== attemptDir) {
+    throw toolError('LOCK_LOST', `the lock names this attempt at ${current.attempt_dir}, not at ${attemptDir}`, { hint: 'pass the attempt directory admit printed (not a path through a symlink)' })
   }
 }
 

@@ -7,6 +7,7 @@
 import type { Writable } from 'node:stream'
 import { recordKinds, recordValidators, type RecordKind, type RecordTypes } from '@repairline/schemas/records'
 import { toolError } from './errors.ts'
+import { parseJsonText } from './json.ts'
 import { formatSchemaErrors } from './schema-errors.ts'
 
 export type AnyRecord = RecordTypes[RecordKind]
@@ -78,12 +79,10 @@ export function parseRecordLine (text: string, where: string): AnyRecord {
   const snippet = text.length > 120 ? `${text.slice(0, 120)}…` : text
   if (text === '') throw toolError('RECORD_INVALID', `${where}: blank line`)
   if (text.endsWith('\r')) throw toolError('RECORD_INVALID', `${where}: line ends with CR`)
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (e) {
-    throw toolError('RECORD_INVALID', `${where}: not JSON: ${(e as Error).message}: ${snippet}`)
-  }
+  // Strict, as files are: a repeated key (JSON.parse keeps the last) makes a record ambiguous.
+  const parsed = parseJsonText(text)
+  if (!parsed.ok) throw toolError('RECORD_INVALID', `${where}: not strict JSON: ${parsed.message}: ${snippet}`)
+  const value = parsed.value
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw toolError('RECORD_INVALID', `${where}: not a JSON object: ${snippet}`)
   const kind = (value as { kind?: unknown }).kind
   if (typeof kind !== 'string' || !(recordKinds as readonly string[]).includes(kind)) {

@@ -53,9 +53,12 @@ test('a blank line is refused with its line number, never skipped', async () => 
   await rejects(`${lines[0]}\n\n${lines[1]}\n`, /^stdin:2: blank line/)
 })
 
-test('bad JSON, an unknown kind and a schema failure name stdin:<line>', async () => {
+test('bad JSON, a repeated key, an unknown kind and a schema failure name stdin:<line>', async () => {
   const first = JSON.stringify(records[0])
-  await rejects(`${first}\n{"v":1,\n`, /^stdin:2: not JSON/)
+  await rejects(`${first}\n{"v":1,\n`, /^stdin:2: not strict JSON/)
+  // JSON.parse would keep the last "path"; the record is refused as ambiguous instead.
+  await rejects(`${first}\n{"v":1,"kind":"attempt","path":"/nope","key":"${'a'.repeat(64)}","path":"/real"}\n`, /^stdin:2: not strict JSON: duplicate key "path"/)
+  await collect(chunks(`${first}\n{"v":1,"kind":"attempt","path":"/real","key":"${'a'.repeat(64)}"}\n`, 1 << 20))
   await rejects(`${first}\n${first}\n{"v":1,"kind":"frob"}\n`, /^stdin:3: unknown record kind "frob"/)
   await rejects(`{"v":1,"kind":"result","tool":"admit","exit":"zero"}\n`, /^stdin:1: result record: \/exit/)
   await rejects(`${first}\r\n`, /^stdin:1: line ends with CR/)
