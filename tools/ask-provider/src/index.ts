@@ -8,7 +8,8 @@
 //   render from retained inputs → job.txt, prompt.txt, validation/job_instructions.json,
 //     validation/prompt.json, validation/request_instructions.json (an owned text that fails,
 //     or a prompt over max_input_bytes → rejected);
-//   request.json (the exact body) → token from the pinned helper → dispatch.json, durable →
+//   request.json (the exact body) → provider.ca_file, every certificate parsed → token from
+//     the pinned helper → dispatch.json, durable →
 //     the one POST → response.json (redacted) → usage.json → proposal.json →
 //     validation/summary.json (the return contract, before any edit is looked at).
 // A failure after admission is a terminal outcome (provider_error, rejected, timed_out);
@@ -28,6 +29,7 @@ import {
 } from '@repairline/core'
 import { callResponses, type HttpResponse } from './client.ts'
 import { DEFAULT_LIMITS, type ProviderLimits } from './limits.ts'
+import { readCaFile } from './rules/ca-file.ts'
 import { classifyStatus } from './rules/classify-status.ts'
 import { disableCoreDumps } from './rules/core-dumps.ts'
 import { errorSummary } from './rules/error-body.ts'
@@ -103,6 +105,13 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
   if (!base.ok) throw toolError('BASE_URL_INVALID', `provider.base_url: ${base.rule}`, { path: '/provider/base_url' })
   const url = responsesUrl(config.provider.base_url)
 
+  // The CA before the token: an unusable CA ends the attempt without reading the secret.
+  let caPem: string | undefined
+  if (config.provider.ca_file !== undefined) {
+    const ca = readCaFile(config.provider.ca_file)
+    if (!ca.ok) return finish(attempt, io, { outcome: 'provider_error', retryable: false, code: 'PROVIDER_CA_INVALID', message: ca.message })
+    caPem = ca.pem
+  }
   let token: string
   try {
     token = await readToken(config, limits)
@@ -111,17 +120,6 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
       return finish(attempt, io, { outcome: 'provider_error', retryable: false, code: e.code, message: e.message })
     }
     throw e
-  }
-  let caPem: string | undefined
-  if (config.provider.ca_file !== undefined) {
-    try {
-      caPem = readFileNoFollow(config.provider.ca_file, 1 << 20).toString('utf8')
-    } catch (e) {
-      return finish(attempt, io, { outcome: 'provider_error', retryable: false, code: 'PROVIDER_CA_INVALID', message: `provider.ca_file ${config.provider.ca_file} cannot be read: ${(e as Error).message}` })
-    }
-    if (!caPem.includes('-----BEGIN CERTIFICATE-----')) {
-      return finish(attempt, io, { outcome: 'provider_error', retryable: false, code: 'PROVIDER_CA_INVALID', message: `provider.ca_file ${config.provider.ca_file} holds no PEM certificate` })
-    }
   }
 
   const now = io.now()
