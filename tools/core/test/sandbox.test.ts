@@ -26,7 +26,7 @@ test('the preflight proves every primitive on this host and reports how each lim
     assert.equal(byName.get('address space per process')?.got, runner === 'go' ? String(4 * 1024 ** 3) : 'unlimited')
     assert.deepEqual(r.namespaces.map(n => n.name), ['user', 'mnt', 'pid', 'net', 'ipc', 'uts', 'cgroup'])
     for (const n of r.namespaces) assert.notEqual(n.sandbox, n.host)
-    assert.match(r.checks.find(c => c.name === 'privileges')?.detail ?? '', /Uid 65534\t65534\t65534\t65534, CapEff 0000000000000000, CapBnd 0000000000000000, NoNewPrivs 1/)
+    assert.match(r.checks.find(c => c.name === 'privileges')?.detail ?? '', /Uid 65534\t65534\t65534\t65534, Gid 65534\t65534\t65534\t65534, Groups none, CapEff 0000000000000000, CapBnd 0000000000000000, NoNewPrivs 1/)
   }
   assert.deepEqual(leftoverCgroups(), [])
 })

@@ -96,13 +96,15 @@ export async function sandboxPreflight (o: PreflightOptions = {}): Promise<Prefl
   }
   const capsZero = ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb'].every(k => /^0+$/.test(fields.get(k) ?? ''))
   const uidLine = fields.get('Uid') ?? ''
-  const unprivileged = uidLine !== '' && uidLine.split(/\s+/).every(u => u !== '0')
+  const gidLine = fields.get('Gid') ?? ''
+  const groups = (fields.get('Groups') ?? '').split(/\s+/).filter(g => g !== '')
+  const unprivileged = [uidLine, gidLine].every(line => line !== '' && line.split(/\s+/).every(id => id !== '0')) && !groups.includes('0')
   const nnp = fields.get('NoNewPrivs') === '1'
   const privOk = capsZero && unprivileged && nnp
   checks.push({
     name: 'privileges',
     ok: privOk,
-    detail: `inside: Uid ${uidLine}, CapEff ${fields.get('CapEff') ?? '?'}, CapBnd ${fields.get('CapBnd') ?? '?'}, NoNewPrivs ${fields.get('NoNewPrivs') ?? '?'} (/proc/self/status)`,
+    detail: `inside: Uid ${uidLine}, Gid ${gidLine}, Groups ${groups.join(' ') || 'none'}, CapEff ${fields.get('CapEff') ?? '?'}, CapBnd ${fields.get('CapBnd') ?? '?'}, NoNewPrivs ${fields.get('NoNewPrivs') ?? '?'} (/proc/self/status)`,
     ...(privOk ? {} : { code: 'SANDBOX_UNAVAILABLE' as const }),
   })
   if (!privOk) return report

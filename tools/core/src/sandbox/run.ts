@@ -275,6 +275,8 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   const uid = root ? spec.uid ?? SANDBOX_UID : euid()
   const gid = root ? spec.gid ?? SANDBOX_GID : process.getegid?.() ?? uid
   if (uid === 0) throw toolError('SANDBOX_UNAVAILABLE', 'the sandbox user may not be root')
+  // Group root reads every root:root 0640 file of the tree and the toolchain: no less than root.
+  if (gid === 0) throw toolError('SANDBOX_UNAVAILABLE', 'the sandbox group may not be root (gid 0)')
   const l = spec.limits
 
   const diskPaths = spec.diskPaths ?? [tmpdir()]
