@@ -17,7 +17,11 @@ export type KeyState =
 export function keyState (stateDir: string, key: string, now: Date): KeyState {
   const dir = attemptDirFor(stateDir, key)
   const admissionPath = join(dir, 'admission.json')
-  if (!existsSync(admissionPath)) return { state: 'none', dir }
+  if (!existsSync(admissionPath)) {
+    // admit writes admission.json before started.json, always: this directory is not its work.
+    if (existsSync(join(dir, 'started.json'))) throw toolError('STATE_UNSAFE', `attempt directory ${dir} holds started.json but no admission.json: it was not written by admit`, { path: dir, hint: 'inspect it and move it out of the state root' })
+    return { state: 'none', dir }
+  }
   const admission = readJsonFile('admission', admissionPath)
   if (admission.attempt_key !== key) {
     throw toolError('ATTEMPT_KEY_COLLISION', `attempt directory ${dir} belongs to key ${admission.attempt_key}, which shares its first 16 hex digits with ${key}`, { path: dir })

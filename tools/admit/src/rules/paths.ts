@@ -1,11 +1,12 @@
 // Filesystem facts of the config: state_dir's parent exists and state_dir (if present) is a
 // directory we own; ca_file is a regular file; the optional mounts are directories the
-// sandbox user can read (every ancestor searchable by others, the directory readable).
+// sandbox user (uid/gid 65534, no other groups) can read, judged as the kernel will: on the
+// directory a symlink leads to, by its owner, group and other bits, every ancestor searchable.
 
-import { lstatSync, statSync } from 'node:fs'
+import { lstatSync, realpathSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { ExecutionConfig } from '@repairline/schemas'
-import { toolError } from '@repairline/core'
+import { SANDBOX_GID, SANDBOX_UID, toolError, unreachableBy } from '@repairline/core'
 
 export function checkStateDir (config: ExecutionConfig): void {
   const dir = config.state_dir
@@ -40,24 +41,20 @@ export function checkCaFile (config: ExecutionConfig): void {
   if (!ok) throw toolError('CONFIG_INVALID', `provider.ca_file ${ca} is not a readable file`, { path: '/provider/ca_file' })
 }
 
-/** True when uid `other` (any unprivileged user) can traverse to `dir` and list it. */
-export function readableByOthers (dir: string): string | undefined {
-  let st
-  try { st = statSync(dir) } catch { return 'does not exist' }
-  if (!st.isDirectory()) return 'is not a directory'
-  if ((st.mode & 0o005) !== 0o005) return 'is not readable and searchable by others (o+rx)'
-  for (let p = dirname(dir); ; p = dirname(p)) {
-    const a = statSync(p)
-    if ((a.mode & 0o001) === 0) return `has an ancestor ${p} that others cannot search (o+x)`
-    if (p === '/') break
-  }
-  return undefined
+/** Why the sandbox user cannot reach and list directory `dir` (after its symlinks), or undefined. */
+export function unreadableBySandbox (dir: string): string | undefined {
+  let real: string
+  try { real = realpathSync(dir) } catch { return 'does not exist' }
+  if (!statSync(real).isDirectory()) return 'is not a directory'
+  const why = unreachableBy(real, SANDBOX_UID, SANDBOX_GID)
+  if (why === undefined) return undefined
+  return real === dir ? why : `leads to ${real}, which ${why}`
 }
 
 export function checkMounts (config: ExecutionConfig): void {
   for (const [field, dir] of [['go_mod_cache', config.runner.go_mod_cache], ['dependency_dir', config.runner.dependency_dir]] as const) {
     if (dir === undefined) continue
-    const why = readableByOthers(dir)
+    const why = unreadableBySandbox(dir)
     if (why !== undefined) throw toolError('MOUNT_UNREADABLE', `runner.${field} ${dir} ${why}`, { path: `/runner/${field}`, hint: 'the sandbox runs as an unprivileged user (uid 65534) and mounts it read-only' })
   }
 }
