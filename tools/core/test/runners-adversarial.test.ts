@@ -194,11 +194,24 @@ setInterval(() => {}, 1000)
 // The supervisor that gets SIGKILLed: 'supervised' runs the sleeper through runSandbox (and
 // prints its cgroup directories once placed); 'raw' launches the same sandbox argv directly,
 // and 'raw-no-die' the same without --die-with-parent (the positive control).
+// The supervised harness first moves itself into a cgroup of its own beneath the test's, so
+// the groups its sandbox leaves behind when it is killed sit below that one: other test
+// files, which look for orphaned sandbox groups beside their own, never see them.
 const HARNESS = `
-import { nodeInstall, runSandbox } from ${JSON.stringify(join(ROOT, 'tools/core/src/index.ts'))}
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { findHierarchies, nodeInstall, runSandbox } from ${JSON.stringify(join(ROOT, 'tools/core/src/index.ts'))}
 import { TEST_LIMITS, rawProbeArgv, runArgv } from ${JSON.stringify(join(ROOT, 'test/helpers/sandbox.ts'))}
 const [mode, tree, marker] = process.argv.slice(2)
 if (mode === 'supervised') {
+  const found = findHierarchies()
+  if (!found.ok) throw new Error(found.why)
+  const nest = found.hierarchies.map(h => join(h.ownDir, 'rl-test-s12-' + process.pid))
+  for (const d of nest) {
+    mkdirSync(d)
+    writeFileSync(join(d, 'cgroup.procs'), String(process.pid))
+  }
+  process.stdout.write(JSON.stringify({ nest }) + '\\n')
   const node = nodeInstall()
   await runSandbox({
     command: [node.execPath, '/src/probe.mjs', marker], cwd: '/src', env: {}, mounts: [{ source: tree, dest: '/src' }],
@@ -243,14 +256,17 @@ test('S12: SIGKILLing the supervisor while the sandbox runs leaves no sandbox pr
     h.kill('SIGKILL')
     const done = await h
     assert.equal(done.signal, 'SIGKILL', `${mode}: ${done.stderr}`)
-    const line = out.trim().split('\n').at(-1) ?? ''
-    const cgroups = mode === 'supervised' ? (JSON.parse(line) as { cgroups: string[] }).cgroups : []
-    groups.push(...cgroups)
+    const lines = out.trim().split('\n')
+    const cgroups = mode === 'supervised' ? (JSON.parse(lines.at(-1) ?? '') as { cgroups: string[] }).cgroups : []
+    const nest = mode === 'supervised' ? (JSON.parse(lines[0] ?? '') as { nest: string[] }).nest : []
+    // Removed children first: the sandbox's groups, then the harness's own.
+    groups.push(...cgroups, ...nest)
     return { marker, cgroups }
   }
 
   const supervised = await crash('supervised')
   assert.ok(supervised.cgroups.length > 0)
+  assert.ok(supervised.cgroups.every(g => /\/rl-test-s12-\d+\/rl-sbx-\d+-[0-9a-f]+$/.test(g)), `the sandbox's groups are beneath the harness's: ${supervised.cgroups.join(', ')}`)
   assert.ok(await until(() => processesWith(supervised.marker).length === 0, 10_000), `supervised: sandbox processes survived: ${processesWith(supervised.marker).join(', ')}`)
   // The dead supervisor's groups are left empty; another supervisor starting meanwhile may
   // already have removed them as stale (it removes only empty ones).
@@ -259,8 +275,8 @@ test('S12: SIGKILLing the supervisor while the sandbox runs leaves no sandbox pr
     let procs = ''
     try { procs = readFileSync(join(g, 'cgroup.procs'), 'utf8').trim() } catch (e) { if (!gone(e)) throw e }
     assert.equal(procs, '', `${g} is empty`)
-    try { rmdirSync(g) } catch (e) { if (!gone(e)) throw e }
   }
+  for (const g of groups.splice(0)) try { rmdirSync(g) } catch (e) { if (!gone(e)) throw e }
 
   // The same sandbox argv launched directly dies with its parent too: the flag, not the supervisor's other steps, is what kills it.
   const raw = await crash('raw')
