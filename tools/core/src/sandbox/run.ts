@@ -315,8 +315,11 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   function halt (reason: StopReason, detail: string): void {
     if (stop !== undefined) return
     stop = { reason, detail }
-    if (childPid > 0) { try { process.kill(childPid, 'SIGKILL') } catch {} }
+    // bwrap first: killed after its child, it could see the child die and exit 137 on its own
+    // before its SIGKILL lands (a preempted supervisor between the two calls), and the run
+    // would read as the command's exit rather than the supervisor's kill.
     if (bwrapPid > 0) { try { process.kill(bwrapPid, 'SIGKILL') } catch {} }
+    if (childPid > 0) { try { process.kill(childPid, 'SIGKILL') } catch {} }
     cg.killAll()
   }
 
