@@ -15,8 +15,8 @@ export async function admit (f: Fixture, command = 'run', env: Record<string, st
   return await runBin('admit', [command, '--config', f.configPath, '--report', f.reportPath], { env })
 }
 
-/** Asserts a refusal: exit status, error code, optional path, one stderr line, and no state written. */
-export function assertRefused (r: BinResult, exit: number, code: string, f: Fixture, path?: string): void {
+/** Asserts admit's refusal itself: exit status, error code, optional path, its records, one stderr line, no stack trace. */
+export function assertRefusal (r: BinResult, exit: number, code: string, path?: string): void {
   const err = errorOf(r)
   assert.equal(err?.code, code, `expected ${code}, got ${JSON.stringify(err)}; stderr: ${r.stderr}`)
   assert.equal(r.exitCode, exit, r.stderr)
@@ -24,6 +24,11 @@ export function assertRefused (r: BinResult, exit: number, code: string, f: Fixt
   assert.deepEqual(r.records.map(x => x.kind), ['start', 'error', 'result'])
   assert.match(r.stderr, new RegExp(`^admit: ${code}: `))
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace')
+}
+
+/** Asserts a refusal before any state exists: assertRefusal, and no state dir written. */
+export function assertRefused (r: BinResult, exit: number, code: string, f: Fixture, path?: string): void {
+  assertRefusal(r, exit, code, path)
   assert.equal(existsSync(f.stateDir), false, 'the state dir was written')
 }
 

@@ -14,8 +14,8 @@ import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdir
 import { join, relative } from 'node:path'
 import { readOutcome, run, writeOutcome } from '@repairline/core'
 import { makeCase, rewriteConfig, writeJson, type Fixture } from '../../../test/helpers/fixture.ts'
-import { errorOf, type BinResult } from '../../../test/helpers/bin.ts'
-import { admit, attemptDirs, fixture } from './helpers.ts'
+import { type BinResult } from '../../../test/helpers/bin.ts'
+import { admit, assertRefusal, attemptDirs, fixture } from './helpers.ts'
 
 /** Every entry under `root`, in a fixed order: path, type and mode, owner, mtime and ctime (ns), and a file's sha256 or a link's target. */
 function snapshot (root: string): string[] {
@@ -34,13 +34,7 @@ function snapshot (root: string): string[] {
 
 /** Asserts a refusal (exit, code, path, records, one stderr line, no stack trace) and that nothing under the fixture changed. */
 function assertRefusedUntouched (r: BinResult, exit: number, code: string, f: Fixture, before: string[], path?: string): void {
-  const err = errorOf(r)
-  assert.equal(err?.code, code, `expected ${code}, got ${JSON.stringify(err)}; stderr: ${r.stderr}`)
-  assert.equal(r.exitCode, exit, r.stderr)
-  if (path !== undefined) assert.equal(err?.path, path)
-  assert.deepEqual(r.records.map(x => x.kind), ['start', 'error', 'result'])
-  assert.match(r.stderr, new RegExp(`^admit: ${code}: `))
-  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace')
+  assertRefusal(r, exit, code, path)
   assert.deepEqual(snapshot(f.dir), before, 'something under the fixture was written')
 }
 

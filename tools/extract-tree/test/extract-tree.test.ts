@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, u
 import { join } from 'node:path'
 import { createHash } from 'node:crypto'
 import { parseDocument, readTreeFile, readTreeManifest, writeOutcome, readOutcome, releaseLock } from '@repairline/core'
+import { snapshot } from '../../../test/helpers/snapshot.ts'
 import { makeFixture, rewriteConfig, type Fixture } from '../../../test/helpers/fixture.ts'
 import { admitDirect, type DirectAttempt } from '../../../test/helpers/admit-direct.ts'
 import { runInProcess, type InProcessRun } from '../../../test/helpers/in-process.ts'
@@ -25,15 +26,6 @@ async function admitted (t: TestContext, runner: 'go' | 'node' = 'go'): Promise<
 
 async function extract (dir: string, o: { check?: boolean, now?: Date, env?: Record<string, string> } = {}): Promise<InProcessRun> {
   return await runInProcess('extract-tree', async io => await extractTree({ attempt: dir, check: o.check ?? false }, io), { ...(o.now === undefined ? {} : { now: o.now }), ...(o.env === undefined ? {} : { env: o.env }) })
-}
-
-/** Every file under the attempt directory with its size and mtime: "nothing was written" compares two of these. */
-function snapshot (dir: string, rel = ''): string[] {
-  return readdirSync(join(dir, rel), { withFileTypes: true }).flatMap(d => {
-    const p = rel === '' ? d.name : `${rel}/${d.name}`
-    const st = statSync(join(dir, p))
-    return d.isDirectory() ? [`${p}/`, ...snapshot(dir, p)] : [`${p} ${st.size} ${st.mtimeMs}`]
-  }).sort()
 }
 
 test('a clean go fixture: tree.tar and tree-manifest.json written, records in order, digests agree', async t => {

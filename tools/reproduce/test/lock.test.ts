@@ -7,11 +7,12 @@
 
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import type { Baseline, Lock, StepLock } from '@repairline/schemas'
 import { isValid, lockPath, parseDocument, processStartTicks, releaseLock, stepLockPath } from '@repairline/core'
+import { snapshot } from '../../../test/helpers/snapshot.ts'
 import { makeFixture, type Fixture, type FixtureOptions } from '../../../test/helpers/fixture.ts'
 import { runBin, errorOf, type BinResult } from '../../../test/helpers/bin.ts'
 import { orphanCgroups, sandboxTemp, warmGoCache } from '../../../test/helpers/sandbox.ts'
@@ -32,15 +33,6 @@ async function admitted (t: TestContext, o: FixtureOptions = {}): Promise<Admitt
 
 async function reproduceBin (a: Admitted): Promise<BinResult> {
   return await runBin('reproduce', ['--attempt', a.dir], { env: { GOCACHE: await warmGoCache() } })
-}
-
-/** Every file and directory under the attempt with size and mtime: "nothing was written" compares two of these. */
-function snapshot (dir: string, rel = ''): string[] {
-  return readdirSync(join(dir, rel), { withFileTypes: true }).flatMap(d => {
-    const p = rel === '' ? d.name : `${rel}/${d.name}`
-    const st = statSync(join(dir, p))
-    return d.isDirectory() ? [`${p}/`, ...snapshot(dir, p)] : [`${p} ${st.size} ${st.mtimeMs}`]
-  }).sort()
 }
 
 const bootId = (): string => readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim()
