@@ -4,10 +4,9 @@
 // piped stdout short.
 
 import type { Readable, Writable } from 'node:stream'
-import { setFlagsFromString } from 'node:v8'
 import { EXIT, type ExitCode } from './exit-codes.ts'
 import { ERROR_CODES, hasErrno, isToolError, toolError, type ToolError } from './errors.ts'
-import { releaseStepLocks } from './step-lock.ts'
+import { runStepEndHooks } from './step-end.ts'
 import { helpText, type CliSpec } from './cli-args.ts'
 import { RecordWriter } from './ndjson.ts'
 import { clockFrom, type Env } from './hooks.ts'
@@ -69,7 +68,7 @@ export async function runTool (tool: ToolName, argv: string[], io: ToolIo, main:
     result = { exit: err.exit }
   } finally {
     // The step is over, decided or not: the next process may work on the attempt.
-    releaseStepLocks()
+    runStepEndHooks()
   }
   io.out.write(result.outcome === undefined
     ? { v: 1, kind: 'result', tool, exit: result.exit }
@@ -80,15 +79,6 @@ export async function runTool (tool: ToolName, argv: string[], io: ToolIo, main:
 /** The bin entry point of every tool. */
 export async function runCli (spec: CliSpec, main: ToolMain): Promise<void> {
   const tool = spec.tool
-  // WebAssembly (tree-sitter's grammars in the gate, verify and readback; undici's HTTP
-  // parser in ask-provider) is compiled by V8's baseline compiler only. By default V8 compiles
-  // each module again with TurboFan on background threads, and a Node process does not exit
-  // before those jobs finish: ~150 ms of wall time and a second core per process, far more
-  // than the faster code wins back on the few files a gate parses or the one response a tool
-  // reads. Measured here: `gate-patch --check` 435 → 215 ms, readback of 3 attempts 527 →
-  // 384 ms, one undici request from a fresh process 629 → 461 ms; a warm parse of a 114 KB Go
-  // file takes 143 ms against 93–126 ms. It applies to modules compiled after this line only.
-  setFlagsFromString('--liftoff-only')
   let io: ToolIo
   try {
     io = {
@@ -113,6 +103,16 @@ export async function runCli (spec: CliSpec, main: ToolMain): Promise<void> {
     process.stderr.write(`${tool}: OUTPUT_FAILED: cannot write records to stdout: ${oneLine(out.failure.message)}\n`)
     process.exitCode = ERROR_CODES.OUTPUT_FAILED.exit
   })
+  // WebAssembly (tree-sitter's grammars in the gate, verify and readback; undici's HTTP
+  // parser in ask-provider) is compiled by V8's baseline compiler only. By default V8 compiles
+  // each module again with TurboFan on background threads, and a Node process does not exit
+  // before those jobs finish: ~150 ms of wall time and a second core per process, far more
+  // than the faster code wins back on the few files a gate parses or the one response a tool
+  // reads. Measured here: `gate-patch --check` 435 → 215 ms, readback of 3 attempts 527 →
+  // 384 ms, one undici request from a fresh process 629 → 461 ms; a warm parse of a 114 KB Go
+  // file takes 143 ms against 93–126 ms. It applies to modules compiled after this line only.
+  // (Imported here, not at the top: --help compiles no WebAssembly and need not load node:v8.)
+  if (!process.argv.includes('--help') && !process.argv.includes('-h')) (await import('node:v8')).setFlagsFromString('--liftoff-only')
   process.exitCode = await runTool(tool, process.argv.slice(2), io, main, { spec })
 }
 

@@ -10,7 +10,7 @@
 // state_dir/steps/<attempt key>.lock names one process by pid, start time and boot, so it is
 // stale exactly when that process is gone (killed, crashed, or an earlier boot), whatever the
 // pid is used for now: the next step breaks it (renamed aside, the inode checked, as lock.ts
-// does). runTool removes the locks its process took when the step ends.
+// does). The locks a process took are removed when its step ends (runTool's step-end hooks).
 
 import { randomBytes } from 'node:crypto'
 import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs'
@@ -20,6 +20,7 @@ import { assertValid, parseDocument } from './contracts.ts'
 import { ensureDir, fsyncDir, jsonFileBytes } from './atomic.ts'
 import { hasErrno, toolError } from './errors.ts'
 import { linkExclusive } from './lock.ts'
+import { atStepEnd } from './step-end.ts'
 
 type Holder = Pick<StepLock, 'pid' | 'start_ticks' | 'boot_id'>
 
@@ -82,6 +83,11 @@ function readStepLock (path: string): { lock: StepLock, ino: number } | undefine
 /** The step locks this process holds, by path. */
 const held = new Map<string, Holder>()
 
+function hold (path: string, me: Holder): void {
+  held.set(path, me)
+  atStepEnd(releaseStepLocks)
+}
+
 /**
  * Takes the step lock of attempt `key` for `step`, or throws LOCK_HELD (75) while another live
  * process holds it. A lock this process already holds is kept (steps run in process by tests
@@ -96,13 +102,13 @@ export function acquireStepLock (stateRoot: string, key: string, step: StepLock[
   const bytes = jsonFileBytes(want)
   for (let round = 0; round < 3; round++) {
     if (linkExclusive(stateRoot, path, bytes)) {
-      held.set(path, me)
+      hold(path, me)
       return
     }
     const current = readStepLock(path)
     if (current === undefined) continue
     if (same(current.lock, me)) {
-      held.set(path, me)
+      hold(path, me)
       return
     }
     if (isHolderAlive(current.lock)) {
