@@ -8,7 +8,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdirSync, chmodSync } from 'node:fs'
 import { join } from 'node:path'
-import { lastJson, leftoverCgroups, makeTree, probeJson, rawProbeArgv, runArgv, runNodeProbe, runPlainProbe, sandboxTemp } from '../helpers/sandbox.ts'
+import { runTests } from '@repairline/core'
+import { TEST_LIMITS, lastJson, leftoverCgroups, makeTree, probeJson, rawProbeArgv, runArgv, runNodeProbe, runPlainProbe, sandboxTemp } from '../helpers/sandbox.ts'
 
 const MiB = 1024 ** 2
 
@@ -118,6 +119,38 @@ test('R5: a tmpfs flood stops at the tmpfs size (ENOSPC); writing beside /tmp is
   chmodSync(out2, 0o777)
   assert.deepEqual(lastJson(await runPlainProbe(tree, FLOOD_FILE, [join(out2, 'flood'), '16'])), { written: 16 * MiB })
   assert.deepEqual(lastJson(await runArgv(rawProbeArgv(tree, ['/flood', '1'], { drop: ['--remount-ro'] }))), { written: MiB })
+})
+
+test('R6: a file written past the file-size limit stops there (EFBIG: Node ignores SIGXFSZ); with a larger limit the same write completes', async t => {
+  const tree = makeTree(sandboxTemp(t), 'tree', {})
+  const capped = probeJson(await runNodeProbe(tree, FLOOD_FILE, { args: ['/tmp/big', '4'], limits: { fileSizeBytes: 2 * MiB } }))
+  assert.deepEqual(capped, { written: 2 * MiB, error: 'EFBIG' })
+  // Positive control: the same probe under the test limit (64 MiB) writes all of it.
+  assert.deepEqual(probeJson(await runNodeProbe(tree, FLOOD_FILE, { args: ['/tmp/big', '4'] })), { written: 4 * MiB })
+})
+
+// A go test that reserves 2 GiB without touching it: only the address space is asked for.
+const RESERVE_GO = {
+  'go.mod': 'module example.com/reserve\n\ngo 1.19\n',
+  'reserve_test.go': 'package reserve\n\nimport "testing"\n\nfunc TestReserve(t *testing.T) {\n\tb := make([]byte, 2<<30)\n\tif len(b) != 2<<30 {\n\t\tt.Fatal("short")\n\t}\n}\n',
+}
+
+test('R3: a go test reserving 2 GiB under a 1 GiB address-space limit is refused it and dies out of memory (the test started and never finished: failed, never passed); under the 4 GiB limit the same test passes', async t => {
+  const dir = sandboxTemp(t)
+  const tree = makeTree(dir, 'tree', RESERVE_GO)
+  const run = async (addressSpaceBytes: number): ReturnType<typeof runTests> => await runTests({ runner: 'go', tree, testPackages: ['.'], scratch: makeTree(dir, `scratch-${addressSpaceBytes}`, {}), timeoutMs: 120_000, hostGoCache: null, limits: { ...TEST_LIMITS, memoryBytes: 1024 * MiB, addressSpaceBytes } })
+  const capped = await run(1024 * MiB)
+  assert.equal(capped.sandbox?.limits.find(l => l.name === 'address space per process')?.got, String(1024 * MiB))
+  assert.match(capped.stderrTail + capped.events.map(e => e.Output ?? '').join(''), /out of memory/)
+  // The runtime's own crash inside a test: the runner counts a started, unfinished test as
+  // failed (DESIGN §9), as for any panic; unlike a cgroup OOM kill it is not a fault.
+  assert.deepEqual(capped.summary.identities, { 'example.com/reserve::TestReserve': { result: 'fail', unfinished: true } })
+  assert.equal(capped.fault, undefined)
+  // Positive control: the production limit (4 GiB) leaves room, and the reservation succeeds.
+  const roomy = await run(4096 * MiB)
+  assert.equal(roomy.fault, undefined, JSON.stringify(roomy.fault))
+  assert.deepEqual(roomy.summary.identities, { 'example.com/reserve::TestReserve': { result: 'pass' } })
+  assert.deepEqual(leftoverCgroups(), [])
 })
 
 // One line without a newline: `mib` MiB (or forever, if 0) of "x".
