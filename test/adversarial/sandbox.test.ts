@@ -9,6 +9,8 @@ import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
+import { createSocket } from 'node:dgram'
+import { networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { spawnSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: a child with an inherited fd 200 (execa's types do not take raw descriptors past stdio)
@@ -48,6 +50,35 @@ test('S1: TCP to a host listener is refused inside (own network namespace) and t
   assert.deepEqual(outside, { connected: true })
   await new Promise(resolve => setTimeout(resolve, 50))
   assert.equal(accepted, 1)
+})
+
+// Sends one datagram to host:port; reports whether the kernel took it.
+const UDP = `import { createSocket } from 'node:dgram'
+const [host, port] = process.argv.slice(2)
+const s = createSocket('udp4')
+s.send(Buffer.from('rl-udp'), Number(port), host, e => { process.stdout.write(JSON.stringify(e == null ? { sent: true } : { sent: false, code: e.code })); s.close() })
+`
+
+test('S4: UDP to a host listener never arrives from inside (the sandbox has its own loopback and no route out); the same probe outside is received', async t => {
+  const tree = makeTree(sandboxTemp(t), 'tree', {})
+  const server = createSocket('udp4')
+  let received = 0
+  server.on('message', () => { received++ })
+  await new Promise<void>(resolve => server.bind(0, '0.0.0.0', () => resolve()))
+  t.after(() => server.close())
+  const port = String(server.address().port)
+  const external = Object.values(networkInterfaces()).flat().filter(a => a !== undefined && a.family === 'IPv4' && !a.internal).map(a => a?.address ?? '')
+  for (const host of ['127.0.0.1', ...external]) {
+    const inside = probeJson(await runNodeProbe(tree, UDP, { args: [host, port] }))
+    // Loopback is the sandbox's own (the datagram is taken and goes nowhere); any other address has no route.
+    assert.deepEqual(inside, host === '127.0.0.1' ? { sent: true } : { sent: false, code: 'ENETUNREACH' }, host)
+  }
+  await new Promise(resolve => setTimeout(resolve, 200))
+  assert.equal(received, 0, 'nothing from inside reached the host listener')
+  // Positive control: outside, the same probe to the same addresses is received.
+  for (const host of ['127.0.0.1', ...external]) assert.deepEqual(lastJson(await runPlainProbe(tree, UDP, [host, port])), { sent: true }, host)
+  for (let waited = 0; received < 1 + external.length && waited < 10_000; waited += 20) await new Promise(resolve => setTimeout(resolve, 20))
+  assert.equal(received, 1 + external.length)
 })
 
 test('S2: an abstract unix socket of the host is unreachable inside; the same probe outside connects', async t => {
