@@ -7,7 +7,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, closeSync, copyFileSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { createSocket } from 'node:dgram'
 import { networkInterfaces } from 'node:os'
@@ -79,6 +79,35 @@ test('S4: UDP to a host listener never arrives from inside (the sandbox has its 
   for (const host of ['127.0.0.1', ...external]) assert.deepEqual(lastJson(await runPlainProbe(tree, UDP, [host, port])), { sent: true }, host)
   for (let waited = 0; received < 1 + external.length && waited < 10_000; waited += 20) await new Promise(resolve => setTimeout(resolve, 20))
   assert.equal(received, 1 + external.length)
+})
+
+// Runs the program at argv[2] with -u and reports the effective uid it printed.
+const EUID = `import { execFileSync } from 'node:child_process'
+process.stdout.write(JSON.stringify({ euid: execFileSync(process.argv[2], ['-u'], { encoding: 'utf8' }).trim() }))
+`
+
+/** Whether the filesystem holding `path` is mounted nosuid (its longest mount point in mountinfo). */
+function mountedNosuid (path: string): boolean {
+  let best = { point: '', nosuid: false }
+  for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
+    const f = line.split(' ')
+    const point = (f[4] ?? '').replace(/\\040/g, ' ')
+    if ((path === point || path.startsWith(point === '/' ? '/' : `${point}/`)) && point.length >= best.point.length) best = { point, nosuid: (f[5] ?? '').split(',').includes('nosuid') }
+  }
+  return best.nosuid
+}
+
+test('S17: a setuid-root program in the mounted tree gains nothing inside (nosuid binds, no_new_privs); outside, as the same uid, it runs as root', async t => {
+  const tree = makeTree(sandboxTemp(t), 'tree', {})
+  // Without setuid on the host's own mount the control cannot show anything, and neither can the test.
+  if (mountedNosuid(tree)) { t.skip(`${tree} is on a nosuid mount: no setuid control is possible here`); return }
+  const suid = join(tree, 'suid-id')
+  copyFileSync('/usr/bin/id', suid)
+  chownSync(suid, 0, 0)
+  chmodSync(suid, 0o4755)
+  assert.deepEqual(probeJson(await runNodeProbe(tree, EUID, { args: ['/src/suid-id'] })), { euid: '65534' })
+  // Positive control: the same copy, run by uid 65534 outside the sandbox, is effectively root.
+  assert.deepEqual(lastJson(await runPlainProbe(tree, EUID, [suid])), { euid: '0' })
 })
 
 test('S2: an abstract unix socket of the host is unreachable inside; the same probe outside connects', async t => {
