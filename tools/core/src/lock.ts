@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, existsSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import type { Lock } from '@repairline/schemas'
+import type { Lock, SchemaTypes } from '@repairline/schemas'
 import { parseDocument } from './contracts.ts'
 import { hasErrno, toolError } from './errors.ts'
 import { fsyncDir, writeFileAtomic, jsonFileBytes } from './atomic.ts'
@@ -22,25 +22,52 @@ export function lockPath (stateRoot: string): string {
   return join(stateRoot, 'lock')
 }
 
-interface ReadLock { lock: Lock, ino: number }
-
-function readLockWithInode (stateRoot: string): ReadLock | undefined {
+/**
+ * A lock file (the state lock, a step lock) as it is now, with its inode, or undefined when
+ * there is none; a symlink, a non-regular file or a document that breaks its schema is
+ * STATE_UNSAFE.
+ */
+export function readLockFile<N extends 'lock' | 'step-lock'> (name: N, path: string): { doc: SchemaTypes[N], ino: number } | undefined {
   let fd: number
   try {
-    fd = openSync(lockPath(stateRoot), constants.O_RDONLY | constants.O_NOFOLLOW)
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
   } catch (e) {
     if (hasErrno(e, 'ENOENT')) return undefined
-    if (hasErrno(e, 'ELOOP')) throw toolError('STATE_UNSAFE', `${lockPath(stateRoot)} is a symlink`)
+    if (hasErrno(e, 'ELOOP')) throw toolError('STATE_UNSAFE', `${path} is a symlink`, { path })
     throw e
   }
   try {
     const st = fstatSync(fd)
-    if (!st.isFile()) throw toolError('STATE_UNSAFE', `${lockPath(stateRoot)} is not a regular file`)
-    const lock = parseDocument('lock', readFileSync(fd), lockPath(stateRoot), 'STATE_UNSAFE')
-    return { lock, ino: st.ino }
+    if (!st.isFile()) throw toolError('STATE_UNSAFE', `${path} is not a regular file`, { path })
+    return { doc: parseDocument(name, readFileSync(fd), path, 'STATE_UNSAFE'), ino: st.ino }
   } finally {
     closeSync(fd)
   }
+}
+
+/**
+ * Moves the lock file `path`, judged stale when it had inode `ino`, to `grave`. False when it
+ * was gone, or replaced since it was judged (what was moved is then put back: it wins).
+ */
+export function breakLockFile (path: string, ino: number, grave: string): boolean {
+  try {
+    renameSync(path, grave)
+  } catch (e) {
+    if (hasErrno(e, 'ENOENT')) return false
+    throw e
+  }
+  if (lstatSync(grave).ino !== ino) {
+    try { linkSync(grave, path); unlinkSync(grave) } catch {}
+    fsyncDir(dirname(path))
+    return false
+  }
+  fsyncDir(dirname(path))
+  return true
+}
+
+function readLockWithInode (stateRoot: string): { lock: Lock, ino: number } | undefined {
+  const r = readLockFile('lock', lockPath(stateRoot))
+  return r === undefined ? undefined : { lock: r.doc, ino: r.ino }
 }
 
 /** The current lock, or undefined when there is none. */
@@ -93,20 +120,7 @@ export function acquireLock (stateRoot: string, want: Lock, now: Date): AcquireR
     const current = readLockWithInode(stateRoot)
     if (current === undefined) continue
     if (!isLockStale(current.lock, now)) return { acquired: false, holder: current.lock }
-    const grave = join(stateRoot, `lock.broken.${randomBytes(8).toString('hex')}`)
-    try {
-      renameSync(lockPath(stateRoot), grave)
-    } catch (e) {
-      if (hasErrno(e, 'ENOENT')) continue
-      throw e
-    }
-    if (lstatSync(grave).ino !== current.ino) {
-      // We moved a lock someone created after we judged the old one stale: put it back.
-      try { linkSync(grave, lockPath(stateRoot)); unlinkSync(grave) } catch {}
-      fsyncDir(stateRoot)
-      continue
-    }
-    fsyncDir(stateRoot)
+    if (!breakLockFile(lockPath(stateRoot), current.ino, join(stateRoot, `lock.broken.${randomBytes(8).toString('hex')}`))) continue
     if (tryLink(stateRoot, bytes)) return { acquired: true, broken: current.lock }
   }
   const holder = readLock(stateRoot)

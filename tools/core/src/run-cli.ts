@@ -40,10 +40,15 @@ export interface CliOptions {
   spec?: CliSpec
 }
 
+/** --help or -h anywhere: print the usage, run nothing. */
+function asksForHelp (argv: readonly string[]): boolean {
+  return argv.some(a => a === '--help' || a === '-h')
+}
+
 /** Runs a tool with injected I/O and returns its exit status; prints records and the stderr line. */
 export async function runTool (tool: ToolName, argv: string[], io: ToolIo, main: ToolMain, opts: CliOptions = {}): Promise<ExitCode> {
   const spec = opts.spec
-  if (spec !== undefined && argv.some(a => a === '--help' || a === '-h')) {
+  if (spec !== undefined && asksForHelp(argv)) {
     io.stdout?.write(helpText(spec))
     return EXIT.OK
   }
@@ -112,8 +117,9 @@ export async function runCli (spec: CliSpec, main: ToolMain): Promise<void> {
   // 384 ms, one undici request from a fresh process 629 → 461 ms; a warm parse of a 114 KB Go
   // file takes 143 ms against 93–126 ms. It applies to modules compiled after this line only.
   // (Imported here, not at the top: --help compiles no WebAssembly and need not load node:v8.)
-  if (!process.argv.includes('--help') && !process.argv.includes('-h')) (await import('node:v8')).setFlagsFromString('--liftoff-only')
-  process.exitCode = await runTool(tool, process.argv.slice(2), io, main, { spec })
+  const argv = process.argv.slice(2)
+  if (!asksForHelp(argv)) (await import('node:v8')).setFlagsFromString('--liftoff-only')
+  process.exitCode = await runTool(tool, argv, io, main, { spec })
 }
 
 /** The longest `path` an error record holds (its schema's bound). */

@@ -13,13 +13,13 @@
 // does). The locks a process took are removed when its step ends (runTool's step-end hooks).
 
 import { randomBytes } from 'node:crypto'
-import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs'
+import { readFileSync, unlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { StepLock } from '@repairline/schemas'
-import { assertValid, parseDocument } from './contracts.ts'
+import { assertValid } from './contracts.ts'
 import { ensureDir, fsyncDir, jsonFileBytes } from './atomic.ts'
-import { hasErrno, toolError } from './errors.ts'
-import { linkExclusive } from './lock.ts'
+import { toolError } from './errors.ts'
+import { breakLockFile, linkExclusive, readLockFile } from './lock.ts'
 import { atStepEnd } from './step-end.ts'
 
 type Holder = Pick<StepLock, 'pid' | 'start_ticks' | 'boot_id'>
@@ -62,24 +62,6 @@ export function isHolderAlive (lock: Holder): boolean {
   return lock.boot_id === bootId() && processStartTicks(lock.pid) === lock.start_ticks
 }
 
-function readStepLock (path: string): { lock: StepLock, ino: number } | undefined {
-  let fd: number
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
-  } catch (e) {
-    if (hasErrno(e, 'ENOENT')) return undefined
-    if (hasErrno(e, 'ELOOP')) throw toolError('STATE_UNSAFE', `${path} is a symlink`, { path })
-    throw e
-  }
-  try {
-    const st = fstatSync(fd)
-    if (!st.isFile()) throw toolError('STATE_UNSAFE', `${path} is not a regular file`, { path })
-    return { lock: parseDocument('step-lock', readFileSync(fd), path, 'STATE_UNSAFE'), ino: st.ino }
-  } finally {
-    closeSync(fd)
-  }
-}
-
 /** The step locks this process holds, by path. */
 const held = new Map<string, Holder>()
 
@@ -105,33 +87,21 @@ export function acquireStepLock (stateRoot: string, key: string, step: StepLock[
       hold(path, me)
       return
     }
-    const current = readStepLock(path)
+    const current = readLockFile('step-lock', path)
     if (current === undefined) continue
-    if (same(current.lock, me)) {
+    const holder = current.doc
+    if (same(holder, me)) {
       hold(path, me)
       return
     }
-    if (isHolderAlive(current.lock)) {
-      throw toolError('LOCK_HELD', `${current.lock.step} (pid ${current.lock.pid}) is working on attempt ${key.slice(0, 16)}; this run read and decided nothing`, {
+    if (isHolderAlive(holder)) {
+      throw toolError('LOCK_HELD', `${holder.step} (pid ${holder.pid}) is working on attempt ${key.slice(0, 16)}; this run read and decided nothing`, {
         path,
-        hint: `wait for pid ${current.lock.pid} to end, then run ${step} again`,
+        hint: `wait for pid ${holder.pid} to end, then run ${step} again`,
       })
     }
     const grave = join(stateRoot, 'steps', `.broken-${randomBytes(8).toString('hex')}`)
-    try {
-      renameSync(path, grave)
-    } catch (e) {
-      if (hasErrno(e, 'ENOENT')) continue
-      throw e
-    }
-    if (lstatSync(grave).ino !== current.ino) {
-      // A lock taken after we judged the old one gone: put it back (it wins).
-      try { linkSync(grave, path); unlinkSync(grave) } catch {}
-      fsyncDir(join(stateRoot, 'steps'))
-      continue
-    }
-    unlinkSync(grave)
-    fsyncDir(join(stateRoot, 'steps'))
+    if (breakLockFile(path, current.ino, grave)) unlinkSync(grave)
   }
   throw toolError('LOCK_HELD', `the step lock of attempt ${key.slice(0, 16)} changed hands repeatedly while being taken; try again`, { path })
 }
@@ -141,8 +111,8 @@ export function releaseStepLocks (): void {
   for (const [path, me] of held) {
     held.delete(path)
     try {
-      const current = readStepLock(path)
-      if (current !== undefined && same(current.lock, me)) {
+      const current = readLockFile('step-lock', path)
+      if (current !== undefined && same(current.doc, me)) {
         unlinkSync(path)
         fsyncDir(dirname(path))
       }
