@@ -4,7 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: mkfifo fixtures, argv arrays
-import { chmodSync, chownSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { assertBindSourcesSafe, forgetSystemScans, loadScanMemo, RACY_MARGIN_MS } from '../src/index.ts'
@@ -83,9 +83,23 @@ test('a memo that is malformed, for another root, or writable by others or owned
     chownSync(file, 0, 0)
   }
   assert.equal(loadScanMemo(memoDir, tree), true, 'positive control: the same memo, restored, holds')
-  writeFileSync(file, '{"v":2,"root":"/elsewhere","dirs":[]}', { mode: 0o600 })
+  const good = readFileSync(file)
+  // A genuine memo of another tree, put in this tree's place.
+  const other = makeTree(dir, 'other', { 'b/file.txt': 'y\n' })
+  const otherMemo = join(dir, 'other-memo')
+  await settle()
+  check(other, otherMemo)
+  writeFileSync(file, readFileSync(join(otherMemo, readdirSync(otherMemo)[0] as string)), { mode: 0o600 })
   assert.equal(loadScanMemo(memoDir, tree), false, 'a memo of another root')
-  writeFileSync(file, 'not json', { mode: 0o600 })
+  writeFileSync(file, good.subarray(0, good.length - 40), { mode: 0o600 })
+  assert.equal(loadScanMemo(memoDir, tree), false, 'a truncated memo')
+  const wrongCount = Buffer.from(good)
+  wrongCount.writeDoubleLE(wrongCount.readDoubleLE(8) + 1, 8)
+  writeFileSync(file, wrongCount, { mode: 0o600 })
+  assert.equal(loadScanMemo(memoDir, tree), false, 'a memo whose count disagrees with its paths')
+  writeFileSync(file, good, { mode: 0o600 })
+  assert.equal(loadScanMemo(memoDir, tree), true, 'positive control: the original bytes hold')
+  writeFileSync(file, 'not a memo', { mode: 0o600 })
   assert.equal(loadScanMemo(memoDir, tree), false, 'malformed')
   assert.deepEqual(check(tree, memoDir), { walked: 1, remembered: 0 })
 })
@@ -110,4 +124,19 @@ test('a walk is not remembered while a directory under it changed within the rac
   assert.deepEqual(check(tree, memoDir), { walked: 1, remembered: 0 })
   assert.equal(loadScanMemo(memoDir, tree), true)
   assert.deepEqual(check(tree, memoDir), { walked: 0, remembered: 1 })
+})
+
+test('a system source inside another one is covered by the outer walk, and a special file in it is still refused', async t => {
+  const dir = sandboxTemp(t)
+  const tree = makeTree(dir, 'usr', { 'lib/go/src/file.go': 'package x\n', 'bin/tool': 'x\n' })
+  const inner = join(tree, 'lib', 'go')
+  const sources = [{ path: tree, system: true }, { path: inner, system: true }]
+  forgetSystemScans()
+  assert.deepEqual(assertBindSourcesSafe(sources, NOBODY, NOBODY, join(dir, 'memo')), { walked: 1, remembered: 1 })
+  execFileSync('/usr/bin/mkfifo', [join(inner, 'src', 'pipe')])
+  forgetSystemScans()
+  assert.throws(() => assertBindSourcesSafe(sources, NOBODY, NOBODY, join(dir, 'memo')), { code: 'SANDBOX_BIND_UNSAFE', message: /go\/src\/pipe \(fifo\)/ })
+  // Positive control: the inner source alone, with no outer one, is walked and refused on its own.
+  forgetSystemScans()
+  assert.throws(() => assertBindSourcesSafe([{ path: inner, system: true }], NOBODY, NOBODY), { code: 'SANDBOX_BIND_UNSAFE', message: /src\/pipe \(fifo\)/ })
 })

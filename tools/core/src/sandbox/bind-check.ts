@@ -133,7 +133,12 @@ export function assertBindSourcesSafe (sources: readonly BindSource[], uid: numb
       throw toolError('SANDBOX_BIND_UNSAFE', `bind source ${s.path} ${why}`, { path: s.path, hint: `everything the sandbox mounts must be readable by uid ${uid}: directories o+rx, files o+r, every ancestor o+x` })
     }
     let found: BindViolation[]
-    if (s.system === true) {
+    if (s.system === true && sources.some(o => o.system === true && s.path.startsWith(`${o.path}/`))) {
+      // Inside another system source, whose walk descends into every subdirectory (mount
+      // points included): GOROOT or Node's prefix under /usr costs no second check.
+      found = []
+      remembered++
+    } else if (s.system === true) {
       const r = scanSystemDir(s.path, memoDir)
       found = r.found
       if (r.walked) walked++
