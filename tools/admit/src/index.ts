@@ -81,7 +81,6 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
   // From here on we write.
   const stateRoot = config.state_dir
   ensureDir(stateRoot, stateRoot, 0o711)
-  ensureDir(stateRoot, join(stateRoot, 'attempts'), 0o711)
 
   const now = io.now()
   const deadline = new Date(now.getTime() + config.timeout_seconds * 1000)
@@ -98,6 +97,7 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
     // Under the lock: the key may have been consumed, or retention filled, since we looked.
     if (keyState(config.state_dir, chosen.key, now).state !== 'none') throw toolError('LOCK_HELD', 'another admit took this case while we waited; run admit again')
     if (retainedAttempts(config.state_dir).length >= MAX_RETAINED_ATTEMPTS) throw toolError('RETENTION_FULL', `${MAX_RETAINED_ATTEMPTS} attempts are retained in ${config.state_dir}`)
+    ensureDir(stateRoot, join(stateRoot, 'attempts'), 0o711)
     ensureDir(stateRoot, dir, 0o711)
     ensureDir(stateRoot, join(dir, 'inputs'), 0o711)
     writeFileAtomic(join(dir, 'inputs', 'execution.json'), p.configBytes, { stateRoot })
