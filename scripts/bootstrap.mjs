@@ -2,7 +2,7 @@
 // package script. It installs the pinned pnpm (from package.json's packageManager) into
 // .tools/ with npm — corepack cannot fetch it here — installs the system packages the
 // sandbox and the Go runner need when running as root (apt-get; bubblewrap, golang-go,
-// openssl), installs dependencies with the frozen lockfile, and runs `pnpm run <script>`.
+// openssl, and strace for the tests), installs dependencies with the frozen lockfile, and runs `pnpm run <script>`.
 //
 //   node scripts/bootstrap.mjs check      (npm test)
 //   node scripts/bootstrap.mjs demo:run   (npm run demo)
@@ -38,7 +38,9 @@ function main () {
     run('npm', ['install', '--prefix', pnpmDir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `pnpm@${version}`])
   }
 
-  const needed = [['bwrap', 'bubblewrap'], ['go', 'golang-go'], ['openssl', 'openssl'], ['setpriv', 'util-linux']].filter(([bin]) => !has(bin))
+  // strace only for the tests: the durability test reads the tools' fsyncs from a trace.
+  const wanted = [['bwrap', 'bubblewrap'], ['go', 'golang-go'], ['openssl', 'openssl'], ['setpriv', 'util-linux'], ...(script === 'check' ? [['strace', 'strace']] : [])]
+  const needed = wanted.filter(([bin]) => !has(bin))
   if (needed.length > 0) {
     if (process.getuid?.() === 0) {
       const pkgs = needed.map(([, p]) => p)
