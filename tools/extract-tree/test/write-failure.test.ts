@@ -1,18 +1,51 @@
 // A write that fails halfway (threat-matrix K5: the disk fills mid-write) leaves nothing
-// half-written: extract-tree run under a file-size limit smaller than tree.tar fails with
-// WRITE_FAILED, and the attempt holds no tree.tar, no temp file and no outcome, so the same
-// step can simply run again. RLIMIT_FSIZE stands in for the full disk: a write past it fails
-// (EFBIG; Node ignores SIGXFSZ) exactly where a full filesystem's ENOSPC would.
+// half-written: extract-tree fails with WRITE_FAILED, and the attempt holds no tree.tar, no
+// temp file and no outcome, so the same step can simply run again. Two ways: a real full
+// filesystem (the attempt directory on a private tmpfs with a few KiB left, in a mount
+// namespace of its own: ENOSPC), and a file-size limit smaller than tree.tar (EFBIG; Node
+// ignores SIGXFSZ), which fails the write at the same place.
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
 import { parseRecordLine } from '@repairline/core'
 import { makeFixture } from '../../../test/helpers/fixture.ts'
 import { admitFixture } from '../../../test/helpers/attempt.ts'
 import { BASE_ENV, ROOT, binPath, runBin, errorOf } from '../../../test/helpers/bin.ts'
 import { tempDir } from '../../../test/helpers/tmp.ts'
+
+const IN_FULL_FS = fileURLToPath(new URL('../../../test/helpers/in-full-fs.mjs', import.meta.url))
+
+/** Runs extract-tree with the attempt directory on a private tmpfs that has `freeBytes` left. */
+async function extractOnFullFs (dir: string, freeBytes: number, scratch: string): Promise<{ exitCode: number, records: Array<{ kind: string, code?: string }>, stderr: string, names: string[] }> {
+  const listing = join(scratch, `listing-${freeBytes}.json`)
+  const spec = { dir, freeBytes, env: BASE_ENV, cwd: ROOT, listing }
+  const r = await execa('/usr/bin/unshare', ['--mount', '--propagation', 'private', '--', process.execPath, IN_FULL_FS, JSON.stringify(spec), binPath('extract-tree'), '--attempt', dir], { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT, input: '' })
+  const records = String(r.stdout).split('\n').filter(l => l !== '').map((l, i) => parseRecordLine(l, `stdout:${i + 1}`))
+  return { exitCode: r.exitCode ?? -1, records, stderr: String(r.stderr), names: (JSON.parse(readFileSync(listing, 'utf8')) as { names: string[] }).names }
+}
+
+test('K5: tree.tar on a filesystem that fills up (ENOSPC) leaves no partial file, no temp file and no outcome; with room the same step succeeds', { skip: process.geteuid?.() === 0 ? false : 'mounting a private tmpfs needs root' }, async t => {
+  const f = await makeFixture(tempDir(t))
+  const a = await admitFixture(f)
+  const before = readdirSync(a.dir).sort()
+  const scratch = tempDir(t)
+  const full = await extractOnFullFs(a.dir, 4096, scratch)
+  assert.equal(full.exitCode, 73, full.stderr)
+  assert.equal(full.records.find(x => x.kind === 'error')?.code, 'WRITE_FAILED')
+  assert.equal(full.records.at(-1)?.kind, 'result')
+  assert.match(full.stderr, /^extract-tree: WRITE_FAILED: cannot write .*tree\.tar: .*ENOSPC/m)
+  assert.deepEqual(full.names, before, 'no tree.tar, no temp file, no outcome on the full filesystem')
+  // Positive control: the same private tmpfs with room to spare takes both files.
+  const roomy = await extractOnFullFs(a.dir, 16 << 20, scratch)
+  assert.equal(roomy.exitCode, 0, roomy.stderr)
+  assert.deepEqual(roomy.names.filter(n => !before.includes(n)), ['tree-manifest.json', 'tree.tar'])
+  // Both ran on their own tmpfs: the attempt directory itself is as admit left it.
+  assert.deepEqual(readdirSync(a.dir).sort(), before)
+})
 
 test('K5: tree.tar cut off by a failing write leaves no partial file, no temp file and no outcome; the same step then succeeds', async t => {
   const f = await makeFixture(tempDir(t))
