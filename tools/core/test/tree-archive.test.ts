@@ -106,6 +106,8 @@ test('the same commit gives byte-identical tree.tar and manifest, from another c
   assert.ok(piped.tar.equals(a.archive.tar))
   const fallback = await buildTreeArchive(a.repo, await listTree(a.repo, a.sha), { spool: '/nonexistent/spool' })
   assert.ok(fallback.tar.equals(a.archive.tar))
+  // The digest taken in flight is the digest of the finished archive, on every path.
+  for (const b of [again, piped, fallback]) assert.equal(b.tarSha256, createHash('sha256').update(b.tar).digest('hex'))
   assert.deepEqual(piped.entries, a.archive.entries)
   assert.equal(jsonFileBytes(treeManifestFor(again, KEY, a.sha)), jsonFileBytes(a.manifest))
   const clone = join(tempDir(t), 'clone')
@@ -277,6 +279,7 @@ test('a spool of more records than one readv takes is read whole, at every size 
   assert.ok(waited > 0, 'cat-file ran while the rules did')
   const viaPipe = await buildTreeArchive(repo, listing, { spool: false })
   assert.ok(viaSpool.tar.equals(viaPipe.tar), 'the spool and the pipe give the same archive')
+  for (const b of [viaSpool, viaPipe]) assert.equal(b.tarSha256, createHash('sha256').update(b.tar).digest('hex'), 'the in-flight digest, across readv batches and block boundaries')
   assert.deepEqual(viaSpool.entries, viaPipe.entries)
   const read = await readWithTarStream(viaSpool.tar)
   assert.equal(read.length, 2600)

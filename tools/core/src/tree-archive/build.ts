@@ -15,7 +15,7 @@
 // generic parser (cat-file-batch.ts). Never `git archive` (export attributes, export-subst)
 // and never the working tree: uncommitted and untracked files cannot reach the archive.
 
-import { hash } from 'node:crypto'
+import { createHash, hash } from 'node:crypto'
 import { closeSync, constants, fstatSync, openSync, readSync, readvSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import type { TreeManifest, TreeManifestEntry } from '@repairline/schemas'
@@ -113,7 +113,13 @@ export async function buildTreeArchive (sourceRoot: string, listing: CheckedList
   const layout = tarLayout(files)
   const tar = Buffer.alloc(layout.size)
   const entries: TreeManifestEntry[] = new Array<TreeManifestEntry>(files.length)
-  /** Blob i's content is in place: rehash it, record it, write its tar header. */
+  // The archive's digest is taken in flight, while git still works: blobs finish in archive
+  // order, and once blob i is finished nothing before the end of its content changes again
+  // (later records land at later offsets), so each finished stretch is hashed once.
+  const tarHash = createHash('sha256')
+  let hashedTo = 0
+  let finished = 0
+  /** Blob i's content is in place: rehash it, record it, write its tar header, hash the archive so far. */
   const finishBlob = (i: number): void => {
     const f = files[i]
     const slot = layout.slots[i]
@@ -130,6 +136,10 @@ export async function buildTreeArchive (sourceRoot: string, listing: CheckedList
     }
     entries[i] = { path: f.path, mode: f.mode, blob: f.oid, sha256: hash('sha256', content, 'hex'), bytes: f.size }
     writeEntryHeaders(tar, slot, f)
+    if (slot.data < hashedTo) throw toolError('INTERNAL', `object ${i} finished out of archive order`)
+    tarHash.update(tar.subarray(hashedTo, slot.data + f.size))
+    hashedTo = slot.data + f.size
+    finished++
   }
   if (spool !== undefined) {
     await readSpoolInPlace(spool, files, layout.slots, tar, finishBlob)
@@ -151,7 +161,9 @@ export async function buildTreeArchive (sourceRoot: string, listing: CheckedList
   }
   let totalBytes = 0
   for (const f of files) totalBytes += f.size
-  return { tar, entries, totalBytes, tarSha256: hash('sha256', tar, 'hex') }
+  if (finished !== files.length) throw toolError('INTERNAL', `${files.length - finished} objects were never finished`)
+  tarHash.update(tar.subarray(hashedTo))
+  return { tar, entries, totalBytes, tarSha256: tarHash.digest('hex') }
 }
 
 // Linux's O_TMPFILE (__O_TMPFILE | O_DIRECTORY); Node does not export it.
