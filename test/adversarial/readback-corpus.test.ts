@@ -217,6 +217,8 @@ const FIXTURES: CorpusFixture[] = [
   // V5: a duplicated stage record.
   { name: 'duplicate_receipt_entry_fail', from: 'go_verified', threat: 'V5: the receipt lists baseline.json twice', mutate: d => editReceipt(d, r => { const e = r.files.find(x => x.path === 'baseline.json'); if (e !== undefined) r.files.push({ ...e }) }), expect: 'DUPLICATE_STAGE_RECORD' },
   { name: 'duplicate_receipt_entry_node_fail', from: 'node_verified', threat: 'V5: the receipt lists validation/summary.json twice, in order', mutate: d => editReceipt(d, r => { const i = r.files.findIndex(x => x.path === 'validation/summary.json'); r.files.splice(i, 0, { ...(r.files[i] as typeof r.files[number]) }) }), expect: 'DUPLICATE_STAGE_RECORD' },
+  { name: 'receipt_files_out_of_order_fail', from: 'go_verified', threat: 'V5: the receipt lists its files out of path order (two neighbours swapped)', mutate: d => editReceipt(d, r => { const [a, b] = r.files; if (a !== undefined && b !== undefined) r.files.splice(0, 2, b, a) }), expect: 'STAGE_ORDER' },
+  { name: 'receipt_validation_out_of_order_fail', from: 'node_verified', threat: 'V5: the receipt lists its validation records out of stage order', mutate: d => editReceipt(d, r => { r.validation.reverse() }), expect: 'STAGE_ORDER' },
 
   // V6: malformed JSON (truncated, duplicate keys, a BOM, invalid UTF-8, unknown field or version), resealed.
   { name: 'malformed_truncated_gate_fail', from: 'go_verified', threat: 'V6: gate.json truncated', mutate: d => { const b = readFileSync(join(d, 'gate.json')); writeFileSync(join(d, 'gate.json'), b.subarray(0, b.length >> 1)); reseal(d, 'gate.json') }, expect: 'MALFORMED' },

@@ -9,8 +9,8 @@
 // positive control is the unmutated copy, which reads back valid with no finding.
 //
 // A receipt listing one file twice (DUPLICATE_STAGE_RECORD) is readback-corpus.test.ts's.
-// Readback does not yet check the order of receipt.json's `validation` and `files` lists,
-// which its schema states; those two are test.todo below, each with its reason.
+// The order of receipt.json's `validation` and `files` lists, which its schema states and
+// seal keeps, is checked too: either out of order is STAGE_ORDER.
 
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -93,15 +93,15 @@ test('V5 duplicate: receipt.json lists the reproduce command twice: COMMAND_MISA
   assert.deepEqual(r.findings.map(f => f.message), ["receipt.json's reproduce command differs from what baseline.json records"])
 })
 
-test('V5 reordered: two validation records swapped between their files and resealed: RERENDER_MISMATCH for both', async () => {
+test('V5 reordered: two validation records swapped between their files and resealed: RERENDER_MISMATCH for both, and STAGE_ORDER for the receipt that lists them so', async () => {
   const { r } = await readbackOf(d => {
     const job = readFileSync(join(d, 'validation/job_instructions.json'))
     writeFileSync(join(d, 'validation/job_instructions.json'), readFileSync(join(d, 'validation/prompt.json')))
     writeFileSync(join(d, 'validation/prompt.json'), job)
     reseal(d, 'validation/job_instructions.json', 'validation/prompt.json')
   })
-  assertInvalid(r, ['RERENDER_MISMATCH'])
-  assert.deepEqual(r.findings.map(f => f.path).sort(), ['validation/job_instructions.json', 'validation/prompt.json'])
+  assertInvalid(r, ['RERENDER_MISMATCH', 'STAGE_ORDER'])
+  assert.deepEqual(r.findings.map(f => f.path).sort(), ['receipt.json', 'validation/job_instructions.json', 'validation/prompt.json'])
 })
 
 test('V5 reordered: the reproduce and verify commands swapped in receipt.json (each labelled as the other step): COMMAND_MISALIGNED for both', async () => {
@@ -117,12 +117,15 @@ test('V5 reordered: the reproduce and verify commands swapped in receipt.json (e
   ])
 })
 
-test.todo('V5 reordered: receipt.json\'s validation list out of stage order should be invalid — readback reads back valid today (receipt.schema.json says "in stage order"; each record is matched by its stage, not its place)', async () => {
+test('V5 reordered: receipt.json\'s validation list out of stage order is STAGE_ORDER', async () => {
   const { r } = await readbackOf(d => editReceipt(d, r => { r.validation.reverse() }))
-  assert.equal(r.valid, false, JSON.stringify(r.findings, null, 1))
+  assertInvalid(r, ['STAGE_ORDER'])
 })
 
-test.todo('V5 reordered: receipt.json\'s files list out of path order should be invalid — readback reads back valid today (receipt.schema.json says "sorted by path"; entries are matched by path, not place)', async () => {
+test('V5 reordered: receipt.json\'s files list out of path order is STAGE_ORDER', async () => {
   const { r } = await readbackOf(d => editReceipt(d, r => { r.files.reverse() }))
-  assert.equal(r.valid, false, JSON.stringify(r.findings, null, 1))
+  assertInvalid(r, ['STAGE_ORDER'])
+  // Two neighbours swapped are enough.
+  const { r: swapped } = await readbackOf(d => editReceipt(d, r => { const [a, b] = r.files; if (a !== undefined && b !== undefined) r.files.splice(0, 2, b, a) }))
+  assertInvalid(swapped, ['STAGE_ORDER'])
 })

@@ -219,6 +219,10 @@ function checkReceiptValidations (c: CheckContext): void {
     if (rec === undefined) continue
     if (!same(receipt.validation.filter(x => x.stage === rec.stage), [validationOf(rec)])) f.add('VALIDATION_MISMATCH', `receipt.json's ${rec.stage} differs from ${file}`, 'receipt.json')
   }
+  // Seal lists the records in stage order (the receipt schema's order).
+  const at = receipt.validation.map(v => VALIDATION_STAGE_ORDER.indexOf(v.stage))
+  const late = at.findIndex((n, i) => i > 0 && n < (at[i - 1] ?? -1))
+  if (late !== -1) f.add('STAGE_ORDER', `receipt.json lists ${receipt.validation[late]?.stage ?? '?'} after ${receipt.validation[late - 1]?.stage ?? '?'}: its validation records are not in stage order`, 'receipt.json')
 }
 
 /** What the outcome claims must be backed by the files. */

@@ -14,6 +14,7 @@ import { readFileNoFollow, ATTEMPT_JSON_FILES } from '../attempt-dir.ts'
 import { sha256Hex } from '../digest.ts'
 import { listAttemptFiles, RECEIPT_FILE } from './files.ts'
 import { checkStagePrefix } from './stages.ts'
+import { compareUtf8 } from '../tree-rules/collisions.ts'
 import { runContentChecks } from './checks.ts'
 import { statedLimitsFor } from './seal.ts'
 
@@ -126,9 +127,14 @@ export async function readbackAttempt (dir: string, o: ReadbackOptions = {}): Pr
     }
     // Files: every sealed file present with its digest; nothing unsealed outside work/ and logs/.
     const sealed = new Map<string, { bytes: number, sha256: string }>()
+    let previous: string | undefined
     for (const s of receipt.files) {
       if (sealed.has(s.path)) f.add('DUPLICATE_STAGE_RECORD', `receipt.json lists ${s.path} twice`, s.path)
+      // Seal lists them sorted by path bytes (the receipt schema's order); a list in another
+      // order was not written by seal.
+      else if (previous !== undefined && compareUtf8(previous, s.path) > 0) f.add('STAGE_ORDER', `receipt.json lists ${s.path} after ${previous}: its files are not sorted by path`, RECEIPT_FILE)
       sealed.set(s.path, s)
+      previous = s.path
     }
     const present = new Set(listing.files)
     for (const [path, s] of sealed) {
