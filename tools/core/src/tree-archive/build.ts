@@ -128,9 +128,8 @@ export async function buildTreeArchive (sourceRoot: string, listing: CheckedList
     // The blob's git header goes, for a moment, into the bytes just before its content
     // (its tar header block, written for real right after), so sha1 runs over one
     // contiguous region without copying the content.
-    const gitHeader = `blob ${f.size}\0`
-    tar.write(gitHeader, slot.data - gitHeader.length, 'latin1')
-    const oid = hash('sha1', tar.subarray(slot.data - gitHeader.length, slot.data + f.size), 'hex')
+    const headerStart = writeGitBlobHeader(tar, slot.data, f.size)
+    const oid = hash('sha1', tar.subarray(headerStart, slot.data + f.size), 'hex')
     if (oid !== f.oid) {
       throw toolError('TREE_OBJECT_MISMATCH', `${f.path}: blob ${f.oid} hashes to ${oid}: the object store was tampered with`, { path: f.path, hint: 'run git fsck in source_root; repairline never extracts from a store whose objects do not match their ids' })
     }
@@ -208,6 +207,25 @@ function batchHeader (f: { oid: string, size: number }): string {
 }
 
 /**
+ * Writes git's blob header ("blob <size>" and a NUL) into `buf` so that it ends at `end`;
+ * returns where it starts. Byte by byte: 20,000 Buffer.write calls cost ~18 ms (profiled).
+ */
+function writeGitBlobHeader (buf: Buffer, end: number, size: number): number {
+  let at = end - 1
+  buf[at] = 0
+  let n = size
+  do {
+    buf[--at] = 0x30 + (n % 10)
+    n = Math.floor(n / 10)
+  } while (n > 0)
+  buf[--at] = 0x20
+  for (let k = BLOB.length - 1; k >= 0; k--) buf[--at] = BLOB[k] as number
+  return at
+}
+
+const BLOB = Buffer.from('blob', 'latin1')
+
+/**
  * Follows the spool while git writes it and reads it straight into the archive. The listing
  * fixes every record's length ("<oid> blob <size>\n", the content, "\n"), so the complete
  * records git has written so far are read with one scattering readv per READV_RECORDS of
@@ -222,7 +240,11 @@ async function readSpoolInPlace (spool: Spool, files: ReadonlyArray<{ oid: strin
   const { fd, expected } = spool
   let exited = false
   const child = spool.child.then(r => { exited = true; return r })
-  const heads = files.map(batchHeader)
+  // Every record's expected header line, all in one buffer (no string per record to compare).
+  const headText = files.map(batchHeader)
+  const heads = Buffer.from(headText.join(''), 'latin1')
+  const headAt = new Float64Array(files.length + 1)
+  for (let j = 0; j < files.length; j++) headAt[j + 1] = (headAt[j] as number) + (headText[j] as string).length
   try {
     let i = 0
     let pos = 0
@@ -237,11 +259,11 @@ async function readSpoolInPlace (spool: Spool, files: ReadonlyArray<{ oid: strin
         for (let j = i; j < files.length && regions.length < READV_RECORDS; j++) {
           const f = files[j]
           const slot = slots[j]
-          const head = heads[j]
-          if (f === undefined || slot === undefined || head === undefined) throw toolError('INTERNAL', `no slot for object ${j}`)
-          const record = head.length + f.size + 1
+          if (f === undefined || slot === undefined) throw toolError('INTERNAL', `no slot for object ${j}`)
+          const headLength = (headAt[j + 1] as number) - (headAt[j] as number)
+          const record = headLength + f.size + 1
           if (end + record > size) break
-          regions.push(tar.subarray(slot.data - head.length, slot.data - head.length + record))
+          regions.push(tar.subarray(slot.data - headLength, slot.data - headLength + record))
           end += record
         }
         if (regions.length === 0) break
@@ -249,9 +271,10 @@ async function readSpoolInPlace (spool: Spool, files: ReadonlyArray<{ oid: strin
         for (const region of regions) {
           const f = files[i]
           const slot = slots[i]
-          const head = heads[i]
-          if (f === undefined || slot === undefined || head === undefined) throw toolError('INTERNAL', `no slot for object ${i}`)
-          if (tar.toString('latin1', slot.data - head.length, slot.data) !== head || tar[slot.data + f.size] !== 0x0a) {
+          if (f === undefined || slot === undefined) throw toolError('INTERNAL', `no slot for object ${i}`)
+          const headStart = headAt[i] as number
+          const headEnd = headAt[i + 1] as number
+          if (tar.compare(heads, headStart, headEnd, slot.data - (headEnd - headStart), slot.data) !== 0 || tar[slot.data + f.size] !== 0x0a) {
             return await spoolFailure(fd, await child, files.slice(i), pos, expected)
           }
           tar[slot.data + f.size] = 0

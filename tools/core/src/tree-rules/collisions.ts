@@ -39,7 +39,8 @@ export class PathCollisions {
 
   add (path: string): CollisionViolation[] {
     const out: CollisionViolation[] = []
-    const high = HIGH.test(path)
+    const ascii = ASCII.test(path)
+    const high = !ascii && HIGH.test(path)
     const prev = this.prev
     if (prev !== undefined) {
       const after = high || this.prevHigh ? Buffer.compare(Buffer.from(prev), Buffer.from(path)) > 0 : prev > path
@@ -47,7 +48,7 @@ export class PathCollisions {
     }
     this.prev = path
     this.prevHigh = high
-    const folded = foldPath(path)
+    const folded = ascii ? path.toLowerCase() : foldPath(path)
     const priorFile = this.files.get(folded)
     const priorDir = this.dirs.get(folded)
     if (priorFile !== undefined) {
@@ -63,14 +64,13 @@ export class PathCollisions {
     if (parent !== this.prevParent) {
       this.prevParent = parent
       // Lowercasing ASCII keeps every '/' in place, so a directory's folded form is a prefix.
-      const asciiFold = ASCII.test(path)
       let cut = path.indexOf('/')
       while (cut !== -1) {
         const dir = path.slice(0, cut)
         // A directory seen before was checked then; a file added since is checked on its own.
         if (!this.seenDirs.has(dir)) {
           this.seenDirs.add(dir)
-          const dirFolded = asciiFold ? folded.slice(0, cut) : foldPath(dir)
+          const dirFolded = ascii ? folded.slice(0, cut) : foldPath(dir)
           const file = this.files.get(dirFolded)
           if (file !== undefined) out.push({ code: 'TREE_PATH_DUPLICATE', path, message: `${dir} is both a file (${file}) and a directory` })
           const other = this.dirs.get(dirFolded)
