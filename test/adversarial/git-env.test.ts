@@ -157,6 +157,17 @@ test('GIT_INDEX_FILE naming an index that does not exist: unchanged, and that fi
   rmSync(index, { force: true })
 })
 
+/** admit run with `env` refuses with `code` (78), its three records, and writes nothing anywhere in the fixture. */
+async function assertAdmitRefuses (g: Fixture, env: Record<string, string>, code: string): Promise<void> {
+  const before = snapshot(g.dir)
+  const r = await runBin('admit', ['run', '--config', g.configPath, '--report', g.reportPath], { env })
+  assert.equal(errorOf(r)?.code, code, r.stderr)
+  assert.equal(r.exitCode, 78)
+  assert.deepEqual(r.records.map(x => x.kind), ['start', 'error', 'result'])
+  assert.equal(existsSync(g.stateDir), false, 'admit wrote the state directory')
+  assert.deepEqual(snapshot(g.dir), before)
+}
+
 test('GIT_WORK_TREE naming a clean copy hides a dirty checkout from a plain git status; admit still refuses it (CHECKOUT_DIRTY, 78) and writes nothing', async t => {
   const g = await makeFixture(tempDir(t))
   const copy = join(g.dir, 'clean-copy')
@@ -166,13 +177,7 @@ test('GIT_WORK_TREE naming a clean copy hides a dirty checkout from a plain git 
   // Positive control: plain git calls the checkout dirty, and clean under the variable.
   assert.match(out(await plainGit(g.repo, ['status', '--porcelain'], {})), /^ M calc\.go$/m)
   assert.equal(out(await plainGit(g.repo, ['status', '--porcelain'], env)), '')
-  const before = snapshot(g.dir)
-  const r = await runBin('admit', ['run', '--config', g.configPath, '--report', g.reportPath], { env })
-  assert.equal(errorOf(r)?.code, 'CHECKOUT_DIRTY', r.stderr)
-  assert.equal(r.exitCode, 78)
-  assert.deepEqual(r.records.map(x => x.kind), ['start', 'error', 'result'])
-  assert.equal(existsSync(g.stateDir), false, 'admit wrote the state directory')
-  assert.deepEqual(snapshot(g.dir), before)
+  await assertAdmitRefuses(g, env, 'CHECKOUT_DIRTY')
 })
 
 test('GIT_OBJECT_DIRECTORY naming another object store: unchanged; a plain git cannot find source_sha and finds the attacker\'s objects', async () => {
@@ -193,13 +198,7 @@ test('GIT_ALTERNATE_OBJECT_DIRECTORIES adding the attacker\'s objects: unchanged
   // An admission naming that commit is refused as if the variable were not there.
   const g = await makeFixture(tempDir(t))
   rewriteConfig(g, c => ({ ...c, source_sha: attackerHead }))
-  const before = snapshot(g.dir)
-  const r = await runBin('admit', ['run', '--config', g.configPath, '--report', g.reportPath], { env })
-  assert.equal(errorOf(r)?.code, 'SOURCE_SHA_UNKNOWN', r.stderr)
-  assert.equal(r.exitCode, 78)
-  assert.deepEqual(r.records.map(x => x.kind), ['start', 'error', 'result'])
-  assert.equal(existsSync(g.stateDir), false, 'admit wrote the state directory')
-  assert.deepEqual(snapshot(g.dir), before)
+  await assertAdmitRefuses(g, env, 'SOURCE_SHA_UNKNOWN')
 })
 
 test('core.fsmonitor injected through GIT_CONFIG_PARAMETERS: no hook runs and nothing changes; a plain git status runs it', async () => {
