@@ -7,7 +7,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: mkfifo, a fixture primitive
-import { existsSync, mkdirSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { caseInputSha256 } from '@repairline/core'
@@ -154,7 +154,7 @@ test('admit report: a --suite the report cannot hold is USAGE (2); an --out unde
   assertRefusal(under, 'admit', 73, ['OUTPUT_UNSAFE', 'WRITE_FAILED'])
 })
 
-test('a FIFO in place of the state lock is STATE_UNSAFE (73) at once, in admit run and in every step, never a hang', { todo: 'admit run, extract-tree and reproduce block forever in open(2) on the FIFO: readLockFile (core lock.ts) opens without O_NONBLOCK' }, async t => {
+test('a FIFO in place of the state lock, or of the attempt\'s step lock, is STATE_UNSAFE (73) at once, in admit run and in the steps, never a hang', async t => {
   const f = await makeFixture(tempDir(t))
   const a = await admitFixture(f)
   const lock = join(f.stateDir, 'lock')
@@ -166,6 +166,19 @@ test('a FIFO in place of the state lock is STATE_UNSAFE (73) at once, in admit r
     assertRefusal(r, tool, 73, ['STATE_UNSAFE'])
   }
   assert.deepEqual(snapshot(f.dir), before)
+  // The state lock back, a FIFO where the step lock goes: the step refuses at once too.
+  rmSync(lock)
+  renameSync(join(f.dir, 'lock.saved'), lock)
+  mkdirSync(join(f.stateDir, 'steps'), { recursive: true })
+  execFileSync('mkfifo', [join(f.stateDir, 'steps', `${a.key}.lock`)])
+  const beforeStep = snapshot(f.dir)
+  const step = await runBin('extract-tree', ['--attempt', a.dir], { timeoutMs: 15_000 })
+  assertRefusal(step, 'extract-tree', 73, ['STATE_UNSAFE'])
+  assert.deepEqual(snapshot(f.dir), beforeStep)
+  // Positive control: with a regular lock file state the same step runs.
+  rmSync(join(f.stateDir, 'steps', `${a.key}.lock`))
+  const ok = await runBin('extract-tree', ['--attempt', a.dir])
+  assert.equal(ok.exitCode, 0, ok.stderr)
 })
 
 test('a state_dir inside source_root is refused before anything is written (the checkout is never changed)', { todo: 'admit run admits and writes state_dir/attempts/… into the checkout; the next admit run is then CHECKOUT_DIRTY (78) with a hint to commit or stash' }, async t => {

@@ -30,7 +30,8 @@ export function lockPath (stateRoot: string): string {
 export function readLockFile<N extends 'lock' | 'step-lock'> (name: N, path: string): { doc: SchemaTypes[N], ino: number } | undefined {
   let fd: number
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+    // O_NONBLOCK: a FIFO planted in the lock's place must not block the open.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
   } catch (e) {
     if (hasErrno(e, 'ENOENT')) return undefined
     if (hasErrno(e, 'ELOOP')) throw toolError('STATE_UNSAFE', `${path} is a symlink`, { path })

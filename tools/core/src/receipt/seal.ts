@@ -2,11 +2,11 @@
 // sealed file by path, size and sha256, the sandboxed test commands, the validation records,
 // the outcome, the checkout before and after, and what the receipt does not prove.
 
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { Receipt, SealedCommand, SealedValidation, ValidationRecord } from '@repairline/schemas'
 import { sha256File } from '../digest.ts'
-import { readJsonFile, readOutcome, type Attempt } from '../attempt-dir.ts'
+import { readFileNoFollow, readJsonFile, readOutcome, type Attempt } from '../attempt-dir.ts'
 import { toolError } from '../errors.ts'
 import { assertClean } from '../git.ts'
 import { listAttemptFiles } from './files.ts'
@@ -62,7 +62,7 @@ export function statedLimitsFor (testHooks: boolean): string[] {
 /** A step's summary file, already validated by its step; read here only for its command. */
 function readJsonLoose (path: string): Record<string, unknown> | undefined {
   if (!existsSync(path)) return undefined
-  return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>
+  return JSON.parse(readFileNoFollow(path).toString('utf8')) as Record<string, unknown>
 }
 
 export interface SealInputs {

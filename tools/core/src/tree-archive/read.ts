@@ -116,7 +116,7 @@ function readEntry (attemptDir: string, m: TreeManifest, e: TreeManifestEntry, s
   const tarPath = join(attemptDir, TREE_TAR)
   let fd: number
   try {
-    fd = openSync(tarPath, constants.O_RDONLY | constants.O_NOFOLLOW)
+    fd = openSync(tarPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
   } catch (err) {
     if (hasErrno(err, 'ENOENT')) throw toolError('ATTEMPT_INCOMPLETE', `${tarPath} is missing: run extract-tree first`, { path: tarPath })
     if (hasErrno(err, 'ELOOP')) throw toolError('STATE_UNSAFE', `${tarPath} is a symlink`, { path: tarPath })
