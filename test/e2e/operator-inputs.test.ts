@@ -17,6 +17,7 @@ import { BASE_ENV, errorOf, ROOT, runBin, type BinResult } from '../helpers/bin.
 import { snapshot } from '../helpers/snapshot.ts'
 import { gitT } from '../helpers/git.ts'
 import { tempDir } from '../helpers/tmp.ts'
+import { makeTls } from '../helpers/tls.ts'
 
 /** No stack trace, the error in exactly one `tool: CODE: …` line (plus its hint), records end error → result. */
 function assertRefusal (r: BinResult, tool: string, exit: number, codes: string[]): void {
@@ -189,18 +190,26 @@ test('a state_dir inside source_root is refused before anything is written (the 
   assert.equal((await gitT(f.repo, ['status', '--porcelain'])).trim(), '')
 })
 
-test('a provider.ca_file that ask-provider will refuse (not PEM, a symlink) is refused by admit (78) before the key is consumed', { todo: 'admit checks only statSync(ca).isFile(): a non-PEM file, a symlink or a 2 GB file is admitted, and ask-provider later ends the attempt provider_error PROVIDER_CA_INVALID, consuming the key (fixing the file in place leaves the case consumed)' }, async t => {
+test('a provider.ca_file that ask-provider will refuse (not PEM, PEM markers only, a symlink) is refused by admit (78) before the key is consumed', async t => {
   const f = await makeFixture(tempDir(t))
+  const tls = await makeTls(tempDir(t, 'rl-tls-'))
   const notPem = join(f.dir, 'ca.txt')
   writeFileSync(notPem, 'not a certificate\n')
+  const markers = join(f.dir, 'markers.pem')
+  writeFileSync(markers, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n')
+  // A symlink to a good CA: ask-provider never reads through one, so admit may not accept it.
   const link = join(f.dir, 'ca-link.pem')
-  symlinkSync(notPem, link)
-  for (const ca of [notPem, link]) {
+  symlinkSync(tls.caFile, link)
+  for (const ca of [notPem, markers, link]) {
     rewriteConfig(f, c => { c.provider.ca_file = ca })
     const r = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath])
     assertRefusal(r, 'admit', 78, ['CONFIG_INVALID'])
     assert.equal(existsSync(join(f.stateDir, 'attempts')) ? readdirSync(join(f.stateDir, 'attempts')).length : 0, 0)
   }
+  // Positive control: the CA itself is admitted.
+  rewriteConfig(f, c => { c.provider.ca_file = tls.caFile })
+  const ok = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath])
+  assert.equal(ok.exitCode, 0, ok.stderr)
 })
 
 test('an execution config over its 1 MiB bound is CONFIG_INVALID (78) and a report over 16 MiB is REPORT_INVALID (65): too large is not missing', { todo: 'both are 66 INPUT_MISSING "… is larger than N bytes" (readOperatorFile); the same report over its 1,000-case bound is 65' }, async t => {

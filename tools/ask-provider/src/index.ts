@@ -23,13 +23,12 @@ import { join } from 'node:path'
 import type { CheckRecord, Proposal, ProviderResponse, ProviderUsage } from '@repairline/schemas'
 import {
   EXIT, TREE_MANIFEST, TREE_TAR, checkBaseUrl, ensureDir, faultPoint, finishAttempt, isToolError, loadAttempt, loadRenderInputs,
-  openStep, openTreeReader, parseJsonText, readFileNoFollow, readJsonFile, redactText, renderAttempt, renderedFiles, renderSummaryText, resolveAttemptPath,
+  openStep, openTreeReader, parseJsonText, readCaFile, readFileNoFollow, readJsonFile, redactText, renderAttempt, renderedFiles, renderSummaryText, resolveAttemptPath,
   responsesUrl, schemaErrors, secretVariants, sha256Hex, toolError, validateText, validationPassed, writeFileAtomic, writeJsonAtomic,
   type Attempt, type DecidedOutcome, type Rendered, type ToolIo, type ToolResult,
 } from '@repairline/core'
 import { callResponses, type HttpResponse } from './client.ts'
 import { DEFAULT_LIMITS, type ProviderLimits } from './limits.ts'
-import { readCaFile } from './rules/ca-file.ts'
 import { classifyStatus } from './rules/classify-status.ts'
 import { disableCoreDumps } from './rules/core-dumps.ts'
 import { errorSummary } from './rules/error-body.ts'

@@ -1,12 +1,12 @@
 // Filesystem facts of the config: state_dir's parent exists and state_dir (if present) is a
-// directory we own; ca_file is a regular file; the optional mounts are directories the
+// directory we own; ca_file is what ask-provider accepts (core's readCaFile); the optional mounts are directories the
 // sandbox user (uid/gid 65534, no other groups) can read, judged as the kernel will: on the
 // directory a symlink leads to, by its owner, group and other bits, every ancestor searchable.
 
 import { lstatSync, realpathSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { ExecutionConfig } from '@repairline/schemas'
-import { SANDBOX_GID, SANDBOX_UID, toolError, unreachableBy } from '@repairline/core'
+import { readCaFile, SANDBOX_GID, SANDBOX_UID, toolError, unreachableBy } from '@repairline/core'
 
 export function checkStateDir (config: ExecutionConfig): void {
   const dir = config.state_dir
@@ -33,12 +33,12 @@ export function checkStateDir (config: ExecutionConfig): void {
   }
 }
 
+/** provider.ca_file, when set, is one ask-provider will accept (a refusal there would come after the key is consumed). */
 export function checkCaFile (config: ExecutionConfig): void {
   const ca = config.provider.ca_file
   if (ca === undefined) return
-  let ok = false
-  try { ok = statSync(ca).isFile() } catch {}
-  if (!ok) throw toolError('CONFIG_INVALID', `provider.ca_file ${ca} is not a readable file`, { path: '/provider/ca_file' })
+  const r = readCaFile(ca)
+  if (!r.ok) throw toolError('CONFIG_INVALID', r.message, { path: '/provider/ca_file' })
 }
 
 /** Why the sandbox user cannot reach and list directory `dir` (after its symlinks), or undefined. */

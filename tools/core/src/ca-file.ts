@@ -1,10 +1,11 @@
-// Rule: provider.ca_file is read before the token and before dispatch.json, and every PEM
-// certificate in it must parse. Node's TLS ignores a CA entry it cannot parse, so a file
-// that merely holds the PEM markers would be dispatched (the call counted as made) and then
-// fail its handshake as PROVIDER_TLS; here it is PROVIDER_CA_INVALID, and nothing is sent.
+// provider.ca_file as ask-provider will use it: a regular file (never through a symlink) of
+// at most 1 MiB in which every PEM certificate parses. Node's TLS ignores a CA entry it
+// cannot parse, so a file that merely holds the PEM markers would be dispatched and then fail
+// its handshake. admit checks the same before it consumes a key (CONFIG_INVALID), and
+// ask-provider again before the token and before dispatch.json (PROVIDER_CA_INVALID).
 
 import { X509Certificate } from 'node:crypto'
-import { readFileNoFollow } from '@repairline/core'
+import { readFileNoFollow } from './attempt-dir.ts'
 
 const CERTIFICATE = /-----BEGIN CERTIFICATE-----\r?\n[\s\S]*?-----END CERTIFICATE-----/g
 
