@@ -182,12 +182,23 @@ test('a FIFO in place of the state lock, or of the attempt\'s step lock, is STAT
   assert.equal(ok.exitCode, 0, ok.stderr)
 })
 
-test('a state_dir inside source_root is refused before anything is written (the checkout is never changed)', { todo: 'admit run admits and writes state_dir/attempts/… into the checkout; the next admit run is then CHECKOUT_DIRTY (78) with a hint to commit or stash' }, async t => {
+test('a state_dir inside source_root, or holding it, is refused before anything is written (the checkout is never changed)', async t => {
   const f = await makeFixture(tempDir(t))
-  rewriteConfig(f, c => { c.state_dir = join(f.repo, 'state') })
-  const r = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath])
-  assertRefusal(r, 'admit', 78, ['STATE_DIR_INVALID', 'CONFIG_INVALID'])
-  assert.equal((await gitT(f.repo, ['status', '--porcelain'])).trim(), '')
+  const linkToRepo = join(f.dir, 'repo-link')
+  symlinkSync(f.repo, linkToRepo)
+  // Inside (also through a symlinked parent), the checkout itself, and a directory above it.
+  for (const state of [join(f.repo, 'state'), join(linkToRepo, 'state'), join(f.repo, 'sub', '..', 'state2'), f.repo, f.dir]) {
+    rewriteConfig(f, c => { c.state_dir = state })
+    const before = snapshot(f.dir)
+    const r = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath])
+    assertRefusal(r, 'admit', 78, ['STATE_DIR_INVALID', 'CONFIG_INVALID'])
+    assert.deepEqual(snapshot(f.dir), before, state)
+    assert.equal((await gitT(f.repo, ['status', '--porcelain', '--ignored'])).trim(), '')
+  }
+  // Positive control: beside the checkout, the same fixture is admitted.
+  rewriteConfig(f, c => { c.state_dir = join(f.dir, 'state') })
+  const ok = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath])
+  assert.equal(ok.exitCode, 0, ok.stderr)
 })
 
 test('a provider.ca_file that ask-provider will refuse (not PEM, PEM markers only, a symlink) is refused by admit (78) before the key is consumed', async t => {

@@ -4,7 +4,7 @@
 // directory a symlink leads to, by its owner, group and other bits, every ancestor searchable.
 
 import { lstatSync, realpathSync, statSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import type { ExecutionConfig } from '@repairline/schemas'
 import { readCaFile, SANDBOX_GID, SANDBOX_UID, toolError, unreachableBy } from '@repairline/core'
 
@@ -23,6 +23,14 @@ export function checkStateDir (config: ExecutionConfig): void {
     if (!st.isDirectory()) throw toolError('STATE_DIR_INVALID', `state_dir ${dir} is not a directory`, { path })
     if (st.uid !== (process.geteuid?.() ?? 0)) throw toolError('STATE_DIR_INVALID', `state_dir ${dir} is owned by uid ${st.uid}, not by us`, { path })
   }
+  // The checkout is never written: state_dir may not lie in it (it would also make the next
+  // admit's checkout dirty), nor hold it. Compared as the kernel resolves them.
+  const state = st === undefined ? join(realpathSync(dirname(dir)), basename(dir)) : realpathSync(dir)
+  let source: string | undefined
+  try { source = realpathSync(config.source_root) } catch {}
+  if (source !== undefined && (within(state, source) || within(source, state))) {
+    throw toolError('STATE_DIR_INVALID', `state_dir ${dir} ${within(state, source) ? 'is inside' : 'holds'} source_root ${config.source_root}: repairline never writes into the checkout`, { path, hint: 'put state_dir outside the repository' })
+  }
   // The sandbox user mounts work trees from state_dir/attempts/<key>/work: it must be able to
   // traverse every directory above them (state_dir itself is created 0711).
   for (let p = st === undefined ? dirname(dir) : dir; ; p = dirname(p)) {
@@ -31,6 +39,11 @@ export function checkStateDir (config: ExecutionConfig): void {
     }
     if (p === '/') break
   }
+}
+
+/** True when `path` is `dir` or below it. */
+function within (path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`)
 }
 
 /** provider.ca_file, when set, is one ask-provider will accept (a refusal there would come after the key is consumed). */
