@@ -15,6 +15,7 @@ import { join, relative } from 'node:path'
 import { readOutcome, run, writeOutcome } from '@repairline/core'
 import { makeCase, rewriteConfig, writeJson, type Fixture } from '../../../test/helpers/fixture.ts'
 import { type BinResult } from '../../../test/helpers/bin.ts'
+import { makeTls } from '../../../test/helpers/tls.ts'
 import { admit, assertRefusal, attemptDirs, fixture } from './helpers.ts'
 
 /** Every entry under `root`, in a fixed order: path, type and mode, owner, mtime and ctime (ns), and a file's sha256 or a link's target. */
@@ -212,11 +213,10 @@ test('provider.ca_file that is missing, a directory or a FIFO is refused (CONFIG
     const before = snapshot(f.dir)
     const r = await admit(f)
     assertRefusedUntouched(r, 78, 'CONFIG_INVALID', f, before, '/provider/ca_file')
-    assert.match(r.stderr, new RegExp(`provider\\.ca_file ${ca} is not a readable file`))
+    assert.match(r.stderr, new RegExp(`provider\\.ca_file ${ca} cannot be read`))
   }
-  const pem = join(f.dir, 'ca.pem')
-  writeFileSync(pem, '-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n')
-  rewriteConfig(f, c => { c.provider.ca_file = pem })
+  const tls = await makeTls(join(f.dir, 'tls'))
+  rewriteConfig(f, c => { c.provider.ca_file = tls.caFile })
   await assertAdmitsNow(f)
 })
 

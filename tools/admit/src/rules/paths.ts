@@ -3,7 +3,7 @@
 // sandbox user (uid/gid 65534, no other groups) can read, judged as the kernel will: on the
 // directory a symlink leads to, by its owner, group and other bits, every ancestor searchable.
 
-import { lstatSync, realpathSync, statSync } from 'node:fs'
+import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { ExecutionConfig } from '@repairline/schemas'
 import { readCaFile, SANDBOX_GID, SANDBOX_UID, toolError, unreachableBy } from '@repairline/core'
@@ -23,14 +23,6 @@ export function checkStateDir (config: ExecutionConfig): void {
     if (!st.isDirectory()) throw toolError('STATE_DIR_INVALID', `state_dir ${dir} is not a directory`, { path })
     if (st.uid !== (process.geteuid?.() ?? 0)) throw toolError('STATE_DIR_INVALID', `state_dir ${dir} is owned by uid ${st.uid}, not by us`, { path })
   }
-  // The checkout is never written: state_dir may not lie in it (it would also make the next
-  // admit's checkout dirty), nor hold it. Compared as the kernel resolves them.
-  const state = st === undefined ? join(realpathSync(dirname(dir)), basename(dir)) : realpathSync(dir)
-  let source: string | undefined
-  try { source = realpathSync(config.source_root) } catch {}
-  if (source !== undefined && (within(state, source) || within(source, state))) {
-    throw toolError('STATE_DIR_INVALID', `state_dir ${dir} ${within(state, source) ? 'is inside' : 'holds'} source_root ${config.source_root}: repairline never writes into the checkout`, { path, hint: 'put state_dir outside the repository' })
-  }
   // The sandbox user mounts work trees from state_dir/attempts/<key>/work: it must be able to
   // traverse every directory above them (state_dir itself is created 0711).
   for (let p = st === undefined ? dirname(dir) : dir; ; p = dirname(p)) {
@@ -38,6 +30,20 @@ export function checkStateDir (config: ExecutionConfig): void {
       throw toolError('STATE_DIR_INVALID', `state_dir ${dir}: ${p} cannot be searched by other users, so the sandbox user (uid 65534) could not reach the work trees under it`, { path, hint: `chmod o+x ${p}, or put state_dir somewhere every user can traverse` })
     }
     if (p === '/') break
+  }
+}
+
+/**
+ * The checkout is never written: state_dir (checked by checkStateDir) may not lie in the
+ * checkout at source_root (it would also make the next admit's checkout dirty), nor hold it.
+ * Compared as the kernel resolves them.
+ */
+export function checkStateOutsideSource (config: ExecutionConfig): void {
+  const dir = config.state_dir
+  const state = existsSync(dir) ? realpathSync(dir) : join(realpathSync(dirname(dir)), basename(dir))
+  const source = realpathSync(config.source_root)
+  if (within(state, source) || within(source, state)) {
+    throw toolError('STATE_DIR_INVALID', `state_dir ${dir} ${within(state, source) ? 'is inside' : 'holds'} source_root ${config.source_root}: repairline never writes into the checkout`, { path: '/state_dir', hint: 'put state_dir outside the repository' })
   }
 }
 
