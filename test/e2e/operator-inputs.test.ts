@@ -98,7 +98,7 @@ test('a state_dir with an escaped lone surrogate is refused as config (78), not 
   assert.deepEqual(readdirSync(f.dir).sort(), ['execution.json', 'repo', 'report.json', 'routing-policy.json', 'token-helper'])
 })
 
-test('--attempt through a regular file (ENOTDIR) or a symlink loop (ELOOP) is a missing input (66), in every step', { todo: 'every step exits 70 INTERNAL: loadAttempt (core attempt-dir.ts) rethrows lstat errors other than ENOENT' }, async t => {
+test('--attempt through a regular file (ENOTDIR) or a symlink loop (ELOOP) is a missing input (66), in every step', async t => {
   const f = await makeFixture(tempDir(t))
   const a = await admitFixture(f)
   const junk = tempDir(t)
@@ -114,17 +114,24 @@ test('--attempt through a regular file (ENOTDIR) or a symlink loop (ELOOP) is a 
   assert.deepEqual(snapshot(f.dir), before)
 })
 
-test('receipt readback --attempt of a path that is not an attempt directory is INPUT_MISSING (66), as --state-dir is', { todo: 'a missing path, an empty directory or a file reads back as an invalid attempt (exit 1, finding MISSING_STAGE_RECORD); --attempt / exits 70 INTERNAL "refusing to print an invalid readback record"' }, async t => {
+test('receipt readback --attempt of a path that is not an attempt directory is INPUT_MISSING (66), as --state-dir is; a damaged attempt under attempts/ still reads back invalid', async t => {
   const dir = tempDir(t)
   const file = join(dir, 'file')
   writeFileSync(file, '{}')
-  for (const p of [join(dir, 'nope'), dir, file, '/']) {
+  for (const p of [join(dir, 'nope'), dir, file, '/', join(file, 'x')]) {
     const r = await runBin('receipt', ['readback', '--attempt', p])
     assertRefusal(r, 'receipt', 66, ['INPUT_MISSING'])
   }
+  // Control: an attempt directory whose admission.json is gone is an invalid attempt (exit 1), not a missing input.
+  const f = await makeFixture(tempDir(t))
+  const a = await admitFixture(f)
+  rmSync(join(a.dir, 'admission.json'))
+  const damaged = await runBin('receipt', ['readback', '--attempt', a.dir])
+  assert.equal(damaged.exitCode, 1, damaged.stderr)
+  assert.equal(damaged.records.find(x => x.kind === 'readback')?.kind, 'readback')
 })
 
-test('receipt readback --state-dir= (empty) is USAGE (2), like --attempt=', { todo: 'the empty value is resolved to the working directory: 66 INPUT_MISSING "<cwd> is not a state directory"' }, async () => {
+test('receipt readback --state-dir= (empty) is USAGE (2), like --attempt=', async () => {
   assertRefusal(await runBin('receipt', ['readback', '--state-dir=']), 'receipt', 2, ['USAGE'])
   assertRefusal(await runBin('receipt', ['readback', '--attempt=']), 'receipt', 2, ['USAGE'])
 })

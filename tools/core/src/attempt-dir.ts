@@ -68,6 +68,7 @@ export function readJsonFile<N extends SchemaName> (name: N, path: string, missi
   } catch (e) {
     if (hasErrno(e, 'ENOENT')) throw toolError(missingCode, `${path} is missing`, { path })
     if (hasErrno(e, 'ELOOP')) throw toolError('STATE_UNSAFE', `${path} is a symlink`, { path })
+    if (hasErrno(e, 'ENOTDIR')) throw toolError('STATE_UNSAFE', `${path}: a component of its path is not a directory`, { path })
     throw e
   }
   return parseDocument(name, bytes, path, 'FILE_INVALID')
@@ -98,6 +99,9 @@ export function loadAttempt (dir: string): Attempt {
     if (!st.isDirectory()) throw toolError('STATE_UNSAFE', `${dir} is not a directory`)
   } catch (e) {
     if (hasErrno(e, 'ENOENT')) throw toolError('INPUT_MISSING', `attempt directory ${dir} does not exist`, { path: dir })
+    // A path through a regular file, or through a loop of symlinks, leads to no directory.
+    if (hasErrno(e, 'ENOTDIR')) throw toolError('INPUT_MISSING', `attempt directory ${dir} does not exist: a component of its path is not a directory`, { path: dir })
+    if (hasErrno(e, 'ELOOP')) throw toolError('INPUT_MISSING', `attempt directory ${dir} cannot be reached: its path loops through symlinks`, { path: dir })
     throw e
   }
   const admission = readJsonFile('admission', join(dir, 'admission.json'), 'INPUT_MISSING')

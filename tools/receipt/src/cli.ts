@@ -35,6 +35,7 @@ async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   const attempt = stringOption(values.attempt)
   if (command === 'seal') return await seal(await resolveAttemptPath(attempt, io), io)
   const stateDir = stringOption(values['state-dir'])
+  if (stateDir === '') throw toolError('USAGE', '--state-dir needs a directory')
   if (attempt !== undefined && stateDir !== undefined) throw toolError('USAGE', 'give --attempt or --state-dir, not both')
   const dirs = stateDir !== undefined ? stateDirAttempts(resolve(io.cwd, stateDir)) : [await resolveAttemptPath(attempt, io)]
   return await readback(dirs, { ...(stateDir === undefined ? {} : { stateDir }), allowTestHooks: values['allow-test-hooks'] === true }, io)

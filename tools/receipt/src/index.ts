@@ -4,10 +4,10 @@
 // core's readback (the code admit status uses) and prints one readback record each.
 
 import { existsSync, lstatSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import type { Receipt } from '@repairline/schemas'
 import {
-  acquireStepLock, attemptDirsOf, buildReceipt, EXIT, faultPoint, loadAttempt, outcomeExit, readbackAttempt, readOutcome, releaseLock,
+  acquireStepLock, attemptDirsOf, buildReceipt, EXIT, faultPoint, hasErrno, loadAttempt, outcomeExit, readbackAttempt, readOutcome, releaseLock,
   STALE_GRACE_MS, testHooksEnabled, toolError, writeJsonAtomic, writeOutcome, readJsonFile, type ToolIo, type ToolResult,
 } from '@repairline/core'
 
@@ -51,6 +51,7 @@ export async function readback (dirs: readonly string[], o: ReadbackOptions, io:
   if (tooLong !== undefined) throw toolError('USAGE', `the attempt path is longer than the system allows (${Buffer.byteLength(tooLong)} bytes)`)
   if (dirs.length === 1 && o.stateDir === undefined) {
     const a = dirs[0] ?? ''
+    assertAttemptDir(a)
     try {
       const admission = readJsonFile('admission', join(a, 'admission.json'))
       io.out.write({ v: 1, kind: 'attempt', path: a, key: admission.attempt_key })
@@ -73,6 +74,25 @@ export async function readback (dirs: readonly string[], o: ReadbackOptions, io:
   }
   io.stderr.write(`receipt: read back ${dirs.length} attempt${dirs.length === 1 ? '' : 's'}, ${invalid} invalid\n`)
   return { exit: invalid === 0 ? EXIT.OK : EXIT.NO }
+}
+
+/**
+ * Refuses (INPUT_MISSING) a path given as an attempt that is none: missing, not a directory,
+ * or a directory with no admission.json outside any state root's attempts/. A directory under
+ * attempts/ is read back whatever it lacks: a damaged attempt is invalid, not missing.
+ */
+function assertAttemptDir (dir: string): void {
+  let st
+  try {
+    st = lstatSync(dir)
+  } catch (e) {
+    if (hasErrno(e, 'ENOENT') || hasErrno(e, 'ENOTDIR') || hasErrno(e, 'ELOOP')) throw toolError('INPUT_MISSING', `attempt directory ${dir} does not exist`, { path: dir })
+    throw e
+  }
+  if (!st.isDirectory() && !st.isSymbolicLink()) throw toolError('INPUT_MISSING', `${dir} is not an attempt directory: it is not a directory`, { path: dir })
+  if (st.isDirectory() && !existsSync(join(dir, 'admission.json')) && basename(dirname(dir)) !== 'attempts') {
+    throw toolError('INPUT_MISSING', `${dir} is not an attempt directory: it holds no admission.json and is not under a state root's attempts/`, { path: dir, hint: 'pass state_dir/attempts/<key>, or --state-dir' })
+  }
 }
 
 export function stateDirAttempts (stateDir: string): string[] {
