@@ -1,6 +1,7 @@
 // Strict JSON: what JSON.parse accepts, minus what makes a document ambiguous. A byte-order
-// mark, a duplicate object key (JSON.parse silently keeps the last one) or invalid UTF-8 is
-// refused, so a reviewed file means exactly one thing to every reader.
+// mark, a duplicate object key (JSON.parse silently keeps the last one), invalid UTF-8 or an
+// escaped lone surrogate ("\ud800": no Unicode text, no UTF-8 form, and canonical JSON (JCS)
+// cannot hash it) is refused, so a reviewed file means exactly one thing to every reader.
 
 export type StrictJsonResult = { ok: true, value: unknown } | { ok: false, message: string }
 
@@ -15,7 +16,7 @@ export function parseJsonBytes (bytes: Uint8Array): StrictJsonResult {
   return parseJsonText(text)
 }
 
-/** Parses strict JSON text: no BOM, no duplicate keys. */
+/** Parses strict JSON text: no BOM, no duplicate keys, no lone surrogates. */
 export function parseJsonText (text: string): StrictJsonResult {
   if (text.charCodeAt(0) === 0xfeff) return { ok: false, message: 'starts with a byte-order mark' }
   let value: unknown
@@ -24,18 +25,24 @@ export function parseJsonText (text: string): StrictJsonResult {
   } catch (e) {
     return { ok: false, message: (e as Error).message }
   }
-  const dup = findDuplicateKey(text)
-  if (dup !== undefined) return { ok: false, message: `duplicate key ${JSON.stringify(dup.key)} at offset ${dup.offset}` }
+  const why = findAmbiguity(text)
+  if (why !== undefined) return { ok: false, message: why }
   return { ok: true, value }
 }
 
+/** A lone high or low surrogate (a string that is not Unicode text). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
 /**
- * Scans already-valid JSON text for an object with a repeated key. Runs after JSON.parse
- * succeeded, so it only tracks strings, nesting and which strings are keys.
+ * Scans already-valid JSON text for an object with a repeated key or a string that decodes to
+ * a lone surrogate. Runs after JSON.parse succeeded, so it only tracks strings, nesting and
+ * which strings are keys; only strings holding an escape are decoded.
  */
-function findDuplicateKey (text: string): { key: string, offset: number } | undefined {
+function findAmbiguity (text: string): string | undefined {
   const stack: Array<Set<string> | null> = []
   let expectKey = false
+  // The next backslash at or after the current string (moves forward only: linear overall).
+  let nextEscape = text.indexOf('\\')
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c === 0x7b /* { */) { stack.push(new Set()); expectKey = true } else if (c === 0x5b /* [ */) { stack.push(null); expectKey = false } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) { stack.pop(); expectKey = false } else if (c === 0x2c /* , */) { expectKey = stack.at(-1) instanceof Set } else if (c === 0x22 /* " */) {
@@ -43,13 +50,15 @@ function findDuplicateKey (text: string): { key: string, offset: number } | unde
       const start = i
       i = text.indexOf('"', i + 1)
       while (backslashesBefore(text, i) % 2 === 1) i = text.indexOf('"', i + 1)
+      if (nextEscape !== -1 && nextEscape < start) nextEscape = text.indexOf('\\', start)
+      // Without a backslash a string's text is the string itself; only escapes need decoding.
+      const decoded = nextEscape !== -1 && nextEscape < i ? JSON.parse(text.slice(start, i + 1)) as string : undefined
+      if (decoded !== undefined && LONE_SURROGATE.test(decoded)) return `an escaped lone surrogate in the string at offset ${start}`
       if (expectKey) {
-        // Without a backslash a key's text is the key itself; only escapes need decoding.
-        const raw = text.slice(start + 1, i)
-        const key = raw.includes('\\') ? JSON.parse(text.slice(start, i + 1)) as string : raw
+        const key = decoded ?? text.slice(start + 1, i)
         const keys = stack.at(-1)
         if (keys instanceof Set) {
-          if (keys.has(key)) return { key, offset: start }
+          if (keys.has(key)) return `duplicate key ${JSON.stringify(key)} at offset ${start}`
           keys.add(key)
         }
         expectKey = false

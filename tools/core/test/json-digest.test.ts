@@ -20,6 +20,17 @@ test('strict JSON refuses duplicate keys at any depth, a BOM and invalid UTF-8',
   assert.equal(parseJsonText('{"a":1,}').ok, false)
 })
 
+test('strict JSON refuses an escaped lone surrogate in any string, key or value; a pair, and a backslash before "u", are fine', () => {
+  for (const bad of ['{"id":"a\\ud800"}', '{"id":"\\udc00b"}', '["\\ude00\\ud83d"]', '{"\\ud800":1}', '{"a":{"b":["x","\\udbff"]}}']) {
+    assert.match((parseJsonText(bad) as { message: string }).message, /lone surrogate/, bad)
+    assert.doesNotThrow(() => JSON.parse(bad), 'JSON.parse alone accepts it')
+  }
+  assert.deepEqual(parseJsonText('{"e":"\\ud83d\\ude00"}'), { ok: true, value: { e: '\u{1f600}' } })
+  assert.deepEqual(parseJsonText('{"p":"\\\\ud800"}'), { ok: true, value: { p: '\\ud800' } })
+  // A lone surrogate would make JCS throw; every refused document is one JCS could not hash.
+  assert.throws(() => jcs(JSON.parse('{"id":"a\\ud800"}')))
+})
+
 test('JCS is key-order independent and digests match known values', () => {
   assert.equal(jcs({ b: 1, a: [true, null, 'é'] }), '{"a":[true,null,"é"],"b":1}')
   assert.equal(jcsSha256({ b: 1, a: 2 }), jcsSha256({ a: 2, b: 1 }))
