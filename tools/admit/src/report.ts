@@ -6,8 +6,8 @@
 
 import type { Case, ExecutionConfig, SuiteReport, TestEvent } from '@repairline/schemas'
 import {
-  caseInputSha256, EXIT, LineTooLongError, normalizeEventLine, splitLines, summarizeEvents, toolError, writePlainFileAtomic,
-  jsonFileBytes, assertValid, listTree, type ToolIo, type ToolResult,
+  caseInputSha256, EXIT, isUnicodeText, LineTooLongError, normalizeEventLine, schemaErrors, splitLines, summarizeEvents, toolError, writePlainFileAtomic,
+  jsonFileBytes, listTree, type ToolIo, type ToolResult,
 } from '@repairline/core'
 import { loadConfig, readBlob } from './inputs.ts'
 import { checkReportOut } from './rules/report-out.ts'
@@ -52,6 +52,10 @@ export async function admitReport (o: ReportOptions, io: ToolIo): Promise<ToolRe
   }
   const summary = summarizeEvents(events)
   if (summary.ran === 0 && summary.failing.length === 0) throw toolError('EVENTS_INVALID', 'stdin holds no test events', { hint: 'pipe `go test -json` output or repairline test events into admit report' })
+  // An identity that is no Unicode text (a lone surrogate from an escaped event line) has no
+  // canonical form to hash into a case.
+  const notText = summary.failing.find(id => !isUnicodeText(id))
+  if (notText !== undefined) throw toolError('EVENTS_INVALID', `a failing identity is not Unicode text (a lone surrogate): ${JSON.stringify(notText).slice(0, 200)}`)
   const cases: Case[] = summary.failing.map(identity => {
     const sep = identity.indexOf('::')
     const pkg = identity.slice(0, sep)
@@ -60,7 +64,12 @@ export async function admitReport (o: ReportOptions, io: ToolIo): Promise<ToolRe
   })
   if (cases.length === 0) throw toolError('NOTHING_ELIGIBLE', `no failing test among ${Object.keys(summary.identities).length} identities`)
   const report: SuiteReport = { version: 1, ...(o.suite === undefined ? {} : { suite: o.suite }), generated_at: io.now().toISOString(), cases }
-  assertValid('suite-report', report, 'generated suite report', 'INTERNAL')
+  // A report the contract refuses is the operator's --suite, or events no suite report can
+  // hold (an identity it cannot name, more failing identities than a report lists): never ours.
+  const errors = schemaErrors('suite-report', report)
+  const suiteError = errors.find(e => e.startsWith('/suite'))
+  if (suiteError !== undefined) throw toolError('USAGE', `--suite: ${suiteError}`)
+  if (errors.length > 0) throw toolError('EVENTS_INVALID', `the failing identities on stdin make no valid suite report: ${errors.slice(0, 3).join('; ')}`)
   writePlainFileAtomic(o.out, jsonFileBytes(report))
   io.stderr.write(`admit report: ${cases.length} failing identit${cases.length === 1 ? 'y' : 'ies'} written to ${o.out}${summary.anomalies.length > 0 ? ` (${summary.anomalies.length} anomalies: ${summary.anomalies[0] ?? ''})` : ''}\n`)
   return { exit: EXIT.OK }

@@ -123,7 +123,8 @@ export function writePlainFileAtomic (path: string, bytes: Uint8Array | string):
   try {
     if (lstatSync(path).isSymbolicLink()) throw toolError('WRITE_FAILED', `${path} is a symlink; refusing to write through it`)
   } catch (e) {
-    if (!hasErrno(e, 'ENOENT')) throw e
+    if ((e as { name?: string }).name === 'ToolError') throw e
+    if (!hasErrno(e, 'ENOENT')) throw toolError('WRITE_FAILED', `cannot write ${path}: ${(e as Error).message}`, { cause: e })
   }
   const tmp = join(dir, `.${basename(path)}.tmp-${randomBytes(6).toString('hex')}`)
   try {

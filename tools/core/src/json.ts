@@ -33,6 +33,11 @@ export function parseJsonText (text: string): StrictJsonResult {
 /** A lone high or low surrogate (a string that is not Unicode text). */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
+/** True when `s` is Unicode text: no lone surrogate, so it has a UTF-8 form and a JCS form. */
+export function isUnicodeText (s: string): boolean {
+  return !LONE_SURROGATE.test(s)
+}
+
 /**
  * Scans already-valid JSON text for an object with a repeated key or a string that decodes to
  * a lone surrogate. Runs after JSON.parse succeeded, so it only tracks strings, nesting and
@@ -53,7 +58,7 @@ function findAmbiguity (text: string): string | undefined {
       if (nextEscape !== -1 && nextEscape < start) nextEscape = text.indexOf('\\', start)
       // Without a backslash a string's text is the string itself; only escapes need decoding.
       const decoded = nextEscape !== -1 && nextEscape < i ? JSON.parse(text.slice(start, i + 1)) as string : undefined
-      if (decoded !== undefined && LONE_SURROGATE.test(decoded)) return `an escaped lone surrogate in the string at offset ${start}`
+      if (decoded !== undefined && !isUnicodeText(decoded)) return `an escaped lone surrogate in the string at offset ${start}`
       if (expectKey) {
         const key = decoded ?? text.slice(start + 1, i)
         const keys = stack.at(-1)

@@ -3,7 +3,7 @@
 // file is itself a suite report (a report regenerated in place); any other file — the
 // execution config, a source file, the routing policy, the lock — is refused, untouched.
 
-import { readFileSync, realpathSync, lstatSync } from 'node:fs'
+import { readFileSync, realpathSync, lstatSync, statSync } from 'node:fs'
 import { dirname, relative, isAbsolute, basename, join } from 'node:path'
 import type { ExecutionConfig } from '@repairline/schemas'
 import { isValid, toolError } from '@repairline/core'
@@ -16,6 +16,7 @@ function resolvedPath (path: string): string {
   } catch {
     throw toolError('WRITE_FAILED', `cannot write ${path}: its directory does not exist`, { path })
   }
+  if (!statSync(dir).isDirectory()) throw toolError('WRITE_FAILED', `cannot write ${path}: ${dirname(path)} is not a directory`, { path })
   return join(dir, basename(path))
 }
 
