@@ -171,6 +171,9 @@ function parseArgv (argv: string[]): DriveOptions {
     const a = argv[i]
     const v = argv[i + 1]
     if ((a === '--config' || a === '--report' || a === '--until') && v !== undefined) {
+      // As in every tool: an option given twice is a usage error, never "the last one wins".
+      const key = a === '--config' ? 'config' : a === '--report' ? 'report' : 'until'
+      if (o[key] !== undefined) throw new Error(`${a} given twice`)
       if (a === '--until') {
         if (!(STEPS as readonly string[]).includes(v)) throw new Error(`--until must be one of ${STEPS.join(', ')}`)
         o.until = v as Step

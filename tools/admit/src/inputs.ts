@@ -25,7 +25,7 @@ const MINIMAL_MANIFEST = '{"version":1,"tasks":{},"surfaces":{"agent":{"register
  * Reads an operator file: must be absolute and a regular file (a FIFO or device is refused
  * without blocking), at most `maxBytes`.
  */
-export function readOperatorFile (path: string, what: string, maxBytes: number): Buffer {
+export function readOperatorFile (path: string, what: string, maxBytes: number, tooLarge: 'CONFIG_INVALID' | 'ROUTING_POLICY_INVALID' | 'REPORT_INVALID'): Buffer {
   if (!isAbsolute(path)) throw toolError('USAGE', `${what} must be an absolute path, got ${path}`)
   let fd: number
   try {
@@ -36,7 +36,8 @@ export function readOperatorFile (path: string, what: string, maxBytes: number):
   try {
     const st = fstatSync(fd)
     if (!st.isFile()) throw toolError('INPUT_MISSING', `${what} ${path} is not a regular file`, { path })
-    if (st.size > maxBytes) throw toolError('INPUT_MISSING', `${what} ${path} is larger than ${maxBytes} bytes`, { path })
+    // Present but over its bound: the file breaks its contract (it is not missing).
+    if (st.size > maxBytes) throw toolError(tooLarge, `${what} ${path} is larger than ${maxBytes} bytes`, { path })
     return readFileSync(fd)
   } finally {
     closeSync(fd)
@@ -50,7 +51,7 @@ export interface LoadedConfig {
 
 /** The config: strict JSON, schema, then the rules that need no repository. */
 export function loadConfig (path: string): LoadedConfig {
-  const configBytes = readOperatorFile(path, 'execution config', 1 << 20)
+  const configBytes = readOperatorFile(path, 'execution config', 1 << 20, 'CONFIG_INVALID')
   const config = parseDocument('execution', configBytes, `execution config ${path}`, 'CONFIG_INVALID')
   checkRunnerOptions(config)
   checkProviderBaseUrl(config)
@@ -95,7 +96,7 @@ export async function readBlob (root: string, entry: TreeEntry): Promise<Buffer>
 export interface LoadedPolicy { policy: RoutingPolicy, policyBytes: Buffer }
 
 export function loadPolicy (config: ExecutionConfig): LoadedPolicy {
-  const policyBytes = readOperatorFile(config.repair_policy, 'routing policy', 1 << 20)
+  const policyBytes = readOperatorFile(config.repair_policy, 'routing policy', 1 << 20, 'ROUTING_POLICY_INVALID')
   const policy = parseDocument('routing-policy', policyBytes, `routing policy ${config.repair_policy}`, 'ROUTING_POLICY_INVALID')
   checkRoutingPolicy(policy, config.provider.model)
   return { policy, policyBytes }
@@ -117,7 +118,7 @@ export async function loadManifest (config: ExecutionConfig, source: LoadedSourc
 
 /** The report: strict JSON, schema, unique ids, and every input_sha256 recomputed. */
 export function loadReport (path: string): SuiteReport {
-  const bytes = readOperatorFile(path, 'suite report', 16 << 20)
+  const bytes = readOperatorFile(path, 'suite report', 16 << 20, 'REPORT_INVALID')
   const report = parseDocument('suite-report', bytes, `suite report ${path}`, 'REPORT_INVALID')
   const ids = new Set<string>()
   report.cases.forEach((c: Case, i: number) => {
