@@ -249,3 +249,17 @@ test('the driver refuses a repeated --config as USAGE (2), as every tool does', 
   assert.equal(r.exitCode, 2, String(r.stderr))
   assert.equal(existsSync(f.stateDir), false)
 })
+
+test('a source_root or state_dir holding a newline or another control character is CONFIG_INVALID (78), not a misleading SOURCE_NOT_GIT', async t => {
+  const f = await makeFixture(tempDir(t))
+  const odd = join(f.dir, 'my\nrepo')
+  await gitT(f.dir, ['clone', '-q', f.repo, odd])
+  for (const change of [{ source_root: odd }, { state_dir: join(f.dir, 'state\tx') }]) {
+    rewriteConfig(f, c => ({ ...c, ...change }))
+    const before = snapshot(f.dir)
+    const r = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath])
+    assertRefusal(r, 'admit', 78, ['CONFIG_INVALID'])
+    assert.match(r.stderr, /holds a control character/)
+    assert.deepEqual(snapshot(f.dir), before)
+  }
+})

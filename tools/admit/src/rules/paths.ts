@@ -8,6 +8,17 @@ import { basename, dirname, join } from 'node:path'
 import type { ExecutionConfig } from '@repairline/schemas'
 import { readCaFile, SANDBOX_GID, SANDBOX_UID, toolError, unreachableBy } from '@repairline/core'
 
+/**
+ * source_root and state_dir hold no control character: git reports the checkout's top one
+ * line per path, and every message and record names them on one line.
+ */
+export function checkPathCharacters (config: ExecutionConfig): void {
+  for (const [field, value] of [['source_root', config.source_root], ['state_dir', config.state_dir]] as const) {
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(value)) throw toolError('CONFIG_INVALID', `${field} ${JSON.stringify(value)} holds a control character`, { path: `/${field}` })
+  }
+}
+
 export function checkStateDir (config: ExecutionConfig): void {
   const dir = config.state_dir
   const path = '/state_dir'
