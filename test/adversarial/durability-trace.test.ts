@@ -14,6 +14,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
+import { spawnSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: a one-shot probe of strace, argv array
 import { execa } from 'execa'
 import { NODE_FIX_PROPOSAL } from '../helpers/responses-server.ts'
 import { chainFixture, startProvider } from '../helpers/chain.ts'
@@ -21,6 +22,14 @@ import { BASE_ENV, ROOT } from '../helpers/bin.ts'
 import { tempDir } from '../helpers/tmp.ts'
 
 const STRACE = '/usr/bin/strace'
+
+/** Why strace cannot trace here (not installed, or ptrace refused by the host), or false. */
+function straceUnusable (): string | false {
+  if (!existsSync(STRACE)) return 'strace is not installed (the bootstrap installs it as root)'
+  const probe = spawnSync(STRACE, ['-qq', '-o', '/dev/null', '--', '/bin/true'])
+  return probe.status === 0 ? false : `strace cannot trace on this host: ${String(probe.stderr).trim().split('\n')[0] ?? ''}`
+}
+const SKIP = straceUnusable()
 const TRACED = 'openat,open,creat,fsync,fdatasync,rename,renameat,renameat2,link,linkat,mkdir,mkdirat'
 
 type Op =
@@ -109,7 +118,7 @@ async function traced (traceFile: string, tool: string, args: string[]): Promise
   return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) }
 }
 
-test('K10: every file of a whole chain is written to a temporary name, fsync\'d, renamed into place and its directory fsync\'d, in order', { skip: existsSync(STRACE) ? false : 'strace is not installed (the bootstrap installs it as root)' }, async (t) => {
+test('K10: every file of a whole chain is written to a temporary name, fsync\'d, renamed into place and its directory fsync\'d, in order', { skip: SKIP }, async (t) => {
   const p = await startProvider(t)
   p.server.proposals.set('node-fix', NODE_FIX_PROPOSAL)
   const f = await chainFixture(t, p, 'proposal/node-fix', { runner: 'node' })
@@ -137,7 +146,7 @@ test('K10: every file of a whole chain is written to a temporary name, fsync\'d,
   assert.deepEqual(protocolViolations(ops, files, f.stateDir), [])
 })
 
-test('K10 positive control: the checker flags a file written in place and a rename whose directory is never fsync\'d', { skip: existsSync(STRACE) ? false : 'strace is not installed' }, async (t) => {
+test('K10 positive control: the checker flags a file written in place and a rename whose directory is never fsync\'d', { skip: SKIP }, async (t) => {
   const dir = tempDir(t, 'rl-trace-')
   writeFileSync(join(dir, 'src'), 'x\n')
   const trace = join(dir, 'cp.trace')
