@@ -3,11 +3,12 @@
 // an existing outcome ends the step at once; the lock must name the attempt; a passed
 // deadline is timed_out; every earlier step's files must exist and validate.
 
-import { closeSync, constants, fstatSync, openSync, readFileSync, existsSync, lstatSync } from 'node:fs'
+import { existsSync, lstatSync } from 'node:fs'
 import { dirname, isAbsolute, join } from 'node:path'
 import type { Admission, ExecutionConfig, OutcomeFile, SchemaName, SchemaTypes } from '@repairline/schemas'
 import { parseDocument } from './contracts.ts'
 import { hasErrno, toolError, type ErrorCode } from './errors.ts'
+import { readFileNoFollow } from './read-file.ts'
 import { outcomeExit, writeOutcome, type DecidedOutcome, type StepName } from './outcome.ts'
 import { assertLockNames } from './lock.ts'
 import { acquireStepLock } from './step-lock.ts'
@@ -47,18 +48,6 @@ export const ATTEMPT_JSON_FILES: Partial<Record<string, SchemaName>> = {
   'verify.json': 'verify',
 }
 
-/** Reads a file without following a symlink, bounded to `maxBytes`. */
-export function readFileNoFollow (path: string, maxBytes = 64 << 20): Buffer {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-  try {
-    const st = fstatSync(fd)
-    if (!st.isFile()) throw toolError('STATE_UNSAFE', `${path} is not a regular file`)
-    if (st.size > maxBytes) throw toolError('FILE_INVALID', `${path} is larger than ${maxBytes} bytes`)
-    return readFileSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-}
 
 /** Reads and validates one of our JSON files. Missing → `missingCode`; invalid → FILE_INVALID. */
 export function readJsonFile<N extends SchemaName> (name: N, path: string, missingCode: ErrorCode = 'ATTEMPT_INCOMPLETE'): SchemaTypes[N] {

@@ -1,9 +1,9 @@
 // Finding the attempt a step works on: --attempt, or the attempt record on stdin. Kept apart
 // from attempt-dir.ts so a tool's entry point can resolve it without loading every schema.
 
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { toolError } from './errors.ts'
+import { readFileNoFollow } from './read-file.ts'
 import { readRecords } from './ndjson.ts'
 import type { ToolIo } from './run-cli.ts'
 
@@ -36,27 +36,10 @@ export async function resolveAttemptPath (flag: string | undefined, io: ToolIo):
 
 function admittedKey (dir: string): string | undefined {
   try {
-    const doc: unknown = JSON.parse(readSmallRegularFile(join(dir, 'admission.json')))
+    const doc: unknown = JSON.parse(readFileNoFollow(join(dir, 'admission.json'), 1 << 20).toString('utf8'))
     const key = (doc as { attempt_key?: unknown } | null)?.attempt_key
     return typeof key === 'string' ? key : undefined
   } catch {
     return undefined
-  }
-}
-
-
-/**
- * A regular file of at most 1 MiB, as text. Never blocks on a FIFO (O_NONBLOCK) and never
- * follows a symlink; anything else throws. (attempt-dir.ts's reader would bring the file
- * validators into every tool's start-up.)
- */
-function readSmallRegularFile (path: string): string {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-  try {
-    const st = fstatSync(fd)
-    if (!st.isFile() || st.size > 1 << 20) throw new Error(`${path} is not a small regular file`)
-    return readFileSync(fd, 'utf8')
-  } finally {
-    closeSync(fd)
   }
 }

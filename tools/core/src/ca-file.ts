@@ -5,7 +5,7 @@
 // ask-provider again before the token and before dispatch.json (PROVIDER_CA_INVALID).
 
 import { X509Certificate } from 'node:crypto'
-import { readFileNoFollow } from './attempt-dir.ts'
+import { readFileNoFollow } from './read-file.ts'
 
 const CERTIFICATE = /-----BEGIN CERTIFICATE-----\r?\n[\s\S]*?-----END CERTIFICATE-----/g
 

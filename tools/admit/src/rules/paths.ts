@@ -58,8 +58,8 @@ export function checkStateOutsideSource (config: ExecutionConfig): void {
   }
 }
 
-/** True when `path` is `dir` or below it. */
-function within (path: string, dir: string): boolean {
+/** True when `path` is `dir` or below it (both normalized absolute paths). */
+export function within (path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`)
 }
 

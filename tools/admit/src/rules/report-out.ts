@@ -4,9 +4,10 @@
 // execution config, a source file, the routing policy, the lock — is refused, untouched.
 
 import { readFileSync, realpathSync, lstatSync, statSync } from 'node:fs'
-import { dirname, relative, isAbsolute, basename, join } from 'node:path'
+import { dirname, basename, join } from 'node:path'
 import type { ExecutionConfig } from '@repairline/schemas'
 import { isValid, toolError } from '@repairline/core'
+import { within } from './paths.ts'
 
 /** `path` with its directory's symlinks resolved (the directory must exist). */
 function resolvedPath (path: string): string {
@@ -20,17 +21,17 @@ function resolvedPath (path: string): string {
   return join(dir, basename(path))
 }
 
-function within (root: string, path: string): boolean {
+/** True when `path` (already resolved) lies in `root` as the kernel resolves it. */
+function inside (root: string, path: string): boolean {
   let base: string
   try { base = realpathSync(root) } catch { return false }
-  const rel = relative(base, path)
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
+  return within(path, base)
 }
 
 export function checkReportOut (out: string, config: ExecutionConfig): void {
   const target = resolvedPath(out)
-  if (within(config.source_root, target)) throw toolError('OUTPUT_UNSAFE', `${out} is inside source_root ${config.source_root}: admit never writes into your checkout`, { path: out })
-  if (within(config.state_dir, target)) throw toolError('OUTPUT_UNSAFE', `${out} is inside state_dir ${config.state_dir}, which only the tools write`, { path: out })
+  if (inside(config.source_root, target)) throw toolError('OUTPUT_UNSAFE', `${out} is inside source_root ${config.source_root}: admit never writes into your checkout`, { path: out })
+  if (inside(config.state_dir, target)) throw toolError('OUTPUT_UNSAFE', `${out} is inside state_dir ${config.state_dir}, which only the tools write`, { path: out })
   let st
   try { st = lstatSync(target) } catch { return }
   let current: unknown

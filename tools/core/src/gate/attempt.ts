@@ -4,7 +4,8 @@
 
 import { join } from 'node:path'
 import type { GateReport, Proposal } from '@repairline/schemas'
-import { readFileNoFollow, type Attempt } from '../attempt-dir.ts'
+import { type Attempt } from '../attempt-dir.ts'
+import { readFileNoFollow } from '../read-file.ts'
 import { jsonFileBytes } from '../atomic.ts'
 import { parseDocument } from '../contracts.ts'
 import { sha256Hex } from '../digest.ts'

@@ -5,6 +5,7 @@
 
 import { lstatSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { compareUtf8 } from '../tree-rules/collisions.ts'
 
 export const UNSEALED_DIRS = ['work', 'logs'] as const
 export const RECEIPT_FILE = 'receipt.json'
@@ -20,10 +21,6 @@ export interface AttemptListing {
 
 /** The name atomic.ts gives a temp file: `.<target name>.tmp-<12 hex>`. */
 export const TEMP_FILE = /^\.[^/]+\.tmp-[0-9a-f]{12}$/
-
-function byBytes (a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b))
-}
 
 /** Lists the sealable files of an attempt directory without following any symlink. */
 export function listAttemptFiles (dir: string): AttemptListing {
@@ -41,5 +38,5 @@ export function listAttemptFiles (dir: string): AttemptListing {
     }
   }
   walk('')
-  return { files: files.sort(byBytes), special: special.sort(byBytes), leftovers: leftovers.sort(byBytes) }
+  return { files: files.sort(compareUtf8), special: special.sort(compareUtf8), leftovers: leftovers.sort(compareUtf8) }
 }

@@ -16,7 +16,7 @@
 
 import { join } from 'node:path'
 import type { Baseline, TestEvent, VerifyReport } from '@repairline/schemas'
-import { readFileNoFollow } from '../attempt-dir.ts'
+import { readFileNoFollow } from '../read-file.ts'
 import { jcs } from '../digest.ts'
 import { assessRun, summarizeEvents, type TestSummary } from '../events.ts'
 import { schemaErrors } from '../contracts.ts'
