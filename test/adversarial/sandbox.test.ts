@@ -14,8 +14,9 @@ import { networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { spawnSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: a child with an inherited fd 200 (execa's types do not take raw descriptors past stdio)
+import { goInstall } from '@repairline/core'
 import { ROOT } from '../helpers/bin.ts'
-import { lastJson, leftoverCgroups, makeTree, probeJson, processesWith, rawProbeArgv, runArgv, runNodeProbe, runPlainProbe, sandboxTemp } from '../helpers/sandbox.ts'
+import { lastJson, leftoverCgroups, makeTree, probeJson, processesWith, rawProbeArgv, runArgv, runNodeProbe, runPlainProbe, sandboxTemp, warmGoCache } from '../helpers/sandbox.ts'
 
 async function listen (server: Server, where: string | number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
@@ -67,7 +68,7 @@ test('S4: UDP to a host listener never arrives from inside (the sandbox has its 
   await new Promise<void>(resolve => server.bind(0, '0.0.0.0', () => resolve()))
   t.after(() => server.close())
   const port = String(server.address().port)
-  const external = Object.values(networkInterfaces()).flat().filter(a => a !== undefined && a.family === 'IPv4' && !a.internal).map(a => a?.address ?? '')
+  const external = externalAddresses()
   for (const host of ['127.0.0.1', ...external]) {
     const inside = probeJson(await runNodeProbe(tree, UDP, { args: [host, port] }))
     // Loopback is the sandbox's own (the datagram is taken and goes nowhere); any other address has no route.
@@ -79,6 +80,113 @@ test('S4: UDP to a host listener never arrives from inside (the sandbox has its 
   for (const host of ['127.0.0.1', ...external]) assert.deepEqual(lastJson(await runPlainProbe(tree, UDP, [host, port])), { sent: true }, host)
   for (let waited = 0; received < 1 + external.length && waited < 10_000; waited += 20) await new Promise(resolve => setTimeout(resolve, 20))
   assert.equal(received, 1 + external.length)
+})
+
+// Runs argv[2..] as a child and reports its exit status and trimmed output.
+const RUN = `import { spawnSync } from 'node:child_process'
+const [program, ...args] = process.argv.slice(2)
+const r = spawnSync(program, args, { encoding: 'utf8', timeout: 10_000 })
+process.stdout.write(JSON.stringify({ status: r.status, stdout: r.stdout.trim(), stderr: r.stderr.trim() }))
+`
+
+/** The host's own non-loopback IPv4 addresses. */
+function externalAddresses (): string[] {
+  return Object.values(networkInterfaces()).flat().filter(a => a !== undefined && a.family === 'IPv4' && !a.internal).map(a => a?.address ?? '')
+}
+
+test('S4: bash\'s /dev/tcp to a host listener fails inside, on loopback and on every host address, and the listener accepts nothing; the same command outside connects', async t => {
+  const tree = makeTree(sandboxTemp(t), 'tree', {})
+  let accepted = 0
+  const server = createServer(sock => { accepted++; sock.destroy() })
+  await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(0, '0.0.0.0', resolve) })
+  t.after(() => server.close())
+  const port = String((server.address() as { port: number }).port)
+  const hosts = ['127.0.0.1', ...externalAddresses()]
+  for (const host of hosts) {
+    const inside = probeJson(await runNodeProbe(tree, RUN, { args: ['/usr/bin/bash', '-c', `echo rl >/dev/tcp/${host}/${port}`] }))
+    assert.notEqual(inside.status, 0, host)
+    assert.match(String(inside.stderr), host === '127.0.0.1' ? /Connection refused/ : /Network is unreachable/, host)
+  }
+  assert.equal(accepted, 0)
+  for (const host of hosts) assert.equal(lastJson(await runPlainProbe(tree, RUN, ['/usr/bin/bash', '-c', `echo rl >/dev/tcp/${host}/${port}`])).status, 0, host)
+  for (let waited = 0; accepted < hosts.length && waited < 10_000; waited += 20) await new Promise(resolve => setTimeout(resolve, 20))
+  assert.equal(accepted, hosts.length)
+})
+
+// Asks the DNS server at host:port for an A record, without the system resolver (the sandbox
+// has no /etc, so no resolv.conf: the query must be addressed to reach anything at all).
+const DNS = `import { Resolver } from 'node:dns/promises'
+const [host, port] = process.argv.slice(2)
+const r = new Resolver({ timeout: 500, tries: 1 })
+r.setServers([host + ':' + port])
+try { process.stdout.write(JSON.stringify({ addresses: await r.resolve4('rl-probe.example') })) } catch (e) { process.stdout.write(JSON.stringify({ code: e.code })) }
+`
+
+/** A DNS answer to `query` (one question, no compression in it): the name is at 192.0.2.1. */
+function dnsAnswer (query: Buffer): Buffer {
+  let end = 12
+  while (end < query.length && query[end] !== 0) end += (query[end] as number) + 1
+  const question = query.subarray(12, end + 5)
+  const header = Buffer.from([0, 0, 0x81, 0x80, 0, 1, 0, 1, 0, 0, 0, 0])
+  query.copy(header, 0, 0, 2)
+  const answer = Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 192, 0, 2, 1])
+  return Buffer.concat([header, question, answer])
+}
+
+test('S4: a DNS query to a host resolver never arrives from inside, on loopback or any host address; outside, the same query is answered', async t => {
+  const tree = makeTree(sandboxTemp(t), 'tree', {})
+  const server = createSocket('udp4')
+  let received = 0
+  server.on('message', (query, from) => { received++; server.send(dnsAnswer(query), from.port, from.address) })
+  await new Promise<void>(resolve => server.bind(0, '0.0.0.0', () => resolve()))
+  t.after(() => server.close())
+  const port = String(server.address().port)
+  const hosts = ['127.0.0.1', ...externalAddresses()]
+  for (const host of hosts) {
+    const inside = probeJson(await runNodeProbe(tree, DNS, { args: [host, port] }))
+    assert.equal(inside.addresses, undefined, host)
+    assert.equal(typeof inside.code, 'string', host)
+  }
+  await new Promise(resolve => setTimeout(resolve, 200))
+  assert.equal(received, 0, 'no query from inside reached the host resolver')
+  for (const host of hosts) assert.deepEqual(lastJson(await runPlainProbe(tree, DNS, [host, port])), { addresses: ['192.0.2.1'] }, host)
+  assert.equal(received, hosts.length)
+})
+
+test('S4: ICMP cannot be sent from inside (no raw socket without CAP_NET_RAW, no ping socket in the sandbox\'s network namespace); outside, host root gets an echo reply', async t => {
+  const tree = makeTree(sandboxTemp(t), 'tree', { 'icmp-echo.pl': readFileSync(join(ROOT, 'test/fixtures/probes/icmp-echo.pl'), 'utf8') })
+  for (const kind of ['raw', 'dgram']) {
+    const inside = probeJson(await runNodeProbe(tree, RUN, { args: ['/usr/bin/perl', '/src/icmp-echo.pl', kind, '127.0.0.1'] }))
+    assert.equal(inside.status, 0, kind)
+    assert.deepEqual(JSON.parse(String(inside.stdout)), { socket: false, errno: kind === 'raw' ? 'EPERM' : 'EACCES' }, kind)
+  }
+  // Positive control: the same script as host root, outside, sends and is answered.
+  assert.deepEqual(lastJson(await runArgv(['/usr/bin/perl', join(tree, 'icmp-echo.pl'), 'raw', '127.0.0.1'], { env: { PATH: '/usr/bin:/bin' } })), { socket: true, sent: 1, reply: 1 })
+})
+
+test('S4: an io_uring connect (IORING_OP_CONNECT, no connect(2)) to a host listener is refused inside like any other; outside, the same program connects', async t => {
+  const dir = sandboxTemp(t)
+  const tree = makeTree(dir, 'tree', {})
+  const build = await runArgv([goInstall().goBin, 'build', '-o', join(tree, 'iouring-connect'), join(ROOT, 'test/fixtures/probes/iouring-connect.go')], {
+    env: { PATH: '/usr/bin:/bin', HOME: dir, GOCACHE: await warmGoCache(), GOPATH: join(dir, 'gopath'), CGO_ENABLED: '0', GOFLAGS: '', GOPROXY: 'off', GOTOOLCHAIN: 'local', GOWORK: 'off', GOENV: 'off', GO111MODULE: 'off' },
+    timeoutMs: 120_000,
+  })
+  assert.equal(build.exitCode, 0, build.stderr)
+  chmodSync(join(tree, 'iouring-connect'), 0o755)
+  let accepted = 0
+  const server = createServer(sock => { accepted++; sock.destroy() })
+  await listen(server, 0)
+  t.after(() => server.close())
+  const port = String((server.address() as { port: number }).port)
+  const control = JSON.parse(String(lastJson(await runPlainProbe(tree, RUN, [join(tree, 'iouring-connect'), port])).stdout)) as Record<string, unknown>
+  if (control.setup !== 'ok') { t.skip(`io_uring is not available to an unprivileged process on this host (${String(control.setup)}): nothing to get around`); return }
+  assert.deepEqual(control, { setup: 'ok', res: 0 })
+  for (let waited = 0; accepted < 1 && waited < 10_000; waited += 20) await new Promise(resolve => setTimeout(resolve, 20))
+  assert.equal(accepted, 1)
+  const inside = JSON.parse(String(probeJson(await runNodeProbe(tree, RUN, { args: ['/src/iouring-connect', port] })).stdout)) as Record<string, unknown>
+  assert.deepEqual(inside, { setup: 'ok', res: -111 }, 'ECONNREFUSED from the sandbox\'s own loopback')
+  await new Promise(resolve => setTimeout(resolve, 100))
+  assert.equal(accepted, 1, 'nothing from inside reached the listener')
 })
 
 // Runs the program at argv[2] with -u and reports the effective uid it printed.
