@@ -16,7 +16,8 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
-import { basename, join } from 'node:path'
+import { execFileSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: mkfifo, a fixture primitive
+import { basename, dirname, join } from 'node:path'
 import { readbackAttempt, sha256Hex, STATED_LIMITS, statedLimitsFor, type ReadbackResult } from '@repairline/core'
 import { startProvider, type Provider } from '../helpers/chain.ts'
 import { runBin, ROOT } from '../helpers/bin.ts'
@@ -454,6 +455,36 @@ test('receipt readback (the bin) on a sample of negative fixtures: exit 1, one r
   const all = await runBin('receipt', ['readback', '--state-dir', join(root, 'flip_gate_fail')])
   assert.equal(all.exitCode, 1, all.stderr)
   assert.equal(all.records.filter(x => x.kind === 'readback').length, 1)
+})
+
+// Whatever is planted under a state root's attempts/ gets its own record: a file, a FIFO (which
+// must not block the read) and a symlink to a real attempt (not followed: readback of the root
+// does not vouch for an attempt that lives elsewhere).
+test('receipt readback --state-dir: a file, a FIFO and a symlink under attempts/ are each NOT_AN_ATTEMPT; the real attempt beside them reads back valid', async () => {
+  const copy = copyAttempt(sources.go_verified.dir, root, '_planted_root')
+  const state = join(root, '_planted_root')
+  // Positive control: the root with only its real attempt reads back valid.
+  const clean = await runBin('receipt', ['readback', '--state-dir', state])
+  assert.equal(clean.exitCode, 0, clean.stderr)
+  assert.deepEqual(clean.records.filter(x => x.kind === 'readback').map(x => x.kind === 'readback' && x.valid), [true])
+  const attempts = dirname(copy)
+  writeFileSync(join(attempts, '0000000000000000'), 'not an attempt\n')
+  execFileSync('mkfifo', [join(attempts, '1111111111111111')])
+  symlinkSync(copy, join(attempts, 'ffffffffffffffff'))
+  const r = await runBin('receipt', ['readback', '--state-dir', state])
+  assert.equal(r.exitCode, 1, r.stderr)
+  const records = r.records.filter(x => x.kind === 'readback')
+  assert.deepEqual(records.map(x => x.kind === 'readback' ? [basename(x.attempt_dir), x.valid, x.findings.map(f => f.code)] : []), [
+    ['0000000000000000', false, ['NOT_AN_ATTEMPT']],
+    ['1111111111111111', false, ['NOT_AN_ATTEMPT']],
+    [basename(copy), true, []],
+    ['ffffffffffffffff', false, ['NOT_AN_ATTEMPT']],
+  ])
+  assert.match(r.stderr, /read back 4 attempts, 3 invalid/)
+  for (const [name, kind] of [['0000000000000000', 'a regular file'], ['1111111111111111', 'a FIFO'], ['ffffffffffffffff', 'a symbolic link']] as const) {
+    const rec = records.find(x => x.kind === 'readback' && basename(x.attempt_dir) === name)
+    assert.ok(rec?.kind === 'readback' && rec.findings[0]?.message.includes(kind), `${name}: ${JSON.stringify(rec)}`)
+  }
 })
 
 // admit status uses the same readback: a source attempt mutated in place (its key is bound to

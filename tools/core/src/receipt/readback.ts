@@ -22,6 +22,11 @@ import { statedLimitsFor } from './seal.ts'
 export interface ReadbackOptions {
   /** Report test hooks as a notice instead of an error (crash-matrix tests). */
   allowTestHooks?: boolean
+  /**
+   * `dir` is an entry of a state root's attempts/ (not a path the operator named): it must be
+   * a real directory, since admit makes nothing else there, and a symlink is not followed.
+   */
+  stateRootEntry?: boolean
 }
 
 export interface ReadbackResult {
@@ -74,6 +79,13 @@ export async function readbackAttempt (dir: string, o: ReadbackOptions = {}): Pr
     valid: !f.list.some(x => x.severity === 'error'),
     findings: f.list,
   })
+  if (o.stateRootEntry === true) {
+    const kind = entryKind(dir)
+    if (kind !== 'directory') {
+      f.add('NOT_AN_ATTEMPT', `${basename(dir)} under attempts/ is ${kind}, not an attempt directory: admit makes only directories there`)
+      return done()
+    }
+  }
   if (!existsSync(join(dir, 'admission.json'))) {
     f.add('MISSING_STAGE_RECORD', 'admission.json is missing: this is not an admitted attempt', 'admission.json')
     return done()
@@ -175,9 +187,25 @@ export async function readbackAttempt (dir: string, o: ReadbackOptions = {}): Pr
   return done(admission, outcome)
 }
 
-/** The attempt directories of a state root, sorted. */
+/**
+ * Every entry of a state root's attempts/, in byte order: the attempt directories and anything
+ * else planted there, so that readback has a record for each (readbackAttempt with
+ * stateRootEntry refuses what is not a directory).
+ */
 export function attemptDirsOf (stateDir: string): string[] {
   const root = join(stateDir, 'attempts')
   if (!existsSync(root)) return []
-  return readdirSync(root).filter(n => lstatSync(join(root, n)).isDirectory()).sort().map(n => join(root, n))
+  return readdirSync(root).sort(compareUtf8).map(n => join(root, n))
+}
+
+/** What a state-root entry is, by lstat: "directory", or a phrase for the message. */
+function entryKind (path: string): string {
+  let st
+  try { st = lstatSync(path) } catch (e) { return `unreadable (${(e as NodeJS.ErrnoException).code ?? 'error'})` }
+  if (st.isDirectory()) return 'directory'
+  if (st.isSymbolicLink()) return 'a symbolic link'
+  if (st.isFile()) return 'a regular file'
+  if (st.isFIFO()) return 'a FIFO'
+  if (st.isSocket()) return 'a socket'
+  return 'a device'
 }
