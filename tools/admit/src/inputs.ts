@@ -117,9 +117,12 @@ export async function loadManifest (config: ExecutionConfig, source: LoadedSourc
   return { manifest, manifestBytes }
 }
 
+/** The largest suite report admit reads (and the largest file `admit report --out` may replace). */
+export const SUITE_REPORT_MAX_BYTES = 16 << 20
+
 /** The report: strict JSON, schema, unique ids, and every input_sha256 recomputed. */
 export function loadReport (path: string): SuiteReport {
-  const bytes = readOperatorFile(path, 'suite report', 16 << 20, 'REPORT_INVALID')
+  const bytes = readOperatorFile(path, 'suite report', SUITE_REPORT_MAX_BYTES, 'REPORT_INVALID')
   const report = parseDocument('suite-report', bytes, `suite report ${path}`, 'REPORT_INVALID')
   const ids = new Set<string>()
   report.cases.forEach((c: Case, i: number) => {

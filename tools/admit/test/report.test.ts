@@ -84,4 +84,12 @@ test('--out replaces only an earlier suite report: the config, a checkout file, 
   const again = await report(out)
   assert.equal(again.exitCode, 0, again.stderr)
   assert.ok(validators['suite-report'](JSON.parse(readFileSync(out, 'utf8'))))
+  // A report padded past the 16 MiB admit reads is no report admit could load: it is not read
+  // whole to be judged, and not replaced.
+  const big = join(f.dir, 'big.json')
+  writeFileSync(big, Buffer.concat([readFileSync(out), Buffer.alloc((16 << 20) + 1 - readFileSync(out).length, ' ')]))
+  const padded = await report(big)
+  assert.equal(padded.exitCode, 73, padded.stderr)
+  assert.equal(errorOf(padded)?.code, 'OUTPUT_UNSAFE')
+  assert.equal(readFileSync(big).length, (16 << 20) + 1)
 })

@@ -8,6 +8,7 @@ import { dirname, basename, join } from 'node:path'
 import type { ExecutionConfig } from '@repairline/schemas'
 import { isValid, toolError } from '@repairline/core'
 import { within } from './paths.ts'
+import { SUITE_REPORT_MAX_BYTES } from '../inputs.ts'
 
 /** `path` with its directory's symlinks resolved (the directory must exist). */
 function resolvedPath (path: string): string {
@@ -36,7 +37,7 @@ export function checkReportOut (out: string, config: ExecutionConfig): void {
   try { st = lstatSync(target) } catch { return }
   let current: unknown
   try {
-    current = st.isFile() ? JSON.parse(readFileSync(target, 'utf8')) : undefined
+    current = st.isFile() && st.size <= SUITE_REPORT_MAX_BYTES ? JSON.parse(readFileSync(target, 'utf8')) : undefined
   } catch {
     current = undefined
   }
