@@ -160,7 +160,9 @@ test('S4: ICMP cannot be sent from inside (no raw socket without CAP_NET_RAW, no
     assert.equal(inside.status, 0, kind)
     assert.deepEqual(JSON.parse(String(inside.stdout)), { socket: false, errno: kind === 'raw' ? 'EPERM' : 'EACCES' }, kind)
   }
-  // Positive control: the same script as host root, outside, sends and is answered.
+  // Positive control: the same script as host root, outside, sends and is answered (unless the
+  // host itself ignores echo requests, when no control is possible).
+  if (readFileSync('/proc/sys/net/ipv4/icmp_echo_ignore_all', 'utf8').trim() !== '0') { t.skip('this host ignores ICMP echo requests: no control is possible'); return }
   assert.deepEqual(lastJson(await runArgv(['/usr/bin/perl', join(tree, 'icmp-echo.pl'), 'raw', '127.0.0.1'], { env: { PATH: '/usr/bin:/bin' } })), { socket: true, sent: 1, reply: 1 })
 })
 
