@@ -146,7 +146,14 @@ export function releaseLock (stateRoot: string, key: string, attemptDir: string)
   const current = readLockWithInode(stateRoot)
   if (current === undefined || current.lock.attempt_key !== key || current.lock.attempt_dir !== attemptDir) return false
   const grave = join(stateRoot, `.lock.release-${randomBytes(6).toString('hex')}`)
-  renameSync(lockPath(stateRoot), grave)
+  try {
+    renameSync(lockPath(stateRoot), grave)
+  } catch (e) {
+    // Another process (an admit breaking it as stale) took the lock away since we read it:
+    // it is not ours to release any more, and nothing was moved.
+    if (hasErrno(e, 'ENOENT')) return false
+    throw e
+  }
   if (lstatSync(grave).ino !== current.ino) {
     try { linkSync(grave, lockPath(stateRoot)) } catch {}
     unlinkSync(grave)

@@ -2,7 +2,8 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import fs, { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { syncBuiltinESMExports } from 'node:module'
 import { join } from 'node:path'
 import type { Lock } from '@repairline/schemas'
 import { acquireLock, assertLockNames, readLock, releaseLock, writeFileAtomic, writeJsonAtomic, ensureDir, isLockStale } from '../src/index.ts'
@@ -64,6 +65,34 @@ test('release removes only a lock that names the releasing attempt', (t) => {
   assert.ok(existsSync(join(root, 'lock')))
   assert.equal(releaseLock(root, a.attempt_key, a.attempt_dir), true)
   assert.equal(existsSync(join(root, 'lock')), false)
+})
+
+test('release races a breaker: a lock taken away between its read and its rename releases nothing and does not throw', (t) => {
+  const root = tempDir(t)
+  const a = lockFor(root, 1, at(120))
+  acquireLock(root, a, T0)
+  // The breaker (a later admit) renames the lock aside at the last moment before ours.
+  const original = fs.renameSync
+  let raced = false
+  fs.renameSync = (from: fs.PathLike, to: fs.PathLike): void => {
+    fs.renameSync = original
+    syncBuiltinESMExports()
+    original(join(root, 'lock'), join(root, 'lock.broken.race'))
+    raced = true
+    original(from, to)
+  }
+  syncBuiltinESMExports()
+  try {
+    assert.equal(releaseLock(root, a.attempt_key, a.attempt_dir), false)
+  } finally {
+    fs.renameSync = original
+    syncBuiltinESMExports()
+  }
+  assert.ok(raced)
+  assert.deepEqual(readdirSync(root).sort(), ['lock.broken.race'], 'the breaker\'s file is untouched and no release temp is left')
+  // Positive control: without the breaker the same release succeeds.
+  acquireLock(root, a, T0)
+  assert.equal(releaseLock(root, a.attempt_key, a.attempt_dir), true)
 })
 
 test('atomic writes refuse a symlinked directory, a foreign owner and a planted symlink target', (t) => {
