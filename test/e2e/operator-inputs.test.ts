@@ -100,20 +100,26 @@ test('a state_dir with an escaped lone surrogate is refused as config (78), not 
   assert.deepEqual(readdirSync(f.dir).sort(), ['execution.json', 'repo', 'report.json', 'routing-policy.json', 'token-helper'])
 })
 
-test('--attempt through a regular file (ENOTDIR) or a symlink loop (ELOOP) is a missing input (66), in every step', async t => {
+test('--attempt that is a regular file, or leads through one (ENOTDIR) or a symlink loop (ELOOP), is a missing input (66), in every step and in readback; a symlink to the attempt is STATE_UNSAFE (73) in all of them', async t => {
   const f = await makeFixture(tempDir(t))
   const a = await admitFixture(f)
   const junk = tempDir(t)
   symlinkSync(join(junk, 'b'), join(junk, 'a'))
   symlinkSync(join(junk, 'a'), join(junk, 'b'))
   const before = snapshot(f.dir)
-  for (const bad of [join(a.dir, 'admission.json', 'x'), join(junk, 'a', 'x')]) {
-    for (const [tool, args] of [['extract-tree', []], ['reproduce', []], ['ask-provider', []], ['gate-patch', ['--check']], ['verify', []], ['receipt', ['seal']]] as const) {
+  const link = join(junk, 'attempt-link')
+  symlinkSync(a.dir, link)
+  const steps = [['extract-tree', []], ['reproduce', []], ['ask-provider', []], ['gate-patch', ['--check']], ['verify', []], ['receipt', ['seal']], ['receipt', ['readback']]] as const
+  for (const bad of [join(a.dir, 'admission.json'), join(a.dir, 'admission.json', 'x'), join(junk, 'a', 'x')]) {
+    for (const [tool, args] of steps) {
       const r = await runBin(tool, [...args, '--attempt', bad])
       assertRefusal(r, tool, 66, ['INPUT_MISSING'])
     }
   }
+  for (const [tool, args] of steps) assertRefusal(await runBin(tool, [...args, '--attempt', link]), tool, 73, ['STATE_UNSAFE'])
   assert.deepEqual(snapshot(f.dir), before)
+  // Positive control: the attempt directory itself is taken (extract-tree --check: nothing retained yet, 1).
+  assert.equal((await runBin('extract-tree', ['--check', '--attempt', a.dir])).exitCode, 1)
 })
 
 test('receipt readback --attempt of a path that is not an attempt directory is INPUT_MISSING (66), as --state-dir is; a damaged attempt under attempts/ still reads back invalid', async t => {

@@ -85,7 +85,7 @@ export function loadAttempt (dir: string): Attempt {
   try {
     const st = lstatSync(dir)
     if (st.isSymbolicLink()) throw toolError('STATE_UNSAFE', `${dir} is a symlink; pass the attempt directory itself`)
-    if (!st.isDirectory()) throw toolError('STATE_UNSAFE', `${dir} is not a directory`)
+    if (!st.isDirectory()) throw toolError('INPUT_MISSING', `${dir} is not an attempt directory: it is not a directory`, { path: dir })
   } catch (e) {
     if (hasErrno(e, 'ENOENT')) throw toolError('INPUT_MISSING', `attempt directory ${dir} does not exist`, { path: dir })
     // A path through a regular file, or through a loop of symlinks, leads to no directory.

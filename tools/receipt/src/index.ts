@@ -89,8 +89,10 @@ function assertAttemptDir (dir: string): void {
     if (hasErrno(e, 'ENOENT') || hasErrno(e, 'ENOTDIR') || hasErrno(e, 'ELOOP')) throw toolError('INPUT_MISSING', `attempt directory ${dir} does not exist`, { path: dir })
     throw e
   }
-  if (!st.isDirectory() && !st.isSymbolicLink()) throw toolError('INPUT_MISSING', `${dir} is not an attempt directory: it is not a directory`, { path: dir })
-  if (st.isDirectory() && !existsSync(join(dir, 'admission.json')) && basename(dirname(dir)) !== 'attempts') {
+  // As every step refuses it: a symlink would be read back under another attempt's name.
+  if (st.isSymbolicLink()) throw toolError('STATE_UNSAFE', `${dir} is a symlink; pass the attempt directory itself`, { path: dir })
+  if (!st.isDirectory()) throw toolError('INPUT_MISSING', `${dir} is not an attempt directory: it is not a directory`, { path: dir })
+  if (!existsSync(join(dir, 'admission.json')) && basename(dirname(dir)) !== 'attempts') {
     throw toolError('INPUT_MISSING', `${dir} is not an attempt directory: it holds no admission.json and is not under a state root's attempts/`, { path: dir, hint: 'pass state_dir/attempts/<key>, or --state-dir' })
   }
 }
