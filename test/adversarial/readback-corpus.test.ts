@@ -15,7 +15,7 @@
 
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, cpSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { execFileSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: mkfifo, a fixture primitive
 import { basename, dirname, join } from 'node:path'
 import { readbackAttempt, sha256Hex, STATED_LIMITS, statedLimitsFor, type ReadbackResult } from '@repairline/core'
@@ -111,6 +111,8 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'rejected_pass', from: 'rejected', threat: 'control: a gate rejection' },
   { name: 'provider_error_pass', from: 'provider_error', threat: 'control: a retryable provider_error (429)' },
   { name: 'interrupted_pass', from: 'interrupted', threat: 'control: killed after dispatch, sealed past deadline + 30 s', allowTestHooks: true, notices: ['TEST_HOOKS_ENABLED'] },
+  { name: 'symlinked_attempt_fail', from: 'go_verified', threat: 'the attempt moved out of attempts/ and a symlink left in its place', mutate: d => { renameSync(d, join(d, '..', '..', 'moved')); symlinkSync(join(d, '..', '..', 'moved'), d) }, expect: 'NOT_AN_ATTEMPT' },
+  { name: 'file_as_attempt_fail', from: 'go_verified', threat: 'a regular file where an attempt directory was', mutate: d => { rmSync(d, { recursive: true }); writeFileSync(d, '{}\n') }, expect: 'NOT_AN_ATTEMPT' },
   { name: 'logs_extra_file_pass', from: 'go_verified', threat: 'logs/ is unsealed by design', mutate: d => appendFileSync(join(d, 'logs', 'verify.stderr'), 'appended after sealing\n') },
   { name: 'work_scratch_pass', from: 'go_verified', threat: 'work/ is unsealed by design', mutate: d => { mkdirSync(join(d, 'work', 'x'), { recursive: true }); writeFileSync(join(d, 'work', 'x', 'f'), 'scratch') } },
   {
@@ -398,7 +400,8 @@ for (const fx of FIXTURES) {
     const dir = copyAttempt(sources[fx.from].dir, root, fx.name)
     fx.mutate?.(dir, sources)
     built.set(fx.name, dir)
-    const r = await readbackAttempt(dir, { allowTestHooks: fx.allowTestHooks === true })
+    // Every fixture is an entry of its own state root's attempts/, as readback --state-dir sees it.
+    const r = await readbackAttempt(dir, { allowTestHooks: fx.allowTestHooks === true, stateRootEntry: true })
     const why = JSON.stringify(r.findings, null, 1)
     if (fx.name.endsWith('_pass')) {
       assert.equal(fx.expect, undefined)
