@@ -269,3 +269,25 @@ test('a source_root or state_dir holding a newline or another control character 
     assert.deepEqual(snapshot(f.dir), before)
   }
 })
+
+test('a tool started in a directory that was removed under it is USAGE (2) saying so, not a raw uv_cwd error; from a directory that exists the same command goes on', async t => {
+  const gone = join(tempDir(t), 'gone')
+  mkdirSync(gone)
+  // The child inherits a working directory removed after the parent entered it, as a shell's
+  // does (the tool's own bin, not the package manager's sh shim, which complains first).
+  const launch = `const { spawnSync } = require('node:child_process'); const { rmdirSync } = require('node:fs')
+process.chdir(process.argv[1]); if (process.argv[2] === 'remove') rmdirSync(process.argv[1])
+const r = spawnSync(process.execPath, [process.argv[3], '--attempt', '/nonexistent/attempt'], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } })
+process.stdout.write(JSON.stringify({ status: r.status, stderr: r.stderr }))`
+  const run = async (mode: string): Promise<{ status: number, stderr: string }> => {
+    const r = await execa(process.execPath, ['-e', launch, gone, mode, join(ROOT, 'tools', 'verify', 'bin', 'verify.js')], { env: BASE_ENV, extendEnv: false, reject: false, timeout: 60_000 })
+    return JSON.parse(String(r.stdout)) as { status: number, stderr: string }
+  }
+  const removed = await run('remove')
+  assert.equal(removed.status, 2, removed.stderr)
+  assert.equal(removed.stderr, 'verify: USAGE: the current directory no longer exists; cd to one that does\n')
+  mkdirSync(gone)
+  // Positive control: the same command from an existing directory reaches the attempt (66).
+  const kept = await run('keep')
+  assert.equal(kept.status, 66, kept.stderr)
+})

@@ -121,6 +121,8 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
     throw e
   }
 
+  // The call is spent once dispatch.json is written: not while nobody can read our records.
+  await io.out.settle()
   const now = io.now()
   const remaining = Date.parse(admission.deadline) - now.getTime()
   const deadlineBound = remaining <= limits.totalMs
@@ -262,11 +264,14 @@ function resume (attempt: Attempt, io: ToolIo): ToolResult {
     }
     return finish(attempt, io, { outcome: 'rejected', code: 'SUMMARY_CONTRACT_FAILED', message: 'proposal.summary broke the return contract (recorded before an interruption)' })
   }
+  const answered = existsSync(join(attempt.dir, 'response.json'))
   return finish(attempt, io, {
     outcome: 'provider_error',
     retryable: true,
     code: 'DISPATCH_INTERRUPTED',
-    message: `the call was dispatched at ${dispatch.dispatched_at} but no result was recorded (the step was killed or crashed); it may have reached the provider and is never sent twice`,
+    message: answered
+      ? `the call dispatched at ${dispatch.dispatched_at} was answered (response.json is retained), but the step was killed or crashed before the answer was checked; the call is never sent twice`
+      : `the call was dispatched at ${dispatch.dispatched_at} but no result was recorded (the step was killed or crashed); it may have reached the provider and is never sent twice`,
   })
 }
 

@@ -8,7 +8,8 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: the child's stdout must be /dev/full itself
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa, type ResultPromise } from 'execa'
@@ -48,7 +49,7 @@ const HOOKS = { REPAIRLINE_TEST_HOOKS: '1' }
 
 test('fault hook at dispatch: killed after dispatch.json is durable and before the first byte; the rerun never sends', async t => {
   const server = await startServer(t)
-  const p = await prepare(t, server, 'ok')
+  const p = await prepare(t, server, 'ok', { admitEnv: HOOKS })
   const { done } = spawnAsk(p, { ...HOOKS, REPAIRLINE_FAULT_AT: 'dispatch' })
   const r = await done
   assert.equal(r.exitCode, -1, r.stderr)
@@ -58,11 +59,32 @@ test('fault hook at dispatch: killed after dispatch.json is durable and before t
 
 test('fault hook after the response is kept: one request, and the rerun never sends', async t => {
   const server = await startServer(t)
-  const p = await prepare(t, server, 'ok')
+  const p = await prepare(t, server, 'ok', { admitEnv: HOOKS })
   const r = await spawnAsk(p, { ...HOOKS, REPAIRLINE_FAULT_AT: 'provider-response' }).done
   assert.equal(r.exitCode, -1, r.stderr)
   assert.ok(existsSync(join(p.a.dir, 'response.json')))
   await rerunAfterKill(p, 1)
+  assert.match(outcomeOf(p)?.reason.message ?? '', /was answered \(response\.json is retained\), but the step was killed or crashed before the answer was checked/)
+})
+
+test('a stdout that cannot take records (a full disk) is found before dispatch: OUTPUT_FAILED (73), nothing sent, nothing dispatched; with a working stdout the same attempt sends once', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'ok')
+  const devFull = openSync('/dev/full', 'w')
+  const child = spawn(binPath('ask-provider'), ['--attempt', p.a.dir], { env: BASE_ENV, stdio: ['ignore', devFull, 'pipe'] })
+  closeSync(devFull)
+  let stderr = ''
+  child.stderr?.on('data', (b: Buffer) => { stderr += b.toString() })
+  const exitCode = await new Promise<number>(resolve => child.once('close', code => resolve(code ?? -1)))
+  assert.equal(exitCode, 73, stderr)
+  assert.deepEqual(stderr.trim().split('\n').filter(l => !l.startsWith('ask-provider: hint:') && l.includes('OUTPUT_FAILED')).length, 1, stderr)
+  assert.match(stderr, /^ask-provider: OUTPUT_FAILED: cannot write records to stdout: .*ENOSPC/m)
+  assert.equal(existsSync(join(p.a.dir, 'dispatch.json')), false)
+  assert.equal(hits(p), 0)
+  assert.equal(outcomeOf(p), undefined)
+  const r = await ask(p)
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.equal(hits(p), 1)
 })
 
 for (const [signal, scenario] of [['SIGKILL', 'hang'], ['SIGKILL', 'half-then-hang'], ['SIGTERM', 'hang'], ['SIGINT', 'half-then-hang']] as const) {

@@ -139,6 +139,22 @@ export class RecordWriter {
   /** The write error that lost records (not EPIPE), if any. */
   get failure (): Error | undefined { return this.failed }
 
+  /** True once a step has ended on this failure itself (runCli then reports nothing more). */
+  failureReported = false
+
+  /**
+   * Waits until every record written so far has reached stdout or failed, and throws
+   * OUTPUT_FAILED if one failed (a closed pipe does not count): for a step about to do what
+   * cannot be undone, which it should not do when nobody can be told.
+   */
+  async settle (): Promise<void> {
+    if (!this.broken) await new Promise<void>(resolve => this.out.write('', () => { resolve() }))
+    if (this.failed !== undefined) {
+      this.failureReported = true
+      throw toolError('OUTPUT_FAILED', `cannot write records to stdout: ${this.failed.message}`)
+    }
+  }
+
   write (record: AnyRecord): void {
     const { kind } = record
     const line = formatRecord(record)

@@ -96,7 +96,9 @@ export async function runCli (spec: CliSpec, main: ToolMain): Promise<void> {
       cwd: process.cwd(),
     }
   } catch (e) {
-    process.stderr.write(`${tool}: USAGE: ${(e as Error).message}\n`)
+    // A bad REPAIRLINE_TEST_NOW, or a working directory that was removed under the shell.
+    const why = (e as NodeJS.ErrnoException).syscall === 'uv_cwd' ? 'the current directory no longer exists; cd to one that does' : (e as Error).message
+    process.stderr.write(`${tool}: USAGE: ${why}\n`)
     process.exitCode = EXIT.USAGE
     return
   }
@@ -104,7 +106,7 @@ export async function runCli (spec: CliSpec, main: ToolMain): Promise<void> {
   // but whoever reads its records got an incomplete stream. Reported once every write settled.
   const out = io.out
   process.once('beforeExit', () => {
-    if (out.failure === undefined) return
+    if (out.failure === undefined || out.failureReported) return
     process.stderr.write(`${tool}: OUTPUT_FAILED: cannot write records to stdout: ${oneLine(out.failure.message)}\n`)
     process.exitCode = ERROR_CODES.OUTPUT_FAILED.exit
   })
