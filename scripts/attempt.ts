@@ -9,7 +9,7 @@
 // continues; 1 and 69 seal and stop; anything else aborts with that status. Progress goes to
 // stderr (step, elapsed, records seen); the last line is one summary, and the exit status is
 // the outcome's. `--until STEP` stops after STEP so any later step can be run by hand with
-// `--attempt DIR`.
+// `--attempt DIR`; a STEP that decides the outcome is sealed as without it.
 
 import { createWriteStream, existsSync, readFileSync, type WriteStream } from 'node:fs'
 import { join, dirname } from 'node:path'
@@ -138,7 +138,8 @@ export async function drive (o: DriveOptions, env: NodeJS.ProcessEnv = process.e
         return run.exit
       }
     }
-    if (o.until === step) {
+    // A step that decided the outcome ends the chain: it is sealed whatever --until said.
+    if (o.until === step && !sealNext) {
       const next = STEPS[STEPS.indexOf(step) + 1]
       process.stderr.write(`repairline: stopped after ${step} as asked; continue by hand: ${next === 'seal' ? 'receipt seal' : next} --attempt ${attempt ?? '?'}\n`)
       return run.exit

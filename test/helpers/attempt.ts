@@ -82,6 +82,12 @@ export function mapReader (files: Map<string, Buffer>): (path: string) => Buffer
 
 export interface AdmittedAttempt { fixture: Fixture, dir: string, key: string }
 
+/**
+ * The admission environment of an attempt whose later steps use the test clock or the fault
+ * hook: hooks are on for a whole attempt or not at all (TEST_HOOKS_MISMATCH otherwise).
+ */
+export const HOOKED_ADMISSION: Record<string, string> = { REPAIRLINE_TEST_HOOKS: '1' }
+
 /** Runs `admit run` on the fixture (optionally with a changed config) and returns the attempt. */
 export async function admitAttempt (f: Fixture, o: { env?: Record<string, string>, config?: (c: Fixture['config']) => void } = {}): Promise<AdmittedAttempt> {
   if (o.config !== undefined) rewriteConfig(f, o.config)

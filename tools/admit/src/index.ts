@@ -7,7 +7,7 @@
 import { join } from 'node:path'
 import type { Admission, Case, Lock, SuiteReport } from '@repairline/schemas'
 import {
-  acquireLock, assertSandboxReady, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
+  acquireLock, acquireStepLock, isToolError, liveStepHolder, assertSandboxReady, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
   resolveTaskRegister, testHooksEnabled, toolError, writeFileAtomic, writeJsonAtomic, writeOutcome, readJsonFile,
   type ToolIo, type ToolResult,
 } from '@repairline/core'
@@ -66,6 +66,14 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
   if (holder !== undefined && !isLockStale(holder, io.now())) {
     throw toolError('LOCK_HELD', `attempt ${holder.attempt_key.slice(0, 16)} holds the lock until ${holder.deadline} (+30 s)`, { hint: 'wait for it to be sealed, or for its deadline to pass' })
   }
+  // Past its deadline the lock is stale, but a step still running on an attempt without an
+  // outcome would go on writing into it once it was marked interrupted: nothing is broken then.
+  const working = holder === undefined || readOutcome(holder.attempt_dir) !== undefined ? undefined : liveStepHolder(config.state_dir, holder.attempt_key)
+  if (holder !== undefined && working !== undefined) {
+    throw toolError('LOCK_HELD', `attempt ${holder.attempt_key.slice(0, 16)} is past its deadline ${holder.deadline}, but ${working.step} (pid ${working.pid}) still works on it; nothing was broken`, {
+      hint: `wait for pid ${working.pid} to end, or stop it, then run admit again`,
+    })
+  }
   const chosen = p.assessed.find(a => a.candidate !== undefined && a.state.state === 'none')
   if (chosen?.candidate === undefined) {
     const why = p.assessed.map(a => `${a.c.id}: ${a.eligibility.eligible ? a.state.state : `${a.eligibility.code}: ${a.eligibility.message}`}`)
@@ -123,6 +131,15 @@ function markInterrupted (stateRoot: string, broken: Lock, now: Date): void {
     readJsonFile('started', join(broken.attempt_dir, 'started.json'))
   } catch {
     return
+  }
+  if (readOutcome(broken.attempt_dir) !== undefined) return
+  // Decided under the attempt's step lock, as every step decides: a step that started since
+  // the check above keeps the attempt, and it is not marked.
+  try {
+    acquireStepLock(stateRoot, broken.attempt_key, 'admit')
+  } catch (e) {
+    if (isToolError(e) && e.code === 'LOCK_HELD') return
+    throw e
   }
   if (readOutcome(broken.attempt_dir) !== undefined) return
   writeOutcome(stateRoot, broken.attempt_dir, broken.attempt_key, 'admit', {

@@ -236,7 +236,7 @@ test('an owned text that breaks its register, a prompt over max_input_bytes, a f
 
 test('past the deadline the step ends timed_out without sending; a lock naming another attempt is LOCK_LOST (75)', async t => {
   const server = await startServer(t)
-  const p = await prepare(t, server, 'ok')
+  const p = await prepare(t, server, 'ok', { admitEnv: { REPAIRLINE_TEST_HOOKS: '1' } })
   const deadline = Date.parse(readJson<{ deadline: string }>(p, 'admission.json').deadline)
   const late = await ask(p, { env: { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: new Date(deadline + 1000).toISOString() } })
   assert.equal(late.exitCode, 1)

@@ -135,7 +135,7 @@ test('H5: slow headers and a stalled body hit their timeouts; a 1-byte trickle h
 
 test('H5 via the bin: the total deadline is the attempt\'s own; a trickle past it ends the attempt timed_out', async t => {
   const server = await startServer(t)
-  const p = await prepare(t, server, 'trickle/200/100000')
+  const p = await prepare(t, server, 'trickle/200/100000', { admitEnv: { REPAIRLINE_TEST_HOOKS: '1' } })
   const deadline = Date.parse(readJson<{ deadline: string }>(p, 'admission.json').deadline)
   const r = await ask(p, { env: { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: new Date(deadline - 1500).toISOString() } })
   const o = outcomeOf(p)

@@ -12,6 +12,8 @@ import { readFileNoFollow } from './read-file.ts'
 import { outcomeExit, writeOutcome, type DecidedOutcome, type StepName } from './outcome.ts'
 import { assertLockNames } from './lock.ts'
 import { acquireStepLock } from './step-lock.ts'
+import { testHooksEnabled, type Env } from './hooks.ts'
+import { STAGES } from './receipt/stages.ts'
 import type { ToolIo, ToolResult } from './run-cli.ts'
 
 /** Attempt directories are named by the first 16 hex digits of the key. */
@@ -108,10 +110,34 @@ export type StepOpen =
   | { done: false, attempt: Attempt }
 
 /**
+ * Test hooks steer deadlines and crash points, so they may only be on for an attempt admitted
+ * with them: otherwise its receipt would state a wall clock that a step did not use.
+ */
+export function assertTestHooksMatch (attempt: Attempt, env: Env): void {
+  if (testHooksEnabled(env) && !attempt.admission.test_hooks) {
+    throw toolError('TEST_HOOKS_MISMATCH', `REPAIRLINE_TEST_HOOKS=1, but attempt ${attempt.key.slice(0, 16)} was admitted without test hooks: its deadline is read from the wall clock`, {
+      hint: 'unset REPAIRLINE_TEST_HOOKS for this attempt',
+    })
+  }
+}
+
+/**
+ * The first file of a stage after `step`'s that exists: once a later step has used this
+ * step's files, rerunning it would change (or decide) what the later stage was made from.
+ */
+function laterStageFile (step: StepName, dir: string): string | undefined {
+  const at = STAGES.findIndex(s => s.step === step)
+  if (at === -1) return undefined
+  for (const s of STAGES.slice(at + 1)) for (const f of s.files) if (existsSync(join(dir, f))) return f
+  return undefined
+}
+
+/**
  * The checks every step after admit makes, in order: print the attempt record; an existing
- * outcome ends the step with that outcome; the lock must name this attempt (75); the step
- * lock is taken (75 while another process works on the attempt), and the outcome checked
- * again under it; past the deadline the step writes timed_out; the files in `requires` must
+ * outcome ends the step with that outcome; test hooks only on an attempt admitted with them
+ * (78); the lock must name this attempt (75); the step lock is taken (75 while another
+ * process works on the attempt), and the outcome checked again under it; no later step's file
+ * may exist (65); past the deadline the step writes timed_out; the files in `requires` must
  * exist and validate.
  */
 export function openStep (step: StepName, dir: string, io: ToolIo, requires: readonly string[]): StepOpen {
@@ -123,11 +149,19 @@ export function openStep (step: StepName, dir: string, io: ToolIo, requires: rea
   }
   const before = done()
   if (before !== undefined) return before
+  assertTestHooksMatch(attempt, io.env)
   assertLockNames(attempt.stateRoot, attempt.key, attempt.dir)
   acquireStepLock(attempt.stateRoot, attempt.key, step)
   // The process that held the step lock until now may have decided.
   const decided = done()
   if (decided !== undefined) return decided
+  const later = laterStageFile(step, attempt.dir)
+  if (later !== undefined) {
+    throw toolError('LATER_STAGE_EXISTS', `${step} has already run for this attempt: ${later} of a later step exists, and a rerun would change what it was made from`, {
+      path: join(attempt.dir, later),
+      hint: 'run the first step that has not run yet, or receipt seal',
+    })
+  }
   const now = io.now()
   if (now.getTime() > Date.parse(attempt.admission.deadline)) {
     const o = finishAttempt(step, attempt, io, { outcome: 'timed_out', code: 'DEADLINE_PASSED', message: `${step} found the attempt past its deadline ${attempt.admission.deadline}` })

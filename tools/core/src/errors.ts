@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   REGISTER_MANIFEST_INVALID: { exit: EXIT.DATA, summary: 'the register manifest broke its schema or vocabulary' },
   REGISTER_TUPLE_MISMATCH: { exit: EXIT.DATA, summary: 'a register tuple disagrees with the manifest blob' },
   ATTEMPT_INCOMPLETE: { exit: EXIT.DATA, summary: "an earlier step's file is missing or invalid" },
+  LATER_STAGE_EXISTS: { exit: EXIT.DATA, summary: "a later step's files exist: rerunning this step would change what they were made from" },
   // execution config (78)
   CONFIG_INVALID: { exit: EXIT.CONFIG, summary: 'the execution config broke its schema or a bound' },
   BASE_URL_INVALID: { exit: EXIT.CONFIG, summary: 'provider.base_url is not a canonical https URL' },
@@ -77,6 +78,7 @@ export const ERROR_CODES = {
   OUTPUT_LIMIT: { exit: EXIT.NO, summary: 'the run printed more than the output cap' },
   RUN_INCOMPLETE: { exit: EXIT.NO, summary: 'the test command was stopped or killed before it finished' },
   NOT_REPRODUCED: { exit: EXIT.NO, summary: "the case's identity did not fail on the baseline" },
+  TEST_HOOKS_MISMATCH: { exit: EXIT.CONFIG, summary: 'REPAIRLINE_TEST_HOOKS=1 on an attempt admitted without test hooks' },
   HOSTILE_ENVIRONMENT: { exit: EXIT.CONFIG, summary: 'an environment variable that weakens TLS or leaks secrets is set' },
   // binding of retained inputs (ask-provider, readback)
   ATTEMPT_BINDING_MISMATCH: { exit: EXIT.DATA, summary: 'a retained input no longer hashes to the admitted key inputs' },

@@ -62,6 +62,12 @@ export function isHolderAlive (lock: Holder): boolean {
   return lock.boot_id === bootId() && processStartTicks(lock.pid) === lock.start_ticks
 }
 
+/** The live process working on attempt `key` (the holder of its step lock), if there is one. */
+export function liveStepHolder (stateRoot: string, key: string): StepLock | undefined {
+  const current = readLockFile('step-lock', stepLockPath(stateRoot, key))
+  return current !== undefined && isHolderAlive(current.doc) ? current.doc : undefined
+}
+
 /** The step locks this process holds, by path. */
 const held = new Map<string, Holder>()
 

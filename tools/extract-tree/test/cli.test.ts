@@ -10,6 +10,7 @@ import { makeFixture } from '../../../test/helpers/fixture.ts'
 import { run } from '@repairline/core'
 import { BASE_ENV, binPath, errorOf, runBin } from '../../../test/helpers/bin.ts'
 import { tempDir } from '../../../test/helpers/tmp.ts'
+import { HOOKED_ADMISSION } from '../../../test/helpers/attempt.ts'
 
 test('admit run | extract-tree: the attempt record on stdin names the attempt', async t => {
   const f = await makeFixture(tempDir(t), { runner: 'node' })
@@ -49,7 +50,7 @@ test('usage errors exit 2, no attempt exits 66, --help prints usage and no recor
 
 test('killed at the extraction fault point: tree.tar without a manifest, no outcome; a rerun completes with the same bytes', async t => {
   const f = await makeFixture(tempDir(t))
-  const admitted = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath])
+  const admitted = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath], { env: HOOKED_ADMISSION })
   assert.equal(admitted.exitCode, 0, admitted.stderr)
   const hooks = { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_FAULT_AT: 'extraction' }
   const killed = await runBin('extract-tree', [], { input: admitted.stdout, env: hooks })

@@ -8,7 +8,7 @@ import { join, relative } from 'node:path'
 import type { TestContext } from 'node:test'
 import type { ProposalEdit } from '@repairline/schemas'
 import { readTreeFile, readTreeManifest } from '@repairline/core'
-import { admitAttempt, extractAttempt, writeProposal, writeReproducedBaseline, type AdmittedAttempt } from '../../../test/helpers/attempt.ts'
+import { admitAttempt, HOOKED_ADMISSION, extractAttempt, writeProposal, writeReproducedBaseline, type AdmittedAttempt } from '../../../test/helpers/attempt.ts'
 import { makeFixture, type Fixture, type FixtureOptions } from '../../../test/helpers/fixture.ts'
 import { gitT } from '../../../test/helpers/git.ts'
 import { tempDir } from '../../../test/helpers/tmp.ts'
@@ -25,7 +25,7 @@ export async function fixture (t: TestContext, o: FixtureOptions = {}): Promise<
  * changes max_patch_bytes so that one fixture can hold several attempts (a distinct key each).
  */
 export async function gateReady (f: Fixture, edits: ProposalEdit[], variant = 0): Promise<AdmittedAttempt> {
-  const a = await admitAttempt(f, { config: c => { c.max_patch_bytes = 4096 + variant } })
+  const a = await admitAttempt(f, { env: HOOKED_ADMISSION, config: c => { c.max_patch_bytes = 4096 + variant } })
   await extractAttempt(a)
   const runner = f.config.runner.kind
   writeReproducedBaseline(a, [runner === 'go' ? GO_CASE : NODE_CASE], [runner === 'go' ? 'example.com/calc::TestDouble' : 'test/calc.test.js::double doubles'])

@@ -7,7 +7,7 @@ import { existsSync, lstatSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { Receipt } from '@repairline/schemas'
 import {
-  acquireStepLock, attemptDirsOf, buildReceipt, EXIT, faultPoint, hasErrno, loadAttempt, outcomeExit, readbackAttempt, readOutcome, releaseLock,
+  acquireStepLock, assertTestHooksMatch, attemptDirsOf, buildReceipt, EXIT, faultPoint, hasErrno, loadAttempt, outcomeExit, readbackAttempt, readOutcome, releaseLock,
   STALE_GRACE_MS, testHooksEnabled, toolError, writeJsonAtomic, writeOutcome, readJsonFile, type ToolIo, type ToolResult,
 } from '@repairline/core'
 
@@ -23,6 +23,7 @@ export async function seal (dir: string, io: ToolIo): Promise<ToolResult> {
     releaseLock(attempt.stateRoot, attempt.key, attempt.dir)
     return { exit: outcomeExit(sealed.outcome.outcome, sealed.outcome.retryable), outcome: sealed.outcome.outcome }
   }
+  assertTestHooksMatch(attempt, io.env)
   const now = io.now()
   let outcome = readOutcome(attempt.dir)
   if (outcome === undefined) {

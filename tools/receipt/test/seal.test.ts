@@ -12,13 +12,13 @@ import { join } from 'node:path'
 import type { Admission, OutcomeFile, Receipt } from '@repairline/schemas'
 import { processStartTicks, stepLockPath } from '@repairline/core'
 import { makeFixture, type Fixture } from '../../../test/helpers/fixture.ts'
-import { admitFixture, type Admitted } from '../../../test/helpers/attempt.ts'
+import { admitFixture, HOOKED_ADMISSION, type Admitted } from '../../../test/helpers/attempt.ts'
 import { errorOf, runBin } from '../../../test/helpers/bin.ts'
 import { tempDir } from '../../../test/helpers/tmp.ts'
 
 async function admitted (t: Parameters<typeof tempDir>[0]): Promise<{ f: Fixture, a: Admitted, deadline: number }> {
   const f = await makeFixture(tempDir(t))
-  const a = await admitFixture(f)
+  const a = await admitFixture(f, HOOKED_ADMISSION)
   const admission = JSON.parse(readFileSync(join(a.dir, 'admission.json'), 'utf8')) as Admission
   return { f, a, deadline: Date.parse(admission.deadline) }
 }

@@ -14,7 +14,7 @@ import { execa } from 'execa'
 import type { TestContext } from 'node:test'
 import type { Baseline, OutcomeFile, ProposalEdit, VerifyReport } from '@repairline/schemas'
 import { readJsonFile } from '@repairline/core'
-import { admitAttempt, extractAttempt, writeProposal, type AdmittedAttempt } from '../../../test/helpers/attempt.ts'
+import { admitAttempt, HOOKED_ADMISSION, extractAttempt, writeProposal, type AdmittedAttempt } from '../../../test/helpers/attempt.ts'
 import { runBin, type BinResult } from '../../../test/helpers/bin.ts'
 import { GO_FILES, makeFixture, MINIMAL_REGISTERS, type Fixture, type FixtureOptions } from '../../../test/helpers/fixture.ts'
 import { sandboxTemp } from '../../../test/helpers/sandbox.ts'
@@ -92,7 +92,7 @@ export async function gateAttempt (a: AdmittedAttempt): Promise<void> {
 
 /** admit → extract-tree → reproduce → proposal.json (hand-written) → gate-patch, all real. */
 export async function gatedAttempt (f: Fixture, edits: ProposalEdit[], env: Record<string, string> = {}): Promise<AdmittedAttempt> {
-  const a = await admitAttempt(f)
+  const a = await admitAttempt(f, { env: HOOKED_ADMISSION })
   await extractAttempt(a)
   await reproduceAttempt(a, env)
   writeProposal(a, edits)

@@ -45,7 +45,9 @@ export function checkStagePrefix (present: ReadonlySet<string>, outcome: Outcome
   const has = (f: string): boolean => present.has(f)
   const touched = STAGES.map(s => s.files.some(has))
   const lastTouched = touched.lastIndexOf(true)
-  const decidedAt = outcome === undefined ? -1 : STAGES.findIndex(s => s.step === outcome.step)
+  // An interruption is decided after the fact (by the admit that broke the lock, or by seal):
+  // whatever stages the crashed chain got through come before it, whoever wrote it.
+  const decidedAt = outcome === undefined || outcome.outcome === 'interrupted' ? -1 : STAGES.findIndex(s => s.step === outcome.step)
   // Every stage before the last one touched must be complete.
   const mustComplete = outcome?.outcome === 'scoped_test_verified' ? STAGES.length - 1 : Math.max(lastTouched - 1, decidedAt - 1)
   STAGES.forEach((s, i) => {
