@@ -67,6 +67,20 @@ test('fault hook after the response is kept: one request, and the rerun never se
   assert.match(outcomeOf(p)?.reason.message ?? '', /was answered \(response\.json is retained\), but the step was killed or crashed before the answer was checked/)
 })
 
+test('a stderr whose reader went away (EPIPE) does not stop the step: the call is made once and the records are complete; with stderr read, the same', async t => {
+  const server = await startServer(t)
+  for (const closeStderr of [true, false]) {
+    const p = await prepare(t, server, 'ok')
+    const child = execa(binPath('ask-provider'), ['--attempt', p.a.dir], { env: BASE_ENV, extendEnv: false, reject: false, stderr: 'pipe', timeout: 120_000 })
+    if (closeStderr) child.stderr?.destroy()
+    const r = await child
+    assert.equal(r.exitCode, 0, `stderr closed: ${String(closeStderr)}`)
+    assert.deepEqual(String(r.stdout).trim().split('\n').map(l => (JSON.parse(l) as { kind: string }).kind).at(-1), 'result')
+    assert.equal(hits(p), 1)
+    assert.ok(existsSync(join(p.a.dir, 'proposal.json')))
+  }
+})
+
 test('a stdout that cannot take records (a full disk) is found before dispatch: OUTPUT_FAILED (73), nothing sent, nothing dispatched; with a working stdout the same attempt sends once', async t => {
   const server = await startServer(t)
   const p = await prepare(t, server, 'ok')

@@ -102,6 +102,9 @@ export async function runCli (spec: CliSpec, main: ToolMain): Promise<void> {
     process.exitCode = EXIT.USAGE
     return
   }
+  // stderr is for people: a reader that went away (EPIPE) or a full disk must not kill a step
+  // half way (ask-provider between dispatch.json and the call would spend the attempt unsent).
+  process.stderr.on('error', () => {})
   // Records lost to a failed stdout (not a closed pipe): the files the tool wrote are durable,
   // but whoever reads its records got an incomplete stream. Reported once every write settled.
   const out = io.out
