@@ -15,7 +15,7 @@ import { createWriteStream, existsSync, readFileSync, type WriteStream } from 'n
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
-import { driverAction, ensureDir, parseRecordLine, stateRootOf, type AnyRecord } from '@repairline/core'
+import { driverAction, ensureDir, EXIT, parseRecordLine, stateRootOf, type AnyRecord } from '@repairline/core'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -92,6 +92,9 @@ async function runStep (step: Step, o: { config: string, report: string }, attem
 
 export interface DriveOptions { config: string, report: string, until?: Step }
 
+/** The exit statuses of the one table, the only ones the driver passes on. */
+const DRIVER_EXITS: ReadonlySet<number> = new Set(Object.values(EXIT))
+
 /** Runs the chain; returns the exit status (the outcome's, or the aborting step's). */
 export async function drive (o: DriveOptions, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const t0 = performance.now()
@@ -121,7 +124,8 @@ export async function drive (o: DriveOptions, env: NodeJS.ProcessEnv = process.e
     const printedExit = result?.kind === 'result' ? result.exit : undefined
     if (printedExit !== run.exit) {
       process.stderr.write(`repairline: aborted at ${step}: it exited ${run.exit} without a matching result record (a crash or a missing build); attempt ${attempt ?? '-'} (logs in ${logDir ?? '-'})\n`)
-      return run.exit === 0 || run.exit === 1 || run.exit === 69 ? 70 : run.exit
+      // Only the exit statuses of the table may leave the driver: a crash is 70 (INTERNAL).
+      return run.exit === 0 || run.exit === 1 || run.exit === 69 || !DRIVER_EXITS.has(run.exit) ? 70 : run.exit
     }
     if (step === 'admit') {
       if (run.exit !== 0) {
@@ -194,6 +198,8 @@ function parseArgv (argv: string[]): DriveOptions {
 const USAGE = 'usage: pnpm attempt --config ABS --report ABS [--until STEP]'
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  // Progress is for people: a closed or full stderr must not stop the chain half way.
+  process.stderr.on('error', () => {})
   const argv = process.argv.slice(2)
   let o: DriveOptions | undefined
   if (argv.includes('--help') || argv.includes('-h')) {
