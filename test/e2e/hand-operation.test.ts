@@ -99,7 +99,7 @@ test('a step rerun after a later step wrote its files is LATER_STAGE_EXISTS (65)
   await assertReadsBack(dir, true)
 })
 
-test('an admit past the old attempt\'s deadline + 30 s marks it interrupted after steps ran; sealed, it reads back valid', async (t) => {
+test('an admit past the old attempt\'s deadline + 30 s marks it interrupted after steps ran and seals it; it reads back valid', async (t) => {
   const f = await chainFixture(t, p, 'proposal/node-fix', { runner: 'node', cases: NODE_CASES })
   const r = await driveChain(f, hooksAt(T0), ['--until', 'reproduce'])
   assert.equal(r.exit, 0, r.stderr)
@@ -108,8 +108,25 @@ test('an admit past the old attempt\'s deadline + 30 s marks it interrupted afte
   const second = await admitRun(f, hooksAt(late))
   assert.equal(second.exitCode, 0, second.stderr)
   assert.deepEqual(outcomeOf(first), { ...outcomeOf(first), outcome: 'interrupted', step: 'admit' })
+  assert.match(second.stderr, /admit: sealed .* \(interrupted\), whose lock was stale/)
+  await assertReadsBack(first, true)
+  // receipt seal finds nothing left to do.
   const seal = await runBin('receipt', ['seal', '--attempt', first], { env: hooksAt(late) })
   assert.equal(seal.exitCode, 1, seal.stderr)
+  assert.match(seal.stderr, /already sealed/)
+})
+
+test('an admit that breaks the lock of an attempt killed while sealing (an outcome, no receipt) seals it', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/node-fix', { runner: 'node', cases: NODE_CASES })
+  const r = await driveChain(f, { ...hooksAt(T0), REPAIRLINE_FAULT_AT: 'seal' })
+  assert.equal(r.exit, 70, r.stderr)
+  const first = r.attemptDir ?? ''
+  assert.equal(r.outcome?.outcome, 'scoped_test_verified')
+  assert.equal(existsSync(join(first, 'receipt.json')), false)
+  // The outcome makes the lock stale at once: the next admit takes it and seals the attempt.
+  const second = await admitRun(f, hooksAt(T0))
+  assert.equal(second.exitCode, 0, second.stderr)
+  assert.ok(existsSync(join(first, 'receipt.json')))
   await assertReadsBack(first, true)
 })
 
@@ -137,6 +154,7 @@ test('an admit past the old attempt\'s deadline + 30 s while a step still works 
   const taken = await admitRun(f, hooksAt(late))
   assert.equal(taken.exitCode, 0, taken.stderr)
   assert.deepEqual(outcomeOf(first), { ...outcomeOf(first), outcome: 'interrupted', step: 'admit' })
+  await assertReadsBack(first, true)
   assert.equal(p.server.requestsTo('hang').length, 1)
 })
 

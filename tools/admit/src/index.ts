@@ -4,10 +4,11 @@
 // prints one case-status record per case and never writes. `admit report` turns test
 // events on stdin into a suite report.
 
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Admission, Case, Lock, SuiteReport } from '@repairline/schemas'
 import {
-  acquireLock, acquireStepLock, isToolError, liveStepHolder, assertSandboxReady, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
+  acquireLock, acquireStepLock, buildReceipt, isToolError, liveStepHolder, loadAttempt, assertSandboxReady, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
   resolveTaskRegister, testHooksEnabled, toolError, writeFileAtomic, writeJsonAtomic, writeOutcome, readJsonFile,
   type ToolIo, type ToolResult,
 } from '@repairline/core'
@@ -98,7 +99,7 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
   if (!got.acquired) {
     throw toolError('LOCK_HELD', `attempt ${got.holder.attempt_key.slice(0, 16)} holds the lock until ${got.holder.deadline} (+30 s)`, { hint: 'wait for it to be sealed, or for its deadline to pass' })
   }
-  if (got.broken !== undefined) markInterrupted(stateRoot, got.broken, now)
+  if (got.broken !== undefined) await settleBrokenAttempt(stateRoot, got.broken, now, io)
   faultPoint(io.env, 'lock')
   let started = false
   try {
@@ -125,28 +126,43 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
   return { exit: EXIT.OK }
 }
 
-/** A broken stale lock's attempt, started and without an outcome, is interrupted. */
-function markInterrupted (stateRoot: string, broken: Lock, now: Date): void {
+/**
+ * The attempt of a broken stale lock, once started, ends sealed (DESIGN §7): without an outcome
+ * it is marked interrupted, and without a receipt it is sealed here, as `receipt seal` would,
+ * so no crashed chain is left unsealed. Both under the attempt's step lock, as every step
+ * decides: if a step started on it since admit looked, it keeps the attempt and admit leaves it.
+ * A seal that fails is reported and left for `receipt seal`: it never stops this admission.
+ */
+async function settleBrokenAttempt (stateRoot: string, broken: Lock, now: Date, io: ToolIo): Promise<void> {
+  const dir = broken.attempt_dir
   try {
-    readJsonFile('started', join(broken.attempt_dir, 'started.json'))
+    readJsonFile('started', join(dir, 'started.json'))
   } catch {
     return
   }
-  if (readOutcome(broken.attempt_dir) !== undefined) return
-  // Decided under the attempt's step lock, as every step decides: a step that started since
-  // the check above keeps the attempt, and it is not marked.
+  if (existsSync(join(dir, 'receipt.json'))) return
   try {
     acquireStepLock(stateRoot, broken.attempt_key, 'admit')
   } catch (e) {
     if (isToolError(e) && e.code === 'LOCK_HELD') return
     throw e
   }
-  if (readOutcome(broken.attempt_dir) !== undefined) return
-  writeOutcome(stateRoot, broken.attempt_dir, broken.attempt_key, 'admit', {
-    outcome: 'interrupted',
-    code: 'ATTEMPT_INTERRUPTED',
-    message: `no outcome was written and the deadline ${broken.deadline} passed by more than 30 s; the lock was broken by a later admit`,
-  }, now, readOutcome)
+  if (readOutcome(dir) === undefined) {
+    writeOutcome(stateRoot, dir, broken.attempt_key, 'admit', {
+      outcome: 'interrupted',
+      code: 'ATTEMPT_INTERRUPTED',
+      message: `no outcome was written and the deadline ${broken.deadline} passed by more than 30 s; the lock was broken by a later admit`,
+    }, now, readOutcome)
+  }
+  if (existsSync(join(dir, 'receipt.json'))) return
+  try {
+    const receipt = await buildReceipt({ attempt: loadAttempt(dir), now, testHooks: testHooksEnabled(io.env) })
+    writeJsonAtomic('receipt', join(dir, 'receipt.json'), receipt, { stateRoot, exclusive: true })
+    io.stderr.write(`admit: sealed ${dir} (${receipt.outcome.outcome}), whose lock was stale\n`)
+  } catch (e) {
+    if (!isToolError(e)) throw e
+    io.stderr.write(`admit: could not seal ${dir}, whose lock was stale: ${e.code}: ${e.message.replace(/[\r\n]+/g, ' ')}; run receipt seal --attempt on it\n`)
+  }
 }
 
 /** admit status: one case-status record per case, in report order. Never writes. */
