@@ -490,6 +490,21 @@ test('receipt readback --state-dir: a file, a FIFO and a symlink under attempts/
   }
 })
 
+// An operator archives attempts out of the state root (RETENTION_FULL's hint): a copy kept
+// under its own name anywhere reads back valid; under another name it is bound to another key.
+test('an attempt archived out of its state root reads back valid from anywhere under its own name; renamed, it is ATTEMPT_BINDING_MISMATCH', async () => {
+  const src = sources.go_verified.dir
+  const archived = join(root, '_archive', 'deep', basename(src))
+  cpSync(src, archived, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true })
+  const r = await runBin('receipt', ['readback', '--attempt', archived])
+  assert.equal(r.exitCode, 0, r.stderr)
+  const renamed = join(root, '_archive', 'deep', 'ffffffffffffffff')
+  cpSync(src, renamed, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true })
+  const other = await runBin('receipt', ['readback', '--attempt', renamed])
+  assert.equal(other.exitCode, 1, other.stderr)
+  assert.match(other.stderr, /invalid: .*ATTEMPT_BINDING_MISMATCH/)
+})
+
 // admit status uses the same readback: a source attempt mutated in place (its key is bound to
 // its own state root) shows as consumed with readback.valid false and the same codes; the
 // attempt is restored afterwards.

@@ -81,8 +81,13 @@ export interface Attempt {
   config: ExecutionConfig
 }
 
-/** Loads admission.json, started.json and the config copy; refuses an attempt that was never started. */
-export function loadAttempt (dir: string): Attempt {
+/**
+ * Loads admission.json, started.json and the config copy; refuses an attempt that was never
+ * started. The steps work on an attempt in its state root (state_dir/attempts/<16 hex of the
+ * key>); readback passes `inStateRoot: false` to read one wherever it lies (an archived copy),
+ * since whether its directory is its key's is the binding check's own finding.
+ */
+export function loadAttempt (dir: string, o: { inStateRoot?: boolean } = {}): Attempt {
   if (!isAbsolute(dir)) throw toolError('USAGE', `attempt directory must be absolute: ${dir}`)
   try {
     const st = lstatSync(dir)
@@ -98,7 +103,7 @@ export function loadAttempt (dir: string): Attempt {
   const admission = readJsonFile('admission', join(dir, 'admission.json'), 'INPUT_MISSING')
   const started = readJsonFile('started', join(dir, 'started.json'), 'ATTEMPT_INCOMPLETE')
   if (started.attempt_key !== admission.attempt_key) throw toolError('FILE_INVALID', `${dir}: started.json names another key`)
-  if (attemptDirFor(stateRootOf(dir), admission.attempt_key) !== dir) {
+  if (o.inStateRoot !== false && attemptDirFor(stateRootOf(dir), admission.attempt_key) !== dir) {
     throw toolError('FILE_INVALID', `${dir}: admission.json names key ${admission.attempt_key.slice(0, 16)}…, which does not own this directory`)
   }
   const config = readJsonFile('execution', join(dir, 'inputs', 'execution.json'))

@@ -132,7 +132,7 @@ function checkRendered (c: CheckContext): void {
   if (!files.has('job.txt')) return
   let rendered
   try {
-    const attempt = loadAttempt(dir)
+    const attempt = loadAttempt(dir, { inStateRoot: false })
     const tree = openTreeReader(dir)
     rendered = renderAttempt(loadRenderInputs(attempt, p => tree.readFile(p)))
   } catch (e) {
@@ -165,7 +165,7 @@ async function checkGate (c: CheckContext): Promise<void> {
   // gate that cannot be rerun is a finding, never a crash of readback.
   let out
   try {
-    out = await computeAttemptGate(loadAttempt(dir))
+    out = await computeAttemptGate(loadAttempt(dir, { inStateRoot: false }))
   } catch (e) {
     f.add('GATE_MISMATCH', `the gate cannot be rerun on the retained files: ${(e as Error).message}`, 'gate.json')
     return
