@@ -5,7 +5,7 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import type { ExecutionConfig } from '@repairline/schemas'
@@ -13,7 +13,7 @@ import { sha256File } from '@repairline/core'
 import { readToken } from '../src/rules/token-helper.ts'
 import { DEFAULT_LIMITS } from '../src/limits.ts'
 import { tempDir } from '../../../test/helpers/tmp.ts'
-import { BASE_ENV } from '../../../test/helpers/bin.ts'
+import { BASE_ENV, binPath } from '../../../test/helpers/bin.ts'
 import { scanBytes } from '../../../test/helpers/canary.ts'
 import { ask, askInProcess, assertNoLeak, assertOutcome, attemptFiles, hits, prepare, readJson, startServer } from './helpers.ts'
 
@@ -77,6 +77,41 @@ test('C3: the helper runs with an empty environment, from a private copy that is
     delete process.env.RL_SECRET_SHOULD_NOT_PASS
     if (saved === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = saved
   }
+})
+
+test('C3: ask-provider interrupted while its helper runs leaves no copy of the helper (which holds the canary here); one killed outright leaves it only until the next helper run', async t => {
+  const server = await startServer(t)
+  const dir = tempDir(t)
+  const tmp = join(dir, 'tmp')
+  mkdirSync(tmp)
+  const marker = join(dir, 'helper-started')
+  const p = await prepare(t, server, 'ok', { fixture: { tokenHelperSource: canary => `#!/bin/sh\n: > '${marker}'\n/bin/sleep 3\nprintf '%s\\n' '${canary}'\n` } })
+  const interrupt = async (signal: 'SIGINT' | 'SIGTERM' | 'SIGKILL'): Promise<void> => {
+    rmSync(marker, { force: true })
+    const child = execa(binPath('ask-provider'), ['--attempt', p.a.dir], { env: { ...BASE_ENV, TMPDIR: tmp }, extendEnv: false, reject: false })
+    for (let waited = 0; !existsSync(marker) && waited < 30_000; waited += 20) await new Promise(resolve => setTimeout(resolve, 20))
+    assert.ok(existsSync(marker), 'the helper was running when the step was stopped')
+    assert.equal(readdirSync(tmp).length, 1, 'the copy exists while the helper runs')
+    child.kill(signal)
+    const r = await child
+    assert.equal(r.signal, signal, 'the step still ends by the signal')
+  }
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    await interrupt(signal)
+    assert.deepEqual(readdirSync(tmp), [], `no copy is left after ${signal}`)
+  }
+  await interrupt('SIGKILL')
+  assert.equal(readdirSync(tmp).length, 1, 'nothing can clean up after SIGKILL')
+  // The next helper run removes it (its pid is gone) and leaves nothing of its own.
+  const saved = process.env.TMPDIR
+  process.env.TMPDIR = tmp
+  try {
+    assert.equal(await readToken(configFor(writeHelper(dir, 'quick2', "#!/bin/sh\nprintf 'sk-abc\\n'\n")), DEFAULT_LIMITS), 'sk-abc')
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = saved
+  }
+  assert.deepEqual(readdirSync(tmp), [])
+  assert.equal(hits(p), 0)
 })
 
 test('C1: a helper swapped while it is checked: the bytes run are always the bytes hashed', async t => {

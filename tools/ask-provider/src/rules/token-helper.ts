@@ -5,9 +5,12 @@
 // after the check changes nothing. The copy runs without a shell, with an empty
 // environment, a timeout and a bounded read; stderr is discarded (never logged). Its stdout
 // must be exactly one line of printable ASCII (one final newline allowed). The directory is
-// removed before the token is used. Nothing here ever prints or keeps the token.
+// removed before the token is used, and also when the step is interrupted (SIGINT, SIGTERM,
+// SIGHUP) while the helper runs; one left by a step that was killed outright (its name holds
+// the pid) is removed by the next helper run once that pid is gone, since a helper may hold
+// secrets of its own. Nothing here ever prints or keeps the token.
 
-import { closeSync, constants, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ExecutionConfig } from '@repairline/schemas'
@@ -56,7 +59,15 @@ function readHelper (p: string, maxBytes: number): Buffer {
 export async function readToken (config: ExecutionConfig, limits: Pick<ProviderLimits, 'tokenTimeoutMs' | 'tokenMaxBytes' | 'helperMaxBytes'>): Promise<string> {
   const p = config.provider.token_command
   const bytes = readHelper(p, limits.helperMaxBytes)
-  const dir = mkdtempSync(join(tmpdir(), 'rl-token-'))
+  sweepStaleCopies(tmpdir())
+  const dir = mkdtempSync(join(tmpdir(), `${COPY_PREFIX}${process.pid}-`))
+  const interrupted = (signal: NodeJS.Signals): void => {
+    rmSync(dir, { recursive: true, force: true })
+    stopWatching()
+    process.kill(process.pid, signal)
+  }
+  const stopWatching = (): void => { for (const s of INTERRUPTS) process.off(s, interrupted) }
+  for (const s of INTERRUPTS) process.once(s, interrupted)
   try {
     const copy = join(dir, 'helper')
     writeFileSync(copy, bytes, { mode: 0o700, flag: 'wx' })
@@ -76,6 +87,25 @@ export async function readToken (config: ExecutionConfig, limits: Pick<ProviderL
     for (const b of out) if (b < 0x21 || b > 0x7e) throw failed(`token helper ${p} printed a character that is not printable ASCII (the token is one line of visible characters)`)
     return out.toString('latin1')
   } finally {
+    stopWatching()
     rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const COPY_PREFIX = 'rl-token-'
+const INTERRUPTS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
+
+/** Removes the private copies of helper runs whose process is gone (a step killed outright). */
+function sweepStaleCopies (tmp: string): void {
+  let names: string[]
+  try { names = readdirSync(tmp) } catch { return }
+  for (const name of names) {
+    const m = /^rl-token-(\d+)-[A-Za-z0-9]{6}$/.exec(name)
+    if (m?.[1] === undefined || existsSync(`/proc/${m[1]}`)) continue
+    const p = join(tmp, name)
+    try {
+      const st = lstatSync(p)
+      if (st.isDirectory() && st.uid === process.geteuid?.()) rmSync(p, { recursive: true, force: true })
+    } catch {}
   }
 }
