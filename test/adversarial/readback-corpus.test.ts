@@ -15,7 +15,7 @@
 
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { appendFileSync, cpSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { execFileSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: mkfifo, a fixture primitive
 import { basename, dirname, join } from 'node:path'
 import { readbackAttempt, sha256Hex, STATED_LIMITS, statedLimitsFor, type ReadbackResult } from '@repairline/core'
@@ -113,6 +113,13 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'interrupted_pass', from: 'interrupted', threat: 'control: killed after dispatch, sealed past deadline + 30 s', allowTestHooks: true, notices: ['TEST_HOOKS_ENABLED'] },
   { name: 'symlinked_attempt_fail', from: 'go_verified', threat: 'the attempt moved out of attempts/ and a symlink left in its place', mutate: d => { renameSync(d, join(d, '..', '..', 'moved')); symlinkSync(join(d, '..', '..', 'moved'), d) }, expect: 'NOT_AN_ATTEMPT' },
   { name: 'file_as_attempt_fail', from: 'go_verified', threat: 'a regular file where an attempt directory was', mutate: d => { rmSync(d, { recursive: true }); writeFileSync(d, '{}\n') }, expect: 'NOT_AN_ATTEMPT' },
+  {
+    name: 'admitted_not_started_pass',
+    from: 'go_verified',
+    threat: 'admit stopped between admission.json and started.json: not consumed, nothing to judge, reported as a notice',
+    mutate: d => { for (const n of readdirSync(d)) if (n !== 'inputs' && n !== 'admission.json') rmSync(join(d, n), { recursive: true }) },
+    notices: ['NOT_STARTED'],
+  },
   { name: 'logs_extra_file_pass', from: 'go_verified', threat: 'logs/ is unsealed by design', mutate: d => appendFileSync(join(d, 'logs', 'verify.stderr'), 'appended after sealing\n') },
   { name: 'work_scratch_pass', from: 'go_verified', threat: 'work/ is unsealed by design', mutate: d => { mkdirSync(join(d, 'work', 'x'), { recursive: true }); writeFileSync(join(d, 'work', 'x', 'f'), 'scratch') } },
   {

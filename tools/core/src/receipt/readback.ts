@@ -114,6 +114,12 @@ export async function readbackAttempt (dir: string, o: ReadbackOptions = {}): Pr
   const admission = docs.get('admission.json') as Admission | undefined
   const outcome = docs.get('outcome.json') as OutcomeFile | undefined
   if (admission === undefined) return done()
+  // admit stopped between admission.json and started.json: nothing was consumed (DESIGN §7),
+  // nothing ran, and the next admit of the case reuses the directory. Not an attempt to judge.
+  if (listing.files.every(rel => rel === 'admission.json' || rel.startsWith('inputs/'))) {
+    f.add('NOT_STARTED', 'admitted but never started (admit stopped before started.json): the key is not consumed, and the next admit of this case reuses this directory', 'started.json', 'notice')
+    return done(admission)
+  }
 
   // The receipt.
   let receipt: Receipt | undefined
