@@ -3,7 +3,7 @@
 // finds the old attempt past its deadline, with or without a step still working on it; test
 // hooks turned on half way. Every attempt that ends sealed must read back valid.
 
-import { after, test } from 'node:test'
+import { after, test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -99,12 +99,17 @@ test('a step rerun after a later step wrote its files is LATER_STAGE_EXISTS (65)
   await assertReadsBack(dir, true)
 })
 
-test('an admit past the old attempt\'s deadline + 30 s marks it interrupted after steps ran and seals it; it reads back valid', async (t) => {
-  const f = await chainFixture(t, p, 'proposal/node-fix', { runner: 'node', cases: NODE_CASES })
+/** A two-case fixture driven to `--until reproduce` on the test clock: its first attempt, and a time past its deadline + 30 s. */
+async function stoppedAfterReproduce (t: TestContext, scenario: string): Promise<{ f: Fixture, first: string, late: string }> {
+  const f = await chainFixture(t, p, scenario, { runner: 'node', cases: NODE_CASES })
   const r = await driveChain(f, hooksAt(T0), ['--until', 'reproduce'])
   assert.equal(r.exit, 0, r.stderr)
   const first = r.attemptDir ?? ''
-  const late = pastDeadline(first, 31)
+  return { f, first, late: pastDeadline(first, 31) }
+}
+
+test('an admit past the old attempt\'s deadline + 30 s marks it interrupted after steps ran and seals it; it reads back valid', async (t) => {
+  const { f, first, late } = await stoppedAfterReproduce(t, 'proposal/node-fix')
   const second = await admitRun(f, hooksAt(late))
   assert.equal(second.exitCode, 0, second.stderr)
   assert.deepEqual(outcomeOf(first), { ...outcomeOf(first), outcome: 'interrupted', step: 'admit' })
@@ -131,11 +136,7 @@ test('an admit that breaks the lock of an attempt killed while sealing (an outco
 })
 
 test('an admit past the old attempt\'s deadline + 30 s while a step still works on it breaks nothing (LOCK_HELD, 75); once that process is gone it marks the attempt interrupted; one request in all', async (t) => {
-  const f = await chainFixture(t, p, 'hang', { runner: 'node', cases: NODE_CASES })
-  const r = await driveChain(f, hooksAt(T0), ['--until', 'reproduce'])
-  assert.equal(r.exit, 0, r.stderr)
-  const first = r.attemptDir ?? ''
-  const late = pastDeadline(first, 31)
+  const { f, first, late } = await stoppedAfterReproduce(t, 'hang')
   // ask-provider waits on a provider that never answers: a live step holding the attempt.
   const asking = execa(binPath('ask-provider'), ['--attempt', first], { env: { ...BASE_ENV, ...hooksAt(T0) }, extendEnv: false, reject: false })
   t.after(() => { asking.kill('SIGKILL') })
