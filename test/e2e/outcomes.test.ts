@@ -101,6 +101,24 @@ test('rejected: a proposal that edits the test file; the gate names the rule', a
   await assertReadsBack(dir)
 })
 
+// Found by playing the hostile model: without a single call expression, this edit makes the
+// test child write node's own v8-serialized test:pass frames to its stdout (via instanceof and
+// Symbol.hasInstance) and exit 0; before names-preserved it reached scoped_test_verified with
+// a - b still in place. It needs `process` and `Symbol`, names calc.js never used.
+test('rejected: a node proposal that forges the test runner\'s frames through implicit calls; names-preserved names what it reaches for; no candidate run', async (t) => {
+  const edits = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'proposals', 'node-forged-frames.edits.json'), 'utf8')) as typeof NODE_FIX_PROPOSAL.edits
+  p.server.proposals.set('node-forged-frames', { ...NODE_FIX_PROPOSAL, edits })
+  const f = await chainFixture(t, p, 'proposal/node-forged-frames', { runner: 'node' })
+  const r = await driveChain(f)
+  const dir = assertSealed(f, r, 1, 'rejected')
+  const gate = JSON.parse(readFileSync(join(dir, 'gate.json'), 'utf8')) as { rules: Array<{ rule: string, status: string, findings?: string[] }> }
+  const failed = gate.rules.filter(x => x.status === 'fail')
+  assert.deepEqual(failed.map(x => x.rule), ['names-preserved'])
+  assert.deepEqual(failed[0]?.findings, ['src/calc.js: added name Symbol', 'src/calc.js: added name process'])
+  assert.equal(existsSync(join(dir, 'candidate.events.ndjson')), false)
+  await assertReadsBack(dir)
+})
+
 test('failed: a fix that repairs the case but breaks another test', async (t) => {
   const f = await chainFixture(t, p, 'proposal/go-breaks-double')
   const r = await driveChain(f)

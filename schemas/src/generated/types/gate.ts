@@ -54,14 +54,15 @@ export interface GateReport {
     | 'declarations-preserved'
     | 'signatures-preserved'
     | 'calls-preserved'
+    | 'names-preserved'
     | 'no-init-hook'
     | 'no-test-framing'
   )[]
   /**
    * Every rule, in rule order.
    *
-   * @minItems 14
-   * @maxItems 14
+   * @minItems 15
+   * @maxItems 15
    */
   rules: GateRuleResult[]
   /**
@@ -108,6 +109,7 @@ export interface GateRuleResult {
     | 'declarations-preserved'
     | 'signatures-preserved'
     | 'calls-preserved'
+    | 'names-preserved'
     | 'no-init-hook'
     | 'no-test-framing'
   /**

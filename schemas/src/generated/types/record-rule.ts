@@ -27,6 +27,7 @@ export interface RuleRecord {
     | 'declarations-preserved'
     | 'signatures-preserved'
     | 'calls-preserved'
+    | 'names-preserved'
     | 'no-init-hook'
     | 'no-test-framing'
   /**

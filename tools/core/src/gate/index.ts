@@ -12,6 +12,7 @@ import { checkModesUnchanged } from './rules/modes-unchanged.ts'
 import { checkDiffSize } from './rules/diff-size.ts'
 import { checkParses } from './rules/parses.ts'
 import { checkImportsPreserved } from './rules/imports-preserved.ts'
+import { checkNamesPreserved } from './rules/names-preserved.ts'
 import { checkDeclarationsPreserved } from './rules/declarations-preserved.ts'
 import { checkSignaturesPreserved } from './rules/signatures-preserved.ts'
 import { checkCallsPreserved } from './rules/calls-preserved.ts'
@@ -37,7 +38,7 @@ export { stringsOf, framingIn, decodeGo, decodeJs } from './rules/no-test-framin
  * The checker's identity, recorded in gate.json. Bump `version` whenever a rule changes what
  * it accepts: readback refuses a gate.json made by another version (STALE_CHECKER_VERSION).
  */
-export const GATE_CHECKER = { name: 'gate', version: 1 } as const
+export const GATE_CHECKER = { name: 'gate', version: 2 } as const
 
 /** Every rule, in gate.json order. */
 export const GATE_RULES: readonly GateRule[] = [
@@ -53,6 +54,7 @@ export const GATE_RULES: readonly GateRule[] = [
   { id: 'declarations-preserved', check: checkDeclarationsPreserved },
   { id: 'signatures-preserved', check: checkSignaturesPreserved },
   { id: 'calls-preserved', check: checkCallsPreserved },
+  { id: 'names-preserved', check: checkNamesPreserved },
   { id: 'no-init-hook', check: checkNoInitHook },
   { id: 'no-test-framing', check: checkNoTestFraming },
 ]

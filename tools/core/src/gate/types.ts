@@ -18,6 +18,7 @@ export const RULE_IDS = [
   'declarations-preserved',
   'signatures-preserved',
   'calls-preserved',
+  'names-preserved',
   'no-init-hook',
   'no-test-framing',
 ] as const
