@@ -207,8 +207,8 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'stale_summary_checker_newer_fail', from: 'rejected', threat: 'V3: validation/summary.json made by a newer checker version', mutate: d => { editJson(d, 'validation/summary.json', v => { v.checker.version = 7 }); reseal(d, 'validation/summary.json') }, expect: 'STALE_CHECKER_VERSION' },
   // The three owned-text records are also re-rendered byte for byte.
   { name: 'stale_job_checker_fail', from: 'go_verified', threat: 'V3: validation/job_instructions.json made by another checker version', mutate: d => { editJson(d, 'validation/job_instructions.json', v => { v.checker.version = 2 }); reseal(d, 'validation/job_instructions.json') }, expect: 'STALE_CHECKER_VERSION', alsoFires: [RR] },
-  { name: 'stale_gate_checker_fail', from: 'go_verified', threat: 'V3: gate.json made by another gate version', mutate: d => { editJson(d, 'gate.json', g => { g.checker.version = 2 }); reseal(d, 'gate.json') }, expect: 'STALE_CHECKER_VERSION' },
-  { name: 'stale_gate_checker_rejected_fail', from: 'rejected', threat: 'V3: a rejection made by another gate version', mutate: d => { editJson(d, 'gate.json', g => { g.checker.version = 2 }); reseal(d, 'gate.json') }, expect: 'STALE_CHECKER_VERSION' },
+  { name: 'stale_gate_checker_fail', from: 'go_verified', threat: 'V3: gate.json made by another gate version', mutate: d => { editJson(d, 'gate.json', g => { g.checker.version = (g.checker.version as number) + 1 }); reseal(d, 'gate.json') }, expect: 'STALE_CHECKER_VERSION' },
+  { name: 'stale_gate_checker_rejected_fail', from: 'rejected', threat: 'V3: a rejection made by another gate version', mutate: d => { editJson(d, 'gate.json', g => { g.checker.version = (g.checker.version as number) + 1 }); reseal(d, 'gate.json') }, expect: 'STALE_CHECKER_VERSION' },
 
   // V4: a missing stage record, or a record prefix that is not contiguous.
   // The re-render needs baseline.json's failing identities, so it cannot run either.
