@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Admission, Case, Lock, SuiteReport } from '@repairline/schemas'
 import {
-  acquireLock, acquireStepLock, buildReceipt, isToolError, liveStepHolder, loadAttempt, assertSandboxReady, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
+  acquireLock, acquireStepLock, writeReceipt, isToolError, liveStepHolder, loadAttempt, assertSandboxReady, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
   resolveTaskRegister, testHooksEnabled, toolError, writeFileAtomic, writeJsonAtomic, writeOutcome, readJsonFile,
   type ToolIo, type ToolResult,
 } from '@repairline/core'
@@ -156,8 +156,7 @@ async function settleBrokenAttempt (stateRoot: string, broken: Lock, now: Date, 
   }
   if (existsSync(join(dir, 'receipt.json'))) return
   try {
-    const receipt = await buildReceipt({ attempt: loadAttempt(dir), now, testHooks: testHooksEnabled(io.env) })
-    writeJsonAtomic('receipt', join(dir, 'receipt.json'), receipt, { stateRoot, exclusive: true })
+    const receipt = await writeReceipt({ attempt: loadAttempt(dir), now, testHooks: testHooksEnabled(io.env) })
     io.stderr.write(`admit: sealed ${dir} (${receipt.outcome.outcome}), whose lock was stale\n`)
   } catch (e) {
     if (!isToolError(e)) throw e

@@ -7,8 +7,8 @@ import { existsSync, lstatSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { Receipt } from '@repairline/schemas'
 import {
-  acquireStepLock, assertTestHooksMatch, attemptDirsOf, buildReceipt, EXIT, faultPoint, hasErrno, loadAttempt, outcomeExit, readbackAttempt, readOutcome, releaseLock,
-  STALE_GRACE_MS, testHooksEnabled, toolError, writeJsonAtomic, writeOutcome, readJsonFile, type ToolIo, type ToolResult,
+  acquireStepLock, assertTestHooksMatch, attemptDirsOf, EXIT, faultPoint, hasErrno, loadAttempt, outcomeExit, readbackAttempt, readOutcome, releaseLock,
+  STALE_GRACE_MS, testHooksEnabled, toolError, writeOutcome, writeReceipt, readJsonFile, type ToolIo, type ToolResult,
 } from '@repairline/core'
 
 export async function seal (dir: string, io: ToolIo): Promise<ToolResult> {
@@ -37,8 +37,7 @@ export async function seal (dir: string, io: ToolIo): Promise<ToolResult> {
       : { outcome: 'timed_out', code: 'DEADLINE_PASSED', message: `no step wrote an outcome and the deadline ${attempt.admission.deadline} passed` }, now, readOutcome)
   }
   faultPoint(io.env, 'seal')
-  const receipt = await buildReceipt({ attempt, now, testHooks: testHooksEnabled(io.env) })
-  writeJsonAtomic('receipt', receiptPath, receipt, { stateRoot: attempt.stateRoot, exclusive: true })
+  const receipt = await writeReceipt({ attempt, now, testHooks: testHooksEnabled(io.env) })
   const released = releaseLock(attempt.stateRoot, attempt.key, attempt.dir)
   io.stderr.write(`receipt: sealed ${attempt.dir} (${outcome.outcome}, ${receipt.files.length} files)${released ? '; lock released' : ''}\n`)
   return { exit: outcomeExit(outcome.outcome, outcome.retryable), outcome: outcome.outcome }

@@ -10,7 +10,8 @@ import { readJsonFile, readOutcome, type Attempt } from '../attempt-dir.ts'
 import { readFileNoFollow } from '../read-file.ts'
 import { toolError } from '../errors.ts'
 import { assertClean } from '../git.ts'
-import { listAttemptFiles } from './files.ts'
+import { writeJsonAtomic } from '../atomic.ts'
+import { listAttemptFiles, RECEIPT_FILE } from './files.ts'
 import { VALIDATION_FILES } from './stages.ts'
 
 /** What every receipt says it does not prove. */
@@ -118,4 +119,14 @@ export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Pr
     sealed_at: now.toISOString(),
     stated_limits: statedLimitsFor(hooks),
   }
+}
+
+/**
+ * Builds the receipt of an attempt that has an outcome and writes receipt.json, write-once:
+ * what `receipt seal` does, and `admit` for the attempt of a stale lock it breaks.
+ */
+export async function writeReceipt (inputs: SealInputs): Promise<Receipt> {
+  const receipt = await buildReceipt(inputs)
+  writeJsonAtomic('receipt', join(inputs.attempt.dir, RECEIPT_FILE), receipt, { stateRoot: inputs.attempt.stateRoot, exclusive: true })
+  return receipt
 }
