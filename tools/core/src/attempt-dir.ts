@@ -82,6 +82,26 @@ export interface Attempt {
 }
 
 /**
+ * Refuses a path named as an attempt that is no directory, for every step and readback alike:
+ * missing, or leading through a regular file or a symlink loop (INPUT_MISSING), a regular
+ * file (INPUT_MISSING), or a symlink, which would be worked on or read back under another
+ * attempt's name (STATE_UNSAFE).
+ */
+export function assertAttemptDirectory (dir: string): void {
+  let st
+  try {
+    st = lstatSync(dir)
+  } catch (e) {
+    if (hasErrno(e, 'ENOENT')) throw toolError('INPUT_MISSING', `attempt directory ${dir} does not exist`, { path: dir })
+    if (hasErrno(e, 'ENOTDIR')) throw toolError('INPUT_MISSING', `attempt directory ${dir} does not exist: a component of its path is not a directory`, { path: dir })
+    if (hasErrno(e, 'ELOOP')) throw toolError('INPUT_MISSING', `attempt directory ${dir} cannot be reached: its path loops through symlinks`, { path: dir })
+    throw e
+  }
+  if (st.isSymbolicLink()) throw toolError('STATE_UNSAFE', `${dir} is a symlink; pass the attempt directory itself`, { path: dir })
+  if (!st.isDirectory()) throw toolError('INPUT_MISSING', `${dir} is not an attempt directory: it is not a directory`, { path: dir })
+}
+
+/**
  * Loads admission.json, started.json and the config copy; refuses an attempt that was never
  * started. The steps work on an attempt in its state root (state_dir/attempts/<16 hex of the
  * key>); readback passes `inStateRoot: false` to read one wherever it lies (an archived copy),
@@ -89,17 +109,7 @@ export interface Attempt {
  */
 export function loadAttempt (dir: string, o: { inStateRoot?: boolean } = {}): Attempt {
   if (!isAbsolute(dir)) throw toolError('USAGE', `attempt directory must be absolute: ${dir}`)
-  try {
-    const st = lstatSync(dir)
-    if (st.isSymbolicLink()) throw toolError('STATE_UNSAFE', `${dir} is a symlink; pass the attempt directory itself`)
-    if (!st.isDirectory()) throw toolError('INPUT_MISSING', `${dir} is not an attempt directory: it is not a directory`, { path: dir })
-  } catch (e) {
-    if (hasErrno(e, 'ENOENT')) throw toolError('INPUT_MISSING', `attempt directory ${dir} does not exist`, { path: dir })
-    // A path through a regular file, or through a loop of symlinks, leads to no directory.
-    if (hasErrno(e, 'ENOTDIR')) throw toolError('INPUT_MISSING', `attempt directory ${dir} does not exist: a component of its path is not a directory`, { path: dir })
-    if (hasErrno(e, 'ELOOP')) throw toolError('INPUT_MISSING', `attempt directory ${dir} cannot be reached: its path loops through symlinks`, { path: dir })
-    throw e
-  }
+  assertAttemptDirectory(dir)
   const admission = readJsonFile('admission', join(dir, 'admission.json'), 'INPUT_MISSING')
   const started = readJsonFile('started', join(dir, 'started.json'), 'ATTEMPT_INCOMPLETE')
   if (started.attempt_key !== admission.attempt_key) throw toolError('FILE_INVALID', `${dir}: started.json names another key`)

@@ -7,7 +7,7 @@ import { existsSync, lstatSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { Receipt } from '@repairline/schemas'
 import {
-  acquireStepLock, assertTestHooksMatch, attemptDirsOf, EXIT, faultPoint, hasErrno, loadAttempt, outcomeExit, readbackAttempt, readOutcome, releaseLock,
+  acquireStepLock, assertAttemptDirectory, assertTestHooksMatch, attemptDirsOf, EXIT, faultPoint, loadAttempt, outcomeExit, readbackAttempt, readOutcome, releaseLock,
   STALE_GRACE_MS, testHooksEnabled, toolError, writeOutcome, writeReceipt, readJsonFile, type ToolIo, type ToolResult,
 } from '@repairline/core'
 
@@ -82,16 +82,7 @@ export async function readback (dirs: readonly string[], o: ReadbackOptions, io:
  * attempts/ is read back whatever it lacks: a damaged attempt is invalid, not missing.
  */
 function assertAttemptDir (dir: string): void {
-  let st
-  try {
-    st = lstatSync(dir)
-  } catch (e) {
-    if (hasErrno(e, 'ENOENT') || hasErrno(e, 'ENOTDIR') || hasErrno(e, 'ELOOP')) throw toolError('INPUT_MISSING', `attempt directory ${dir} does not exist`, { path: dir })
-    throw e
-  }
-  // As every step refuses it: a symlink would be read back under another attempt's name.
-  if (st.isSymbolicLink()) throw toolError('STATE_UNSAFE', `${dir} is a symlink; pass the attempt directory itself`, { path: dir })
-  if (!st.isDirectory()) throw toolError('INPUT_MISSING', `${dir} is not an attempt directory: it is not a directory`, { path: dir })
+  assertAttemptDirectory(dir)
   if (!existsSync(join(dir, 'admission.json')) && basename(dirname(dir)) !== 'attempts') {
     throw toolError('INPUT_MISSING', `${dir} is not an attempt directory: it holds no admission.json and is not under a state root's attempts/`, { path: dir, hint: 'pass state_dir/attempts/<key>, or --state-dir' })
   }
