@@ -50,7 +50,7 @@ export async function run (): Promise<BenchRow[]> {
     const f = await makeFixture(mkdtempSync(join(work, 'fx-')))
     rewriteConfig(f, c => ({ ...c, source_root: gen.repo, source_sha: gen.sha }))
     const admittedAt = new Date()
-    const attempt = await admitDirect(f, { now: admittedAt })
+    const attempt = await admitDirect(f, { now: admittedAt, testHooks: true })
     const repo = gen.repo
     const listing = await listTree(repo, gen.sha)
     const oids = listing.entries.map(e => e.oid).join('\n') + '\n'

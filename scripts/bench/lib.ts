@@ -24,8 +24,16 @@ export function median (xs: readonly number[]): number {
   return s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2
 }
 
+/**
+ * REPAIRLINE_BENCH_SMOKE=1: every module runs once on small inputs. Its figures mean nothing;
+ * the test suite uses it so a benchmark that no longer runs (a changed contract, a renamed
+ * export) fails CI instead of the next person who measures.
+ */
+export const SMOKE = process.env.REPAIRLINE_BENCH_SMOKE === '1'
+
 /** Runs every candidate `rounds` times, interleaved with rotating order; returns ms samples by name. */
 export async function interleave (candidates: readonly Candidate[], rounds: number, warmup = 1): Promise<Map<string, number[]>> {
+  if (SMOKE) { rounds = 1; warmup = 0 }
   const samples = new Map<string, number[]>(candidates.map(c => [c.name, []]))
   for (let r = -warmup; r < rounds; r++) {
     for (let i = 0; i < candidates.length; i++) {

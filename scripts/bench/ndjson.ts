@@ -6,7 +6,7 @@ import { Readable } from 'node:stream'
 import { createInterface } from 'node:readline'
 import ndjson from 'ndjson'
 import { readRecords, splitLineBatches } from '@repairline/core'
-import { interleave, median, type BenchRow } from './lib.ts'
+import { interleave, median, SMOKE, type BenchRow } from './lib.ts'
 
 function stream (n: number): Buffer {
   const lines: string[] = []
@@ -23,7 +23,8 @@ function chunked (buf: Buffer, size = 64 * 1024): Readable {
 }
 
 export async function run (): Promise<BenchRow[]> {
-  const data = stream(200_000)
+  const records = SMOKE ? 2_000 : 200_000
+  const data = stream(records)
   const mib = data.length / (1 << 20)
   let count = 0
   const s = await interleave([
@@ -32,7 +33,7 @@ export async function run (): Promise<BenchRow[]> {
     { name: 'ndjson.parse', run: async () => { count = 0; await new Promise<void>((resolve, reject) => { chunked(data).pipe(ndjson.parse({ strict: true })).on('data', () => { count++ }).on('end', resolve).on('error', reject) }) } },
     { name: 'readline + JSON.parse', run: async () => { count = 0; for await (const l of createInterface({ input: chunked(data), crlfDelay: Infinity })) { JSON.parse(l); count++ } } },
   ], 5, 1)
-  if (count !== 200_000) throw new Error(`expected 200000 records, read ${count}`)
+  if (count !== records) throw new Error(`expected ${records} records, read ${count}`)
   const ours = median(s.get('core readRecords (validated)') ?? [])
   const rows: BenchRow[] = []
   for (const other of ['core line splitter + JSON.parse (no schema)', 'ndjson.parse', 'readline + JSON.parse']) {

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { build } from 'esbuild'
 import { assertBindSourcesSafe, defaultScanMemoDir, forgetSystemScans, goInstall, goCommand, goEnv, loadScanMemo, nodeCommand, nodeInstall, run as runProcess, runTests, scanSpecialFiles, writeNodeReporter, type TestRun } from '@repairline/core'
-import { fmt, interleave, median, type BenchRow } from './lib.ts'
+import { fmt, interleave, median, SMOKE, type BenchRow } from './lib.ts'
 import { writeGoTestJson } from './fixtures/go-test-json.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -183,7 +183,7 @@ process.stdout.write(JSON.stringify({ ms: performance.now() - t, rssMB: process.
 
 async function normalization (work: string): Promise<BenchRow[]> {
   const file = join(work, 'go-test.json')
-  const gen = writeGoTestJson(file, 200_000_000)
+  const gen = writeGoTestJson(file, SMOKE ? 2_000_000 : 200_000_000)
   const mib = gen.bytes / (1 << 20)
   const bundles: Record<string, string> = {}
   for (const [name, source] of [['normalize', NORMALIZE], ['summarize', SUMMARIZE], ['readline', READLINE]] as const) {

@@ -18,8 +18,10 @@ export interface DirectAttempt { dir: string, key: string, stateRoot: string }
 /**
  * Admits the first case of the fixture's report for the commit in its config file (which a
  * test may point at a hostile commit) without any check. `now` defaults to the wall clock.
+ * `testHooks` records the attempt as admitted with REPAIRLINE_TEST_HOOKS=1, so its steps may
+ * (and must) run with the hooks, e.g. a test clock that holds them inside the deadline.
  */
-export async function admitDirect (f: Fixture, o: { now?: Date, registers?: RegisterManifest } = {}): Promise<DirectAttempt> {
+export async function admitDirect (f: Fixture, o: { now?: Date, registers?: RegisterManifest, testHooks?: boolean } = {}): Promise<DirectAttempt> {
   const configBytes = readFileSync(f.configPath)
   const config = JSON.parse(configBytes.toString('utf8')) as ExecutionConfig
   const policyBytes = readFileSync(f.policyPath)
@@ -58,7 +60,7 @@ export async function admitDirect (f: Fixture, o: { now?: Date, registers?: Regi
     admitted_at: now.toISOString(),
     deadline: deadline.toISOString(),
     timeout_seconds: config.timeout_seconds,
-    test_hooks: false,
+    test_hooks: o.testHooks === true,
     source: { root: config.source_root, sha: config.source_sha, clean: true, tree_entries: listing.blobCount, tree_bytes: listing.blobBytes },
   }
   writeJsonAtomic('admission', join(dir, 'admission.json'), admission, { stateRoot })
