@@ -15474,7 +15474,7 @@ validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 
-const schema200 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:response:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","received_at","http_status","headers","body_bytes","body_complete","body_utf8","body","redactions"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"received_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"http_status":{"type":"integer","minimum":100,"maximum":599},"headers":{"type":"object","additionalProperties":false,"properties":{"content-type":{"type":"string","maxLength":1024},"content-encoding":{"type":"string","maxLength":1024},"content-length":{"type":"string","maxLength":1024},"location":{"type":"string","maxLength":1024},"x-request-id":{"type":"string","maxLength":1024},"retry-after":{"type":"string","maxLength":1024},"retry-after-ms":{"type":"string","maxLength":1024},"x-should-retry":{"type":"string","maxLength":1024}}},"body_bytes":{"type":"integer","minimum":0},"body_complete":{"type":"boolean"},"body_utf8":{"type":"boolean"},"body":{"type":["string","null"]},"redactions":{"type":"integer","minimum":0}}};
+const schema200 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:response:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","received_at","http_status","headers","body_bytes","body_complete","body_utf8","body","redactions"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"received_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"http_status":{"type":"integer","minimum":100,"maximum":999},"headers":{"type":"object","additionalProperties":false,"properties":{"content-type":{"type":"string","maxLength":1024},"content-encoding":{"type":"string","maxLength":1024},"content-length":{"type":"string","maxLength":1024},"location":{"type":"string","maxLength":1024},"x-request-id":{"type":"string","maxLength":1024},"retry-after":{"type":"string","maxLength":1024},"retry-after-ms":{"type":"string","maxLength":1024},"x-should-retry":{"type":"string","maxLength":1024}}},"body_bytes":{"type":"integer","minimum":0},"body_complete":{"type":"boolean"},"body_utf8":{"type":"boolean"},"body":{"type":["string","null"]},"redactions":{"type":"integer","minimum":0}}};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:response:v1" */;
@@ -15675,8 +15675,8 @@ vErrors.push(err16);
 errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 599 || isNaN(data3)){
-const err17 = {instancePath:instancePath+"/http_status",schemaPath:"#/properties/http_status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
+if(data3 > 999 || isNaN(data3)){
+const err17 = {instancePath:instancePath+"/http_status",schemaPath:"#/properties/http_status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 999},message:"must be <= 999"};
 if(vErrors === null){
 vErrors = [err17];
 }

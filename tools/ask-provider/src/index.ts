@@ -23,9 +23,9 @@ import { join } from 'node:path'
 import type { CheckRecord, Proposal, ProviderResponse, ProviderUsage } from '@repairline/schemas'
 import {
   EXIT, TREE_MANIFEST, TREE_TAR, checkBaseUrl, ensureDir, faultPoint, finishAttempt, isToolError, loadAttempt, loadRenderInputs,
-  openStep, openTreeReader, parseJsonText, readCaFile, readFileNoFollow, readJsonFile, redactText, renderAttempt, renderedFiles, renderSummaryText, resolveAttemptPath,
-  responsesUrl, schemaErrors, secretVariants, sha256Hex, toolError, validateText, validationPassed, writeFileAtomic, writeJsonAtomic,
-  type Attempt, type DecidedOutcome, type Rendered, type ToolIo, type ToolResult,
+  openStep, openTreeReader, parseJsonBytes, parseJsonText, printableLine, readCaFile, readFileNoFollow, readJsonFile, redactJson, redactText, renderAttempt, renderedFiles,
+  renderSummaryText, resolveAttemptPath, responsesUrl, schemaErrors, secretPattern, sha256Hex, toolError, validateText, validationPassed, writeFileAtomic, writeJsonAtomic,
+  type Attempt, type DecidedOutcome, type Rendered, type SecretPattern, type ToolIo, type ToolResult,
 } from '@repairline/core'
 import { callResponses, type HttpResponse } from './client.ts'
 import { DEFAULT_LIMITS, type ProviderLimits } from './limits.ts'
@@ -33,6 +33,7 @@ import { classifyStatus } from './rules/classify-status.ts'
 import { disableCoreDumps } from './rules/core-dumps.ts'
 import { errorSummary } from './rules/error-body.ts'
 import { assertNoHostileEnvironment } from './rules/hostile-environment.ts'
+import { jsonDepth, MAX_JSON_DEPTH } from './rules/json-depth.ts'
 import { parseAnswer, type ServerReport } from './rules/parse-response.ts'
 import { readToken } from './rules/token-helper.ts'
 
@@ -68,7 +69,7 @@ function say (io: ToolIo, line: string): void {
 }
 
 function finish (attempt: Attempt, io: ToolIo, d: DecidedOutcome): ToolResult {
-  say(io, `${d.outcome}${d.outcome === 'provider_error' ? ` (retryable: ${String(d.retryable === true)})` : ''}: ${d.code}: ${d.message}`)
+  say(io, `${d.outcome}${d.outcome === 'provider_error' ? ` (retryable: ${String(d.retryable === true)})` : ''}: ${d.code}: ${printableLine(d.message, 8000)}`)
   return finishAttempt('ask-provider', attempt, io, d)
 }
 
@@ -121,10 +122,19 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
     throw e
   }
 
+  // From here every message is also redacted decoded: the server's text reaches outcome.json
+  // and stderr through JSON and the answer's parts, where no byte form of the token shows.
+  const pattern = secretPattern(token)
+  const end = (d: DecidedOutcome): ToolResult => finish(attempt, io, { ...d, message: redactText(d.message, pattern).value })
+
   // The call is spent once dispatch.json is written: not while nobody can read our records.
   await io.out.settle()
   const now = io.now()
   const remaining = Date.parse(admission.deadline) - now.getTime()
+  // The helper may run up to its own limit: a deadline that passed meanwhile sends nothing.
+  if (remaining <= 0) {
+    return end({ outcome: 'timed_out', code: 'DEADLINE_PASSED', message: `the attempt's deadline ${admission.deadline} passed before the call was sent (while the token helper ran); nothing was sent` })
+  }
   const deadlineBound = remaining <= limits.totalMs
   const totalMs = Math.max(1, Math.min(limits.totalMs, remaining))
   const wrote = writeJsonAtomic('dispatch', join(dir, 'dispatch.json'), {
@@ -151,71 +161,93 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
     ...(caPem === undefined ? {} : { caPem }),
     limits: { ...limits, totalMs, headersTimeoutMs: Math.min(limits.headersTimeoutMs, totalMs) },
   })
-  const variants = secretVariants(token)
-  const keep = (res: HttpResponse, complete: boolean): Buffer => {
-    const kept = redactResponse(res, token, variants)
+  const keep = (res: HttpResponse, complete: boolean): { body: Buffer, redactions: number } => {
+    const kept = redactResponse(res, pattern)
     writeJsonAtomic('response', join(dir, 'response.json'), { v: 1, attempt_key: attempt.key, received_at: io.now().toISOString(), ...kept.fields, body_complete: complete }, w)
     faultPoint(io.env, 'provider-response')
-    return kept.body
+    return { body: kept.body, redactions: kept.fields.redactions }
   }
 
   if (result.kind === 'failed') {
     if (result.partial !== undefined) keep(result.partial, false)
     if (result.deadline && deadlineBound) {
-      return finish(attempt, io, { outcome: 'timed_out', code: 'DEADLINE_PASSED', message: `the provider call was still running at the attempt's deadline ${admission.deadline}` })
+      return end({ outcome: 'timed_out', code: 'DEADLINE_PASSED', message: `the provider call was still running at the attempt's deadline ${admission.deadline}` })
     }
-    const message = redactText(result.message, token, variants).value
-    return finish(attempt, io, { outcome: 'provider_error', retryable: result.retryable, code: result.code, message })
+    return end({ outcome: 'provider_error', retryable: result.retryable, code: result.code, message: printableLine(result.message, 600) })
   }
 
   const res = result.response
-  const redactedBody = keep(res, true)
+  const { body: redactedBody, redactions } = keep(res, true)
   const contentType = res.headers['content-type']
   const cls = classifyStatus(res.status)
   if (cls.kind === 'error') {
-    const where = cls.code === 'PROVIDER_REDIRECT' ? ` to ${redactText(res.headers.location ?? '(no location)', token, variants).value.slice(0, 300)} (never followed)` : ''
-    return finish(attempt, io, { outcome: 'provider_error', retryable: cls.retryable, code: cls.code, message: `HTTP ${res.status}${where}: ${errorSummary(redactedBody, contentType)}` })
+    const where = cls.code === 'PROVIDER_REDIRECT' ? ` to ${printableLine(redactText(res.headers.location ?? '(no location)', pattern).value, 300)} (never followed)` : ''
+    const what = cls.code === 'PROVIDER_RESPONSE_INVALID' ? ' is not an HTTP status' : ''
+    return end({ outcome: 'provider_error', retryable: cls.retryable, code: cls.code, message: `HTTP ${res.status}${what}${where}: ${errorSummary(redactedBody, contentType)}` })
   }
 
   const parsed = parseAnswer(redactedBody, contentType, body.max_output_tokens)
   writeJsonAtomic('usage', join(dir, 'usage.json'), usageRecord(attempt, body.model, body.max_output_tokens, parsed.report), w)
-  if (!parsed.ok) return finish(attempt, io, { outcome: 'provider_error', retryable: parsed.retryable, code: parsed.code, message: parsed.message })
+  if (!parsed.ok) return end({ outcome: 'provider_error', retryable: parsed.retryable, code: parsed.code, message: parsed.message })
+  // An answer that echoed the token anywhere is never used, redacted or not: in the body
+  // (redacted above), across two output_text parts, or behind the answer's own JSON escapes.
+  const echoed = (where: string): DecidedOutcome => ({ outcome: 'provider_error', retryable: false, code: 'PROVIDER_ECHOED_TOKEN', message: `the answer echoed the provider token (${where}); it is never used` })
+  if (redactions > 0) return end(echoed(`${redactions} encoded form${redactions === 1 ? '' : 's'}, redacted in response.json`))
+  if (redactText(parsed.text, pattern).count > 0) return end(echoed('in the joined output_text'))
 
   const json = parseJsonText(parsed.text)
-  if (!json.ok) return finish(attempt, io, { outcome: 'provider_error', retryable: false, code: 'PROPOSAL_INVALID', message: `the answer is not strict JSON (truncated, or prose from a server that ignored text.format): ${json.message.slice(0, 200)}` })
+  if (!json.ok) return end({ outcome: 'provider_error', retryable: false, code: 'PROPOSAL_INVALID', message: `the answer is not strict JSON (truncated, or prose from a server that ignored text.format): ${printableLine(json.message, 200)}` })
+  if (redactJson(json.value, pattern).count > 0) return end(echoed('in a string of the proposal'))
   const errs = schemaErrors('proposal', json.value)
-  if (errs.length > 0) return finish(attempt, io, { outcome: 'provider_error', retryable: false, code: 'PROPOSAL_INVALID', message: `the answer breaks the proposal schema: ${errs.slice(0, 5).join('; ').slice(0, 600)}` })
+  if (errs.length > 0) return end({ outcome: 'provider_error', retryable: false, code: 'PROPOSAL_INVALID', message: `the answer breaks the proposal schema: ${printableLine(errs.slice(0, 5).join('; '), 600)}` })
   const proposal = json.value as Proposal
   writeJsonAtomic('proposal', join(dir, 'proposal.json'), proposal, w)
 
   const summary = validateText('summary_validation', { task: admission.task_register, prompt: admission.prompt_register }, renderSummaryText(proposal.summary))
   writeJsonAtomic('validation', join(dir, 'validation', 'summary.json'), summary, w)
   if (!validationPassed(summary)) {
-    return finish(attempt, io, { outcome: 'rejected', code: 'SUMMARY_CONTRACT_FAILED', message: `proposal.summary broke the return contract: ${summary.findings.slice(0, 3).map(f => `${f.rule} line ${f.line}: ${f.detail}`).join('; ')}` })
+    return end({ outcome: 'rejected', code: 'SUMMARY_CONTRACT_FAILED', message: `proposal.summary broke the return contract: ${summary.findings.slice(0, 3).map(f => `${f.rule} line ${f.line}: ${f.detail}`).join('; ')}` })
   }
   say(io, `HTTP ${res.status} from model ${parsed.report.model ?? '(unreported)'}: a proposal with ${proposal.edits.length} edit${proposal.edits.length === 1 ? '' : 's'}; its summary passes ${summary.checker.name} v${summary.checker.version}${summary.status === 'not_applicable' ? ' (not applicable)' : ''}`)
   return { exit: EXIT.OK }
 }
 
-/** The fields of response.json for what arrived, redacted, and the redacted body. */
-function redactResponse (res: HttpResponse, token: string, variants: string[]): { fields: Omit<ProviderResponse, 'v' | 'attempt_key' | 'received_at' | 'body_complete'>, body: Buffer } {
+/**
+ * The fields of response.json for what arrived, redacted, and the redacted body. A body that
+ * is strict JSON within the nesting bound is also redacted decoded (a server may escape any character of the token,
+ * and no byte form shows it then): when that finds the token, what is kept and parsed is the
+ * redacted value re-serialized, not the bytes received (body_bytes still counts those).
+ */
+function redactResponse (res: HttpResponse, pattern: SecretPattern): { fields: Omit<ProviderResponse, 'v' | 'attempt_key' | 'received_at' | 'body_complete'>, body: Buffer } {
   let redactions = 0
   const headers: Record<string, string> = {}
   for (const name of KEPT_HEADERS) {
     const v = res.headers[name]
     if (v === undefined) continue
-    const r = redactText(v, token, variants)
+    const r = redactText(v, pattern)
     redactions += r.count
     headers[name] = r.value.slice(0, 1024)
   }
   const utf8 = isUtf8(res.body)
   // Redact the decoded text (what is kept) and, separately, the raw bytes (what is parsed).
-  const text = redactText(res.body.toString('utf8'), token, variants)
-  const raw = redactText(res.body.toString('latin1'), token, variants)
+  const text = redactText(res.body.toString('utf8'), pattern)
+  const raw = redactText(res.body.toString('latin1'), pattern)
   redactions += text.count
+  let kept = text.value
+  let body = Buffer.from(raw.value, 'latin1')
+  // A body nested past the bound is refused unread by the answer's parser; never walked here.
+  const json = jsonDepth(body) <= MAX_JSON_DEPTH ? parseJsonBytes(body) : undefined
+  if (json?.ok === true) {
+    const decoded = redactJson(json.value, pattern)
+    if (decoded.count > 0) {
+      kept = JSON.stringify(decoded.value)
+      body = Buffer.from(kept)
+      redactions += decoded.count
+    }
+  }
   return {
-    fields: { http_status: res.status, headers, body_bytes: res.body.length, body_utf8: utf8, body: res.body.length === 0 ? null : text.value, redactions },
-    body: Buffer.from(raw.value, 'latin1'),
+    fields: { http_status: res.status, headers, body_bytes: res.body.length, body_utf8: utf8, body: res.body.length === 0 ? null : kept, redactions },
+    body,
   }
 }
 

@@ -57,13 +57,13 @@ export function readingHelper (dir: string): (canary: string) => string {
  * does minus argv parsing), with optional smaller limits. The real server, files and token
  * helper are used; only the Node start-up is saved.
  */
-export async function askInProcess (p: Prepared, o: { limits?: Partial<ProviderLimits>, env?: Record<string, string>, check?: boolean } = {}): Promise<BinResult> {
+export async function askInProcess (p: Prepared, o: { limits?: Partial<ProviderLimits>, env?: Record<string, string>, check?: boolean, now?: () => Date } = {}): Promise<BinResult> {
   let stdout = ''
   let stderr = ''
   const out = new Writable({ write (c: Buffer, _e, cb) { stdout += c.toString(); cb() } })
   const err = new Writable({ write (c: Buffer, _e, cb) { stderr += c.toString(); cb() } })
   const env = { ...BASE_ENV, ...o.env }
-  const io: ToolIo = { stdin: Readable.from([]), out: new RecordWriter(out), stderr: err, env, now: clockFrom(env), cwd: p.f.dir }
+  const io: ToolIo = { stdin: Readable.from([]), out: new RecordWriter(out), stderr: err, env, now: o.now ?? clockFrom(env), cwd: p.f.dir }
   const exitCode = await runTool('ask-provider', [], io, async (_argv, io2) => await askProvider({ attempt: p.a.dir, check: o.check === true }, io2, o.limits === undefined ? {} : { limits: o.limits }))
   const lines = stdout.split('\n')
   if (lines.at(-1) === '') lines.pop()

@@ -9,13 +9,14 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSy
 import { join } from 'node:path'
 import { execa } from 'execa'
 import type { ExecutionConfig } from '@repairline/schemas'
-import { sha256File } from '@repairline/core'
+import { isUnicodeText, parseJsonBytes, sha256File } from '@repairline/core'
 import { readToken } from '../src/rules/token-helper.ts'
 import { DEFAULT_LIMITS } from '../src/limits.ts'
 import { tempDir } from '../../../test/helpers/tmp.ts'
 import { BASE_ENV, binPath } from '../../../test/helpers/bin.ts'
 import { scanBytes } from '../../../test/helpers/canary.ts'
-import { ask, askInProcess, assertNoLeak, assertOutcome, attemptFiles, hits, prepare, readJson, startServer } from './helpers.ts'
+import { ask, askInProcess, assertNoLeak, assertOutcome, attemptFiles, hits, outcomeOf, prepare, readJson, startServer } from './helpers.ts'
+import { completedBody } from '../../../test/helpers/responses-server.ts'
 
 function configFor (helper: string): ExecutionConfig {
   return { provider: { token_command: helper, token_command_sha256: sha256File(helper).sha256 } } as unknown as ExecutionConfig
@@ -201,11 +202,12 @@ test('C5: a server that echoes the Authorization header (raw, base64, hex, URL, 
     assert.ok((kept.redactions as number) >= 8, `redactions: ${String(kept.redactions)}`)
     assert.match(String((kept.headers as Record<string, string>)['x-request-id']), /\[REDACTED\]/)
   }
+  // A 2xx answer that echoed the token is redacted and kept, but never used.
   const p = await prepare(t, server, 'echo-auth/200')
   const r = await askInProcess(p)
-  assert.equal(r.exitCode, 0, r.stderr)
+  assertOutcome(p, r, 'provider_error', 'PROVIDER_ECHOED_TOKEN', { retryable: false })
   assert.match(String(readJson(p, 'response.json').body), /\[REDACTED\]/)
-  assertNoLeak(p)
+  assert.equal(existsSync(join(p.a.dir, 'proposal.json')), false)
   // Positive control: the server really sent the token back, in every encoding.
   const sent = Buffer.concat(server.sent)
   const forms = new Set(scanBytes(sent, p.f.canary, 'sent').map(h => h.form))
@@ -224,4 +226,169 @@ test('C8 (the part ask-provider owns): the token never enters an environment, ar
   assert.deepEqual(scanBytes(process.argv.join('\n'), p.f.canary, 'argv'), [])
   // The attempt directory — what the sandbox of later steps mounts work trees from — holds no form of it.
   assertNoLeak(p)
+})
+
+/** `s` with its first character written as a JSON \\u escape: no byte form of the token. */
+const firstEscaped = (s: string): string => `\\u${(s.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}${s.slice(1)}`
+
+/** Every string a JSON text decodes to, keys included (what a reader of the kept file sees). */
+function decodedStrings (text: string): string {
+  const out: string[] = []
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') out.push(v)
+    else if (Array.isArray(v)) v.forEach(walk)
+    else if (typeof v === 'object' && v !== null) for (const [k, x] of Object.entries(v)) { out.push(k); walk(x) }
+  }
+  walk(JSON.parse(text))
+  return out.join('\n')
+}
+
+/** A completed body whose one message is a refusal. */
+const refusalBody = (text: string): string => JSON.stringify(completedBody('')).replace('"output":[', `"output":[{"type":"message","role":"assistant","content":[{"type":"refusal","refusal":${JSON.stringify(text)}}]},`)
+
+/** The output_text parts of a body, joined: the answer a client reads. */
+const answerText = (body: string): string => (JSON.parse(body) as { output: Array<{ content?: Array<{ text?: string }> }> }).output.flatMap(i => i.content ?? []).map(x => x.text ?? '').join('')
+
+test('C5: the token behind a JSON escape, in mixed-case hex, across two output_text parts or inside the answer\'s own JSON reaches no file, record or stderr line', async t => {
+  const server = await startServer(t)
+  const proposal = JSON.stringify(server.proposal)
+  const cases: Array<{ name: string, status: number, body: (canary: string) => string, code: string, decoded: (body: string, canary: string) => boolean }> = [
+    {
+      name: 'escaped-401',
+      status: 401,
+      body: c => `{"error":{"message":"Incorrect API key provided: ${firstEscaped(c)}","type":"invalid_request_error","code":"invalid_api_key"}}`,
+      code: 'PROVIDER_HTTP_ERROR',
+      decoded: (b, c) => decodedStrings(b).includes(c),
+    },
+    {
+      name: 'mixed-hex-401',
+      status: 401,
+      body: c => JSON.stringify({ error: { message: `key ${Buffer.from(c).toString('hex').replace(/[a-f]/, x => x.toUpperCase())}`, type: 'invalid_request_error', code: null } }),
+      code: 'PROVIDER_HTTP_ERROR',
+      decoded: (b, c) => b.toLowerCase().includes(Buffer.from(c).toString('hex')),
+    },
+    {
+      name: 'escaped-refusal',
+      status: 200,
+      body: c => refusalBody('no, PLACEHOLDER').replace('PLACEHOLDER', firstEscaped(c)),
+      code: 'PROVIDER_REFUSAL',
+      decoded: (b, c) => decodedStrings(b).includes(c),
+    },
+    {
+      name: 'escaped-model',
+      status: 200,
+      body: c => JSON.stringify(completedBody(proposal, { model: 'PLACEHOLDER' })).replace('PLACEHOLDER', firstEscaped(c)),
+      code: 'PROVIDER_ECHOED_TOKEN',
+      decoded: (b, c) => decodedStrings(b).includes(c),
+    },
+    {
+      name: 'split-parts',
+      status: 200,
+      body: c => {
+        const text = proposal.replace(/"cause":"/, `"cause":"${c} `)
+        const at = text.indexOf(c) + 5
+        const b = completedBody(text) as { output: Array<{ content?: Array<Record<string, unknown>> }> }
+        const msg = b.output[1]
+        if (msg?.content === undefined) throw new Error('no message')
+        msg.content = [{ type: 'output_text', text: text.slice(0, at), annotations: [] }, { type: 'output_text', text: text.slice(at), annotations: [] }]
+        return JSON.stringify(b)
+      },
+      code: 'PROVIDER_ECHOED_TOKEN',
+      decoded: (b, c) => answerText(b).includes(c),
+    },
+    {
+      name: 'escaped-in-answer',
+      status: 200,
+      body: c => JSON.stringify(completedBody(proposal.replace(/"cause":"/, `"cause":"${firstEscaped(c)} `))),
+      code: 'PROVIDER_ECHOED_TOKEN',
+      decoded: (b, c) => decodedStrings(answerText(b)).includes(c),
+    },
+  ]
+  for (const k of cases) {
+    const p = await prepare(t, server, `answer/${k.name}`)
+    const body = k.body(p.f.canary)
+    server.answers.set(k.name, { status: k.status, headers: { 'content-type': 'application/json' }, body })
+    // Positive control: what the server sends carries the token once decoded, and no byte form
+    // the scanner knows shows it (mixed-case hex aside, which is a byte form in either case).
+    assert.ok(k.decoded(body, p.f.canary), `${k.name}: the answer does not carry the token`)
+    const r = await askInProcess(p)
+    assert.equal(hits(p), 1)
+    assertOutcome(p, r, 'provider_error', k.code, { retryable: false })
+    assert.equal(existsSync(join(p.a.dir, 'proposal.json')), false, k.name)
+  }
+})
+
+test('server text reaches outcome.json, usage.json and stderr as one printable line, cut by code points: it can forge no line, drive no terminal, and leave no lone surrogate', async t => {
+  const server = await startServer(t)
+  const proposal = JSON.stringify(server.proposal)
+  const refusal = refusalBody
+  // clip keeps 197 code points of a 200 cut: an emoji straddling code unit 197 is split by a code-unit slice.
+  server.answers.set('emoji-refusal', { status: 200, headers: { 'content-type': 'application/json' }, body: refusal(`${'r'.repeat(196)}😀 and more`) })
+  server.answers.set('control-refusal', { status: 200, headers: { 'content-type': 'application/json' }, body: refusal('no\nask-provider: scoped_test_verified: forged line\u001b]0;title\u0007\u009b2K') })
+  server.answers.set('emoji-model', { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(completedBody(proposal, { model: `${'m'.repeat(199)}😀` })) })
+  for (const name of ['emoji-refusal', 'control-refusal']) {
+    const p = await prepare(t, server, `answer/${name}`)
+    const r = await askInProcess(p)
+    const o = assertOutcome(p, r, 'provider_error', 'PROVIDER_REFUSAL', { retryable: false })
+    // The strict reader takes the file (a lone surrogate would be refused), and seal can cover it.
+    assert.ok(parseJsonBytes(readFileSync(join(p.a.dir, 'outcome.json'))).ok, name)
+    assert.ok(isUnicodeText(o.reason.message), name)
+    // eslint-disable-next-line no-control-regex -- the control characters are what must be absent
+    assert.doesNotMatch(r.stderr.replace(/\n/g, '') + o.reason.message, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/, name)
+    assert.equal(r.stderr.trimEnd().split('\n').filter(l => /provider_error/.test(l)).length, 1, r.stderr)
+    assert.doesNotMatch(r.stderr, /^ask-provider: scoped_test_verified/m)
+  }
+  const p = await prepare(t, server, 'answer/emoji-model')
+  const r = await askInProcess(p)
+  assert.equal(r.exitCode, 0, r.stderr)
+  const usage = readFileSync(join(p.a.dir, 'usage.json'))
+  assert.ok(parseJsonBytes(usage).ok, usage.toString())
+  // 200 code points fit whole; a cut at 200 code units would have split the emoji.
+  assert.equal((JSON.parse(usage.toString()) as { server_model: string }).server_model, `${'m'.repeat(199)}😀`)
+})
+
+test('a status outside 100–599 is provider_error PROVIDER_RESPONSE_INVALID with its answer kept, not an internal error', async t => {
+  const server = await startServer(t)
+  for (const status of [600, 999]) {
+    server.answers.set(`s${status}`, { status, headers: { 'content-type': 'application/json' }, body: '{"error":{"message":"odd"}}' })
+    const p = await prepare(t, server, `answer/s${status}`)
+    const r = await askInProcess(p)
+    assertOutcome(p, r, 'provider_error', 'PROVIDER_RESPONSE_INVALID', { retryable: false })
+    assert.equal(readJson(p, 'response.json').http_status, status)
+    // The rerun keeps the outcome and sends nothing.
+    const again = await askInProcess(p)
+    assert.equal(again.exitCode, 1)
+    assert.equal(hits(p), 1)
+  }
+})
+
+test('a deadline that passes while the token helper runs sends nothing: timed_out, no dispatch.json, no request', async t => {
+  const server = await startServer(t)
+  for (const late of [true, false]) {
+    const dir = tempDir(t, 'rl-late-')
+    const marker = join(dir, 'helper-ran')
+    const p = await prepare(t, server, 'ok', {
+      fixture: {
+        tokenHelperSource: canary => {
+          writeFileSync(join(dir, 'canary.secret'), `${canary}\n`)
+          return `#!/bin/sh\n: > '${marker}'\nIFS= read -r t < '${join(dir, 'canary.secret')}'\nprintf '%s\\n' "$t"\n`
+        },
+      },
+    })
+    const deadline = Date.parse(readJson<{ deadline: string }>(p, 'admission.json').deadline)
+    // The clock reads the deadline as passed once the helper has run (when `late`).
+    const now = (): Date => new Date(late && existsSync(marker) ? deadline + 1000 : deadline - 60_000)
+    const r = await askInProcess(p, { now })
+    if (late) {
+      assertOutcome(p, r, 'timed_out', 'DEADLINE_PASSED')
+      assert.match(outcomeOf(p)?.reason.message ?? '', /nothing was sent/)
+      assert.equal(existsSync(join(p.a.dir, 'dispatch.json')), false)
+      assert.equal(hits(p), 0)
+    } else {
+      // Control: the same helper and clock, the deadline not passed, makes the call.
+      assert.equal(r.exitCode, 0, r.stderr)
+      assert.equal(hits(p), 1)
+    }
+    assert.ok(existsSync(marker), 'the helper ran')
+  }
 })

@@ -10,6 +10,7 @@ import { basename, dirname, join, relative, sep } from 'node:path'
 import type { SchemaName, SchemaTypes } from '@repairline/schemas'
 import { assertValid } from './contracts.ts'
 import { hasErrno, toolError } from './errors.ts'
+import { parseJsonText } from './json.ts'
 
 const euid = (): number => process.geteuid?.() ?? 0
 
@@ -103,9 +104,19 @@ export function writeFileAtomic (path: string, bytes: Uint8Array | string, o: At
   return true
 }
 
-/** The bytes a JSON file of ours holds: two-space indented, one trailing newline. */
+/**
+ * The bytes a JSON file of ours holds: two-space indented, one trailing newline. A string
+ * with a lone surrogate is refused here (a bug: text from outside goes through
+ * printableLine): JSON.stringify escapes it, and the strict reader would refuse the file.
+ */
 export function jsonFileBytes (value: unknown): string {
-  return JSON.stringify(value, null, 2) + '\n'
+  const text = JSON.stringify(value, null, 2) + '\n'
+  // JSON.stringify writes \ud800-\udfff escapes for lone surrogates only: rare, then checked.
+  if (text.includes('\\ud')) {
+    const r = parseJsonText(text)
+    if (!r.ok) throw toolError('INTERNAL', `refusing to write JSON our reader would refuse: ${r.message}`)
+  }
+  return text
 }
 
 /** Validates `value` against its schema, then writes it atomically. A schema failure here is a bug (70). */

@@ -111,6 +111,7 @@ export const ERROR_CODES = {
   PROVIDER_INCOMPLETE: { exit: EXIT.NO, summary: 'the answer is incomplete or truncated (status, reasoning only, output at the cap)' },
   PROVIDER_REFUSAL: { exit: EXIT.NO, summary: 'the model refused' },
   PROPOSAL_INVALID: { exit: EXIT.NO, summary: 'the answer is not JSON or breaks the proposal schema' },
+  PROVIDER_ECHOED_TOKEN: { exit: EXIT.NO, summary: 'the answer echoed the provider token (in any encoding); it is never used' },
 } as const satisfies Record<string, { exit: ExitCode; summary: string }>
 
 export type KnownErrorCode = keyof typeof ERROR_CODES

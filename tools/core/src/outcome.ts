@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import type { OutcomeFile } from '@repairline/schemas'
 import { EXIT, type ExitCode } from './exit-codes.ts'
 import { writeJsonAtomic } from './atomic.ts'
+import { printableLine } from './printable-line.ts'
 import type { ErrorCode } from './errors.ts'
 
 export type Outcome = OutcomeFile['outcome']
@@ -38,7 +39,7 @@ export function writeOutcome (stateRoot: string, attemptDir: string, attemptKey:
     ...(d.outcome === 'provider_error' ? { retryable: d.retryable === true } : {}),
     step,
     decided_at: now.toISOString(),
-    reason: { code: d.code, message: d.message.replace(/[\r\n]+/g, ' ').slice(0, 8000) },
+    reason: { code: d.code, message: printableLine(d.message, 8000) },
   }
   const wrote = writeJsonAtomic('outcome', join(attemptDir, 'outcome.json'), file, { stateRoot, exclusive: true })
   if (wrote) return file

@@ -1,12 +1,15 @@
-// Redaction of one secret (the provider token) from bytes a server sent us, before anything
+// Redaction of one secret (the provider token) from what a server sent us, before anything
 // is kept. The token is never written by us; this is for a server that echoes it back — in
 // an error message, a JSON field, a header. Every encoded form a log masker is known to need
 // is replaced (GitHub Actions' list, plus the double-base64 that defeated it in
-// CVE-2025-30066): raw; base64 and base64url in each of the 3 byte alignments; lowercase and
-// uppercase hex; URL-encoding (encodeURIComponent and every byte percent-encoded, either hex
-// case); JSON string escaping (minimal, and every character as \uXXXX); reversed; and
-// base64 of base64 in all 9 alignment pairs. Redaction is a last line of defence: the token
-// is kept out of every file, record and log by construction.
+// CVE-2025-30066): raw; base64 and base64url in each of the 3 byte alignments; hex;
+// URL-encoding (encodeURIComponent and every byte percent-encoded); JSON string escaping
+// (minimal, and every character as \uXXXX); reversed; and base64 of base64 in all 9 alignment
+// pairs. Hex digits match in either case, mixed too, wherever a form has them (hex, %XX,
+// \uXXXX): a decoder reads them alike. Forms a decoder builds from partial escapes (one
+// character of the token written as \u0072 in JSON) are no byte form at all: JSON is
+// redacted again after it is decoded (redactJson). Redaction is a last line of defence: the
+// token is kept out of every file, record and log by construction.
 
 export const REDACTED = '[REDACTED]'
 
@@ -53,6 +56,29 @@ export function secretVariants (secret: string): string[] {
   return [...out].filter(v => v.length >= MIN_VARIANT_CHARS).sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
 }
 
+/** What redaction matches for one secret: its literal forms and their hex-case-free twins. */
+export interface SecretPattern {
+  /** Every form, longest first; each matched as a regular expression by `re`. */
+  variants: string[]
+  re: RegExp
+}
+
+/** Forms whose letters are hex digits a decoder reads in either case. */
+const HEX_CASE_FREE = /^(?:[0-9a-fA-F]+|(?:%[0-9a-fA-F]{2})+|(?:\\u[0-9a-fA-F]{4})+)$/
+
+/** The matcher of every variant of `secret`: hex, %XX and \\uXXXX forms in any mix of case. */
+export function secretPattern (secret: string): SecretPattern {
+  const variants = secretVariants(secret)
+  const alternatives = variants.map(v => HEX_CASE_FREE.test(v)
+    ? [...v.toLowerCase()].map(c => (c >= 'a' && c <= 'f' ? `[${c}${c.toUpperCase()}]` : c === 'u' ? 'u' : escapeRegExp(c))).join('')
+    : escapeRegExp(v))
+  return { variants, re: new RegExp([...new Set(alternatives)].join('|'), 'g') }
+}
+
+function escapeRegExp (s: string): string {
+  return s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')
+}
+
 export interface Redacted<T> {
   value: T
   /** How many occurrences were replaced. */
@@ -60,26 +86,44 @@ export interface Redacted<T> {
 }
 
 /** Replaces every variant in a string (byte-transparent for latin1-decoded input). */
-export function redactText (text: string, secret: string, variants = secretVariants(secret)): Redacted<string> {
+export function redactText (text: string, pattern: SecretPattern): Redacted<string> {
   let count = 0
   let value = text
-  // Repeat until stable: removing one form can never create another, but be certain.
-  for (let changed = true; changed;) {
-    changed = false
-    for (const v of variants) {
-      const parts = value.split(v)
-      if (parts.length > 1) {
-        count += parts.length - 1
-        value = parts.join(REDACTED)
-        changed = true
-      }
-    }
+  // Repeat until stable: a replacement can join the text around it into a new form.
+  for (;;) {
+    let n = 0
+    value = value.replace(pattern.re, () => { n++; return REDACTED })
+    if (n === 0) return { value, count }
+    count += n
   }
-  return { value, count }
 }
 
 /** Redacts bytes exactly: non-ASCII bytes pass through unchanged. */
-export function redactBytes (bytes: Uint8Array, secret: string): Redacted<Buffer> {
-  const r = redactText(Buffer.from(bytes).toString('latin1'), secret)
+export function redactBytes (bytes: Uint8Array, secret: string | SecretPattern): Redacted<Buffer> {
+  const r = redactText(Buffer.from(bytes).toString('latin1'), typeof secret === 'string' ? secretPattern(secret) : secret)
   return { value: Buffer.from(r.value, 'latin1'), count: r.count }
+}
+
+/**
+ * Redacts every string of a decoded JSON value, keys included: what a server can hide from
+ * byte-level redaction with escapes (`"\u0072l-…"`) is plain text once decoded.
+ */
+export function redactJson (value: unknown, pattern: SecretPattern): Redacted<unknown> {
+  let count = 0
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      const r = redactText(v, pattern)
+      count += r.count
+      return r.value
+    }
+    if (Array.isArray(v)) return v.map(walk)
+    if (typeof v === 'object' && v !== null) {
+      const out: Record<string, unknown> = {}
+      for (const [k, x] of Object.entries(v)) out[walk(k) as string] = walk(x)
+      return out
+    }
+    return v
+  }
+  const redacted = walk(value)
+  return { value: redacted, count }
 }

@@ -5,7 +5,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { redactBytes, secretVariants, REDACTED } from '@repairline/core'
+import { printableLine, redactBytes, redactJson, redactText, secretPattern, secretVariants, REDACTED } from '@repairline/core'
 import { canaryForms, scanBytes } from '../../../test/helpers/canary.ts'
 
 const canary = `rl-canary-${randomBytes(12).toString('hex')}`
@@ -57,4 +57,32 @@ test('redaction is a no-op on clean bytes, and covers every scanner form', () =>
   for (const f of canaryForms(canary)) {
     assert.ok(variants.some(v => v.includes(f.text) || f.text.includes(v)), `scanner form ${f.name} has no redaction variant`)
   }
+})
+
+test('hex digits match in any mix of case (hex, %XX, \\uXXXX), and decoded JSON is redacted where no byte form shows', () => {
+  const pattern = secretPattern(canary)
+  const hex = Buffer.from(canary).toString('hex')
+  const mixed = [...hex].map((c, i) => (i % 2 === 0 ? c.toUpperCase() : c)).join('')
+  const pct = [...Buffer.from(canary)].map((b, i) => `%${b.toString(16).padStart(2, '0')[i % 2 === 0 ? 'toUpperCase' : 'toLowerCase']()}`).join('')
+  const u = [...canary].map((ch, i) => `\\u${(ch.codePointAt(0) ?? 0).toString(16).padStart(4, '0')[i % 2 === 0 ? 'toUpperCase' : 'toLowerCase']()}`).join('')
+  for (const form of [mixed, pct, u]) {
+    const r = redactText(`x ${form} y`, pattern)
+    assert.equal(r.value, `x ${REDACTED} y`, form)
+  }
+  // One character escaped: no byte form, but the decoded value is the token.
+  const escaped = `{"message":"key \\u${(canary.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}${canary.slice(1)}"}`
+  assert.equal(redactText(escaped, pattern).count, 0, 'the byte forms do not see it (the point of redactJson)')
+  const decoded = redactJson(JSON.parse(escaped), pattern)
+  assert.equal(decoded.count, 1)
+  assert.deepEqual(decoded.value, { message: `key ${REDACTED}` })
+  assert.equal(redactJson({ [canary]: [1, { a: canary }] }, pattern).count, 2, 'keys and nested values')
+})
+
+test('printableLine: one line, controls escaped, lone surrogates replaced, cut by code points', () => {
+  assert.equal(printableLine('a\r\nb\u2028c', 100), 'a b c')
+  assert.equal(printableLine('x\u001b]0;t\u0007\u009by\tz', 100), 'x\\x1b]0;t\\x07\\x9by\tz')
+  assert.equal(printableLine('a\ud800b\udc00', 100), 'a\ufffdb\ufffd')
+  assert.equal(printableLine(`${'a'.repeat(9)}😀`, 10), `${'a'.repeat(9)}😀`)
+  assert.equal(printableLine(`${'a'.repeat(8)}😀bc`, 10), `${'a'.repeat(7)}...`)
+  assert.equal(printableLine('x'.repeat(100_000), 5), 'xx...')
 })

@@ -16,7 +16,7 @@ export interface ProviderResponse {
    */
   received_at: string
   /**
-   * The response status.
+   * The response status as received (any three digits; one outside 100–599 is refused as PROVIDER_RESPONSE_INVALID).
    */
   http_status: number
   /**

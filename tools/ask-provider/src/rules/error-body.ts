@@ -4,13 +4,13 @@
 // Anything else (HTML from a proxy, plain text) is quoted as text. The body was redacted
 // before it reaches here; the summary is capped at 300 characters.
 
-import { parseJsonBytes } from '@repairline/core'
+import { parseJsonBytes, printableLine } from '@repairline/core'
 
 const MAX = 300
 
+/** Server text for a message: one printable line (see printableLine) of at most MAX code points. */
 function clip (s: string): string {
-  const one = s.replace(/\s+/g, ' ').trim()
-  return one.length > MAX ? `${one.slice(0, MAX - 3)}...` : one
+  return printableLine(s.replace(/\s+/g, ' ').trim(), MAX)
 }
 
 export function errorSummary (body: Buffer, contentType: string | undefined): string {

@@ -19,7 +19,7 @@
 // final_answer messages count. The answer is their output_text parts joined with ''.
 // The server-reported model and usage are returned whatever the verdict (usage.json).
 
-import { parseJsonBytes } from '@repairline/core'
+import { parseJsonBytes, printableLine } from '@repairline/core'
 import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.ts'
 
 export interface ServerReport {
@@ -41,13 +41,13 @@ type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 const count = (v: unknown): number | null => (Number.isSafeInteger(v) && (v as number) >= 0 ? v as number : null)
 
+/** Server text for a message: one printable line (see printableLine) of at most n code points. */
 function clip (s: string, n = 200): string {
-  const one = s.replace(/\s+/g, ' ').trim()
-  return one.length > n ? `${one.slice(0, n - 3)}...` : one
+  return printableLine(s.replace(/\s+/g, ' ').trim(), n)
 }
 
 function reportOf (body: Obj, hasText: boolean): ServerReport {
-  const model = typeof body.model === 'string' && body.model !== '' ? body.model.slice(0, 200) : null
+  const model = typeof body.model === 'string' && body.model !== '' ? printableLine(body.model, 200) : null
   const u = body.usage
   let tokens: ServerReport['tokens'] = null
   let cost: number | null = null
@@ -105,7 +105,7 @@ export function parseAnswer (body: Buffer, contentType: string | undefined, maxO
   if (status === 'failed' || ((status === undefined || status === null) && error !== undefined)) {
     const code = typeof error?.code === 'string' ? error.code : null
     const message = typeof error?.message === 'string' ? error.message : ''
-    return { ok: false, code: 'PROVIDER_FAILED', retryable: code === 'server_error' || code === 'rate_limit_exceeded', message: `the response failed${code === null ? '' : ` (${code})`}${message === '' ? '' : `: ${clip(message)}`}`, report }
+    return { ok: false, code: 'PROVIDER_FAILED', retryable: code === 'server_error' || code === 'rate_limit_exceeded', message: `the response failed${code === null ? '' : ` (${clip(code, 60)})`}${message === '' ? '' : `: ${clip(message)}`}`, report }
   }
   const details = isObj(b.incomplete_details) ? b.incomplete_details : undefined
   if (status === 'incomplete' || ((status === undefined || status === null) && details !== undefined)) {
