@@ -37,11 +37,35 @@ export function canaryForms (canary: string): Array<{ name: string, text: string
 
 export interface CanaryHit { where: string, form: string }
 
-/** Scans bytes for every form; `where` names the source in hits. */
+/** Forms whose hex digits a decoder reads in either case: searched case-insensitively. */
+const HEX_DIGIT_FORMS = new Set(['hex', 'HEX', 'url-all', 'URL-all', 'json-u'])
+
+/**
+ * Scans bytes for every form; `where` names the source in hits. Text that is JSON (a whole
+ * document, or each line of NDJSON) is also scanned decoded, as `decoded-json`: an escape of
+ * one character (`\u0072l-…`) is no byte form, yet every reader of the file sees the canary.
+ */
 export function scanBytes (bytes: Uint8Array | string, canary: string, where: string): CanaryHit[] {
   const hay = typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('latin1')
   const lower = hay.toLowerCase()
-  return canaryForms(canary).filter(f => hay.includes(f.text) || (f.name === 'hex' && lower.includes(f.text))).map(f => ({ where, form: f.name }))
+  const hits = canaryForms(canary).filter(f => hay.includes(f.text) || (HEX_DIGIT_FORMS.has(f.name) && lower.includes(f.text.toLowerCase()))).map(f => ({ where, form: f.name }))
+  if (hay.includes('\\') && decodedStrings(typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8')).some(x => x.includes(canary))) hits.push({ where, form: 'decoded-json' })
+  return hits
+}
+
+/** Every string (keys included) of the JSON documents in `text`: the whole, or each line. */
+function decodedStrings (text: string): string[] {
+  const docs: unknown[] = []
+  const parse = (t: string): boolean => { try { docs.push(JSON.parse(t)); return true } catch { return false } }
+  if (!parse(text)) for (const line of text.split('\n')) if (line.includes('\\')) parse(line)
+  const out: string[] = []
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') out.push(v)
+    else if (Array.isArray(v)) v.forEach(walk)
+    else if (typeof v === 'object' && v !== null) for (const [k, x] of Object.entries(v)) { out.push(k); walk(x) }
+  }
+  docs.forEach(walk)
+  return out
 }
 
 /** Scans every regular file under each path (recursively, without following symlinks). */

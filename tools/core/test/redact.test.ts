@@ -86,3 +86,12 @@ test('printableLine: one line, controls escaped, lone surrogates replaced, cut b
   assert.equal(printableLine(`${'a'.repeat(8)}😀bc`, 10), `${'a'.repeat(7)}...`)
   assert.equal(printableLine('x'.repeat(100_000), 5), 'xx...')
 })
+
+test('the scanner also finds the canary in mixed-case hex forms and behind one JSON escape (positive control for the decoded redaction)', () => {
+  const hex = Buffer.from(canary).toString('hex').replace(/[a-f]/, c => c.toUpperCase())
+  assert.ok(scanBytes(`k=${hex}`, canary, 'mixed hex').length > 0)
+  const escaped = `{"m":"\\u${(canary.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}${canary.slice(1)}"}`
+  assert.ok(!escaped.includes(canary))
+  assert.deepEqual(scanBytes(escaped, canary, 'json').map(h => h.form), ['decoded-json'])
+  assert.deepEqual(scanBytes(`{"ok":1}\n${escaped}\n`, canary, 'ndjson').map(h => h.form), ['decoded-json'])
+})
