@@ -22,6 +22,7 @@
 //   truncated                 a content-length longer than the bytes sent, then a clean close
 //   garbage                   bytes that are not HTTP
 //   oversized/<cl|chunked|close>/<bytes>  a body of that size, framed that way
+//   stall-body[/<bytes>]      declares content-length (default 100), sends one byte, stalls
 //   echo-auth/<status>        echoes the Authorization header: raw, base64, hex, URL, reversed,
 //                             double base64, in the body and in a response header
 //   hang, half-then-hang      emit 'hang' once the request (or half the body) is in, then never
@@ -340,7 +341,7 @@ export class ResponsesServer extends EventEmitter {
         return
       }
       case 'slow-headers': return
-      case 'stall-body': res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' }); res.write('{'); return
+      case 'stall-body': res.writeHead(200, { 'content-type': 'application/json', 'content-length': a1 === '' ? '100' : a1 }); res.write('{'); return
       case 'reset-before-headers': this.reset(sock); return
       case 'reset-mid-body': case 'truncated': case 'half-then-hang': {
         const body = Buffer.from(JSON.stringify(completedBody(this.proposalText())))

@@ -114,6 +114,12 @@ export async function callResponses (c: CallInput): Promise<CallResult> {
       res.body.destroy()
       return { kind: 'failed', code: 'PROVIDER_ENCODING_REFUSED', message: `the response is ${encoding}-encoded; only identity was accepted and nothing is decoded`, retryable: false, deadline: false, partial }
     }
+    // A declared length over the cap is refused before a byte is read: the body might never come.
+    const declared = Number(headers['content-length'] ?? '0')
+    if (declared > c.limits.maxResponseBytes) {
+      res.body.destroy()
+      return { kind: 'failed', code: 'PROVIDER_RESPONSE_TOO_LARGE', message: `the response declares a body of ${headers['content-length'] ?? ''} bytes, over ${c.limits.maxResponseBytes} bytes; none of it was read`, retryable: false, deadline: false, partial }
+    }
     let n = 0
     for await (const chunk of res.body as AsyncIterable<Buffer>) {
       n += chunk.length

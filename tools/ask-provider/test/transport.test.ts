@@ -161,6 +161,14 @@ test('H6: an oversized body (content-length, chunked, or until close) is refused
     assertOutcome(q, await askInProcess(q, { limits: { maxResponseBytes: 300_000 } }), 'provider_error', 'PROVIDER_RESPONSE_INVALID', { retryable: false })
     assert.equal(readJson(q, 'response.json').body_bytes, 200000)
   }
+  // A declared length over the cap is refused when the headers arrive, not when a body that may
+  // never come times out; control: a declared length under the cap waits for the body.
+  const declared = await prepare(t, server, 'stall-body/1000000000000')
+  const d = assertOutcome(declared, await askInProcess(declared, { limits: { maxResponseBytes: 65536, totalMs: 5000 } }), 'provider_error', 'PROVIDER_RESPONSE_TOO_LARGE', { retryable: false })
+  assert.match(d.reason.message, /declares a body of 1000000000000 bytes, over 65536 bytes/)
+  assert.equal(readJson(declared, 'response.json').body_bytes, 0)
+  const small = await prepare(t, server, 'stall-body/60000')
+  assertOutcome(small, await askInProcess(small, { limits: { maxResponseBytes: 65536, totalMs: 1500 } }), 'provider_error', 'PROVIDER_TIMEOUT', { retryable: true })
   // The bin's own cap (4 MiB).
   const big = await prepare(t, server, 'oversized/chunked/5000000')
   assertOutcome(big, await ask(big), 'provider_error', 'PROVIDER_RESPONSE_TOO_LARGE', { retryable: false })
