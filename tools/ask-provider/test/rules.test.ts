@@ -19,6 +19,7 @@ test('classifyStatus: 2xx answer, 3xx redirect, 429 and 5xx retryable, the rest 
   assert.deepEqual(classifyStatus(429), { kind: 'error', code: 'PROVIDER_RATE_LIMITED', retryable: true })
   for (const s of [500, 502, 503, 504, 599]) assert.deepEqual(classifyStatus(s), { kind: 'error', code: 'PROVIDER_SERVER_ERROR', retryable: true })
   for (const s of [400, 401, 403, 404, 408, 409, 422, 100]) assert.deepEqual(classifyStatus(s), { kind: 'error', code: 'PROVIDER_HTTP_ERROR', retryable: false }, String(s))
+  for (const s of [600, 799, 999, 99]) assert.deepEqual(classifyStatus(s), { kind: 'error', code: 'PROVIDER_RESPONSE_INVALID', retryable: false }, String(s))
 })
 
 test('errorSummary reads every documented error shape, and quotes anything else', () => {
@@ -78,4 +79,20 @@ test('parseAnswer accepts what the lenient schema accepts among usable answers, 
   // Usage all zero beside an answer is "not reported", never 0.
   const zero = parseAnswer(Buffer.from(JSON.stringify(completedBody(text, { usage: { input_tokens: 0, output_tokens: 0 } }))), 'application/json', 4000)
   assert.ok(zero.ok && zero.report.tokens === null)
+})
+
+test('parseAnswer reads the assistant only, UTF-8 only, and refuses a completed body beside an error', () => {
+  const text = JSON.stringify(GO_FIX_PROPOSAL)
+  const body = (b: object): Buffer => Buffer.from(JSON.stringify(b))
+  const ok = completedBody(text)
+  // Controls: the same body passes, with or without an explicit UTF-8 charset.
+  for (const ct of ['application/json', 'application/json; charset=utf-8', 'application/json;charset="UTF-8"']) assert.ok(parseAnswer(body(ok), ct, 4000).ok, ct)
+  const charset = parseAnswer(body(ok), 'application/json; charset=utf-16', 4000)
+  assert.ok(!charset.ok && charset.code === 'PROVIDER_RESPONSE_INVALID' && /charset/.test(charset.message))
+  const user = { output: [{ type: 'message', role: 'user', content: [{ type: 'output_text', text }] }] }
+  const u = parseAnswer(body(user), 'application/json', 4000)
+  assert.ok(!u.ok && u.code === 'PROVIDER_RESPONSE_INVALID', JSON.stringify(u))
+  const withError = { ...ok, error: { code: 'server_error', message: 'boom' } }
+  const e = parseAnswer(body(withError), 'application/json', 4000)
+  assert.ok(!e.ok && e.code === 'PROVIDER_RESPONSE_INVALID' && /contradicts/.test(e.message), JSON.stringify(e))
 })

@@ -15,8 +15,9 @@
 //   no output_text at all                             → PROVIDER_RESPONSE_INVALID
 //   usage.output_tokens >= max_output_tokens          → PROVIDER_INCOMPLETE (servers that report
 //                                                        "completed" on truncation: Ollama, vLLM, omlx)
-// Messages are found by type, never as output[0]; when any message has a phase, only
-// final_answer messages count. The answer is their output_text parts joined with ''.
+// Messages are found by type, never as output[0], and only the assistant's (a role, when
+// given, must be assistant); when any message has a phase, only final_answer messages count.
+// A charset other than UTF-8 and a completed status beside an error object are refused. The answer is their output_text parts joined with ''.
 // The server-reported model and usage are returned whatever the verdict (usage.json).
 
 import { parseJsonBytes, printableLine } from '@repairline/core'
@@ -76,6 +77,8 @@ export function isJsonMediaType (contentType: string | undefined): boolean {
 export function parseAnswer (body: Buffer, contentType: string | undefined, maxOutputTokens: number): ParsedAnswer {
   const invalid = (message: string, report = EMPTY): ParsedAnswer => ({ ok: false, code: 'PROVIDER_RESPONSE_INVALID', retryable: false, message, report })
   if (!isJsonMediaType(contentType)) return invalid(`the answer's media type is ${JSON.stringify(contentType ?? '')}, not JSON`)
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? '')?.[1]?.toLowerCase()
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return invalid(`the answer's charset is ${JSON.stringify(charset)}; only UTF-8 is read`)
   const depth = jsonDepth(body)
   if (depth > MAX_JSON_DEPTH) return invalid(`the answer nests deeper than ${MAX_JSON_DEPTH} levels`)
   const parsed = parseJsonBytes(body)
@@ -85,7 +88,8 @@ export function parseAnswer (body: Buffer, contentType: string | undefined, maxO
   if (!Array.isArray(b.output)) return invalid('the answer has no output array', reportOf(b, false))
   const items = b.output
   if (!items.every(i => isObj(i) && typeof i.type === 'string')) return invalid('an output item is not an object with a type', reportOf(b, false))
-  let messages = (items as Obj[]).filter(i => i.type === 'message')
+  // Only the assistant speaks in an answer: a message with another role is not part of it.
+  let messages = (items as Obj[]).filter(i => i.type === 'message' && (i.role === undefined || i.role === 'assistant'))
   if (messages.some(m => typeof m.phase === 'string')) messages = messages.filter(m => m.phase === 'final_answer')
   const parts: Obj[] = []
   for (const m of messages) {
@@ -113,6 +117,7 @@ export function parseAnswer (body: Buffer, contentType: string | undefined, maxO
     return { ok: false, code: 'PROVIDER_INCOMPLETE', retryable: false, message: `the response is incomplete (reason ${clip(reason, 60)}); a truncated answer is never used`, report }
   }
   if (status === 'cancelled' || status === 'queued' || status === 'in_progress') return invalid(`status ${status} is not an answer to a synchronous call`, report)
+  if (error !== undefined) return invalid(`status ${String(status)} beside an error object: the body contradicts itself`, report)
   const refusal = parts.find(p => p.type === 'refusal')
   if (refusal !== undefined) {
     return { ok: false, code: 'PROVIDER_REFUSAL', retryable: false, message: `the model refused${typeof refusal.refusal === 'string' ? `: ${clip(refusal.refusal)}` : ''}`, report }
