@@ -56,27 +56,21 @@ export function secretVariants (secret: string): string[] {
   return [...out].filter(v => v.length >= MIN_VARIANT_CHARS).sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
 }
 
-/** What redaction matches for one secret: its literal forms and their hex-case-free twins. */
+/** What redaction matches for one secret: its forms, and those with hex digits case-folded. */
 export interface SecretPattern {
-  /** Every form, longest first; each matched as a regular expression by `re`. */
+  /** Every form, longest first, matched exactly. */
   variants: string[]
-  re: RegExp
+  /** The hex-digit forms (hex, %XX, \\uXXXX) lowercased, matched in lowercased text. */
+  folded: string[]
 }
 
 /** Forms whose letters are hex digits a decoder reads in either case. */
 const HEX_CASE_FREE = /^(?:[0-9a-fA-F]+|(?:%[0-9a-fA-F]{2})+|(?:\\u[0-9a-fA-F]{4})+)$/
 
-/** The matcher of every variant of `secret`: hex, %XX and \\uXXXX forms in any mix of case. */
+/** The forms of `secret` redaction looks for: exact, and hex-digit forms in any mix of case. */
 export function secretPattern (secret: string): SecretPattern {
   const variants = secretVariants(secret)
-  const alternatives = variants.map(v => HEX_CASE_FREE.test(v)
-    ? [...v.toLowerCase()].map(c => (c >= 'a' && c <= 'f' ? `[${c}${c.toUpperCase()}]` : c === 'u' ? 'u' : escapeRegExp(c))).join('')
-    : escapeRegExp(v))
-  return { variants, re: new RegExp([...new Set(alternatives)].join('|'), 'g') }
-}
-
-function escapeRegExp (s: string): string {
-  return s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')
+  return { variants, folded: [...new Set(variants.filter(v => HEX_CASE_FREE.test(v)).map(v => v.toLowerCase()))] }
 }
 
 export interface Redacted<T> {
@@ -90,12 +84,38 @@ export function redactText (text: string, pattern: SecretPattern): Redacted<stri
   let count = 0
   let value = text
   // Repeat until stable: a replacement can join the text around it into a new form.
-  for (;;) {
-    let n = 0
-    value = value.replace(pattern.re, () => { n++; return REDACTED })
-    if (n === 0) return { value, count }
-    count += n
+  for (let changed = true; changed;) {
+    changed = false
+    for (const v of pattern.variants) {
+      const parts = value.split(v)
+      if (parts.length > 1) {
+        count += parts.length - 1
+        value = parts.join(REDACTED)
+        changed = true
+      }
+    }
+    // Mixed-case hex: found in a lowercased copy. U+0130 is the one character whose lowercase
+    // is longer; written as I first, the copy keeps every offset.
+    if (/[A-F]/.test(value)) {
+      const folded = value.replace(/\u0130/g, 'I').toLowerCase()
+      const hits: Array<[number, number]> = []
+      for (const v of pattern.folded) {
+        for (let at = folded.indexOf(v); at !== -1; at = folded.indexOf(v, at + v.length)) hits.push([at, at + v.length])
+      }
+      hits.sort((a, b) => a[0] - b[0])
+      let out = ''
+      let from = 0
+      for (const [a, b] of hits) {
+        if (a < from) continue
+        out += value.slice(from, a) + REDACTED
+        from = b
+        count++
+        changed = true
+      }
+      if (from > 0) value = out + value.slice(from)
+    }
   }
+  return { value, count }
 }
 
 /** Redacts bytes exactly: non-ASCII bytes pass through unchanged. */
