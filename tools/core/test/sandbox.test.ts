@@ -1,7 +1,7 @@
 // The sandbox library against the real kernel: the preflight, every limit read back (and
 // re-read independently while the sandbox is held), refusals before spawn (a limit that did
 // not take, special files in bind sources, an unreachable source, low resources), and the
-// launch argv the design fixes.
+// launch argv the design fixes; mount points whose paths the kernel escapes.
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process' // eslint-disable-line no-rest
 import { chmodSync, mkdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { assertValid, launchArgv, loaderPaths, runSandbox, sandboxPreflight, SANDBOX_LIMITS, type PlacedSandbox } from '../src/index.ts'
+import { assertValid, decodeMountinfoField, launchArgv, loaderPaths, parseMountinfo, runSandbox, sandboxPreflight, SANDBOX_LIMITS, type PlacedSandbox } from '../src/index.ts'
 import { TEST_LIMITS, leftoverCgroups, makeTree, runNodeProbe, sandboxTemp } from '../../../test/helpers/sandbox.ts'
 
 const MiB = 1024 ** 2
@@ -178,4 +178,38 @@ test('the sandbox runs a command as the unprivileged user and reports an exit co
   assert.equal(r.report.uid, 65534)
   const fail = await runSandbox({ command: ['/usr/bin/false'], cwd: '/', env: {}, mounts: [], limits: TEST_LIMITS, timeoutMs: 10_000 })
   assert.equal(fail.report.exit.code, 1)
+})
+
+test('mountinfo path fields are decoded from the kernel\'s octal escapes (space, tab, newline, backslash); other text is kept', () => {
+  assert.equal(decodeMountinfoField('/tmp/re\\040po'), '/tmp/re po')
+  assert.equal(decodeMountinfoField('/a\\011b\\012c\\134d'), '/a\tb\nc\\d')
+  assert.equal(decodeMountinfoField('/ü\\040é'), '/ü é')
+  // Not an escape: fewer than three octal digits, or a digit 8 or 9.
+  assert.equal(decodeMountinfoField('/x\\04'), '/x\\04')
+  assert.equal(decodeMountinfoField('/x\\089'), '/x\\089')
+  assert.equal(decodeMountinfoField('/plain'), '/plain')
+  const rows = parseMountinfo([
+    '36 35 98:0 /mnt\\040one /tmp/re\\040po\\134x ro,nosuid master:1 - ext4 /dev/root rw,errors=continue',
+    '40 35 0:5 / /tmp rw - tmpfs tmpfs rw,size=65536k',
+    '',
+  ].join('\n'))
+  assert.deepEqual(rows, [
+    { root: '/mnt one', mountPoint: '/tmp/re po\\x', options: ['ro', 'nosuid'], fstype: 'ext4', superOptions: ['rw', 'errors=continue'] },
+    { root: '/', mountPoint: '/tmp', options: ['rw'], fstype: 'tmpfs', superOptions: ['rw', 'size=65536k'] },
+  ])
+})
+
+test('a bind source and mount point whose path holds a space, a tab and a backslash runs, and its read-only mount is read back', async t => {
+  const dir = sandboxTemp(t)
+  const tree = makeTree(dir, 'tree', {})
+  // The source_root of an operator's checkout may hold any of these: reproduce mounts it at its own path.
+  const weird = makeTree(dir, 're po\tx\\y', { 'seen.txt': 'inside\n' })
+  const r = await runNodeProbe(tree, "import { readFileSync } from 'node:fs'\nprocess.stdout.write(JSON.stringify({ text: readFileSync(process.argv[2] + '/seen.txt', 'utf8') }))\n", {
+    args: [weird],
+    extra: { mounts: [{ source: tree, dest: '/src' }, { source: weird, dest: weird }] },
+  })
+  assert.equal(r.report.exit.code, 0, r.stderr.toString())
+  assert.equal(r.stdout.toString(), JSON.stringify({ text: 'inside\n' }))
+  const reading = r.report.limits.find(l => l.name === `mount ${weird}`)
+  assert.deepEqual({ want: reading?.want, got: reading?.got }, { want: 'ro', got: 'ro' })
 })

@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { toolError } from '../errors.ts'
 import type { LimitReading } from '@repairline/schemas'
 import type { SandboxLimits } from './limits.ts'
+import { parseMountinfo } from './mountinfo.ts'
 
 export const CONTROLLERS = ['memory', 'pids', 'cpu'] as const
 export type Controller = (typeof CONTROLLERS)[number]
@@ -47,15 +48,9 @@ export function parseProcCgroup (text: string): Map<string, string> {
 export function findHierarchies (): { ok: true, hierarchies: Hierarchy[] } | { ok: false, why: string } {
   const own = parseProcCgroup(readFileSync('/proc/self/cgroup', 'utf8'))
   const mounts = new Map<string, { mountPoint: string, root: string }>()
-  for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
-    const sep = line.indexOf(' - ')
-    if (sep === -1) continue
-    const left = line.slice(0, sep).split(' ')
-    const right = line.slice(sep + 3).split(' ')
-    if (right[0] !== 'cgroup') continue
-    const root = left[3] ?? ''
-    const mountPoint = (left[4] ?? '').replace(/\\040/g, ' ')
-    for (const opt of (right[2] ?? '').split(',')) {
+  for (const { fstype, root, mountPoint, superOptions } of parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8'))) {
+    if (fstype !== 'cgroup') continue
+    for (const opt of superOptions) {
       if ((CONTROLLERS as readonly string[]).includes(opt) && !mounts.has(opt)) mounts.set(opt, { mountPoint, root })
     }
   }

@@ -29,6 +29,7 @@ import { BLOCK_FD, STATUS_FD, launchArgv, type SandboxMount } from './argv.ts'
 import { assertBindSourcesSafe, type BindSource } from './bind-check.ts'
 import { defaultScanMemoDir } from './bind-scan-memo.ts'
 import { SandboxCgroup, type CgroupUsage, type LimitReading } from './cgroup.ts'
+import { parseMountinfo } from './mountinfo.ts'
 import { SANDBOX_GID, SANDBOX_UID, euid, loaderPaths, missingPrograms } from './host.ts'
 import { assertLimits, type SandboxLimits } from './limits.ts'
 import { belowFloor, sampleResources, type ResourceSample } from './resources.ts'
@@ -235,12 +236,7 @@ function statusIds (pid: number): { uid: string, gid: string } {
 /** Reads the mount table of the held child: tmpfs size and read-only mounts. */
 function readBackMounts (childPid: number, spec: SandboxSpec): LimitReading[] {
   const source = `/proc/${childPid}/mountinfo`
-  const rows = readFileSync(source, 'utf8').split('\n').filter(l => l !== '').map(l => {
-    const [left = '', right = ''] = l.split(' - ')
-    const f = left.split(' ')
-    const r = right.split(' ')
-    return { mountPoint: f[4] ?? '', options: (f[5] ?? '').split(','), fstype: r[0] ?? '', superOptions: (r[2] ?? '').split(',') }
-  })
+  const rows = parseMountinfo(readFileSync(source, 'utf8'))
   const at = (p: string): (typeof rows)[number] | undefined => rows.filter(r => r.mountPoint === p).at(-1)
   const readings: LimitReading[] = []
   const tmp = at('/tmp')
