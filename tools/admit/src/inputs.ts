@@ -16,7 +16,7 @@ import { checkProviderBaseUrl } from './rules/base-url.ts'
 import { checkAllowedFileShapes, checkAllowedFilesInTree } from './rules/allowed-files.ts'
 import { checkTestPackageShapes, checkTestPackagesInTree } from './rules/test-packages.ts'
 import { checkTokenHelper } from './rules/token-helper.ts'
-import { checkCaFile, checkMounts, checkPathCharacters, checkStateDir, checkStateOutsideSource } from './rules/paths.ts'
+import { checkCaFile, checkMounts, checkOutsideSandboxView, checkPathCharacters, checkStateDir, checkStateOutsideSource } from './rules/paths.ts'
 
 export const REGISTER_MANIFEST_PATH = '.repairline/registers.json'
 const MINIMAL_MANIFEST = '{"version":1,"tasks":{},"surfaces":{"agent":{"register":"internal"},"prompts":{"register":"internal"}}}'
@@ -76,6 +76,7 @@ export interface LoadedSource {
 export async function loadSource (config: ExecutionConfig, opts: { requireClean: boolean }): Promise<LoadedSource> {
   const info = await repoInfo(config.source_root)
   checkStateOutsideSource(config)
+  checkOutsideSandboxView(config)
   assertNoSharedMetadata(info)
   await assertCommit(config.source_root, config.source_sha)
   if (opts.requireClean) await assertClean(config.source_root)

@@ -1,12 +1,12 @@
 // Filesystem facts of the config: state_dir's parent exists and state_dir (if present) is a
-// directory we own; ca_file is what ask-provider accepts (core's readCaFile); the optional mounts are directories the
+// directory we own; neither it nor source_root is in a directory the sandbox shows; ca_file is what ask-provider accepts (core's readCaFile); the optional mounts are directories the
 // sandbox user (uid/gid 65534, no other groups) can read, judged as the kernel will: on the
 // directory a symlink leads to, by its owner, group and other bits, every ancestor searchable.
 
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { ExecutionConfig } from '@repairline/schemas'
-import { readCaFile, SANDBOX_GID, SANDBOX_UID, toolError, unreachableBy } from '@repairline/core'
+import { readCaFile, SANDBOX_GID, SANDBOX_UID, sandboxSystemDirs, toolError, unreachableBy } from '@repairline/core'
 
 /**
  * source_root and state_dir hold no control character: git reports the checkout's top one
@@ -51,10 +51,43 @@ export function checkStateDir (config: ExecutionConfig): void {
  */
 export function checkStateOutsideSource (config: ExecutionConfig): void {
   const dir = config.state_dir
-  const state = existsSync(dir) ? realpathSync(dir) : join(realpathSync(dirname(dir)), basename(dir))
+  const state = realStateDir(dir)
   const source = realpathSync(config.source_root)
   if (within(state, source) || within(source, state)) {
     throw toolError('STATE_DIR_INVALID', `state_dir ${dir} ${within(state, source) ? 'is inside' : 'holds'} source_root ${config.source_root}: repairline never writes into the checkout`, { path: '/state_dir', hint: 'put state_dir outside the repository' })
+  }
+}
+
+/** state_dir as the kernel resolves it, whether it exists yet or not (checkStateDir ran: its parent exists). */
+function realStateDir (dir: string): string {
+  return existsSync(dir) ? realpathSync(dir) : join(realpathSync(dirname(dir)), basename(dir))
+}
+
+/**
+ * DESIGN §11: the sandbox shows /usr, the loader paths, the toolchain (Node's prefix or
+ * GOROOT) and the work tree, nothing else. A checkout inside one of those directories (one in
+ * /usr/local/src) is visible to the tests at its own path, .git and ignored, never-committed
+ * files such as .env included, and what a test reads can leave through its name; a state root
+ * there shows every other attempt. One that holds such a directory shows itself in part. The
+ * mounts the config adds (go_mod_cache, dependency_dir) may lie in the checkout (its own
+ * node_modules), but neither the checkout nor the state root may lie in them. Compared by real
+ * path; `systemDirs` defaults to this host's for the config's runner.
+ */
+export function checkOutsideSandboxView (config: ExecutionConfig, systemDirs: readonly string[] = sandboxSystemDirs(config.runner.kind)): void {
+  const mounts = [config.runner.go_mod_cache, config.runner.dependency_dir].flatMap(m => {
+    if (m === undefined) return []
+    try { return [realpathSync(m)] } catch { return [] }
+  })
+  const shown = [...new Set([...systemDirs, ...mounts])]
+  for (const [field, value, real] of [['source_root', config.source_root, realpathSync(config.source_root)], ['state_dir', config.state_dir, realStateDir(config.state_dir)]] as const) {
+    const code = field === 'state_dir' ? 'STATE_DIR_INVALID' : 'CONFIG_INVALID'
+    const opts = { path: `/${field}`, hint: `put ${field} outside ${shown.join(', ')}: the sandbox shows those directories to the tests` }
+    for (const d of shown) {
+      if (within(real, d)) throw toolError(code, `${field} ${value} is inside ${d}, which the sandbox shows to the tests: they could read ${field === 'source_root' ? 'the checkout, .git and ignored files included' : 'every attempt in it'}`, opts)
+    }
+    for (const d of systemDirs) {
+      if (within(d, real)) throw toolError(code, `${field} ${value} holds ${d}, which the sandbox shows to the tests: they could read that part of it`, opts)
+    }
   }
 }
 

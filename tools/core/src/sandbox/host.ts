@@ -40,6 +40,25 @@ export function loaderPaths (): LoaderPath[] {
   return out
 }
 
+/** The directories every sandbox shows at their own paths: /usr and the loader paths that are directories, not symlinks into it. */
+export function baseSystemDirs (loader: readonly LoaderPath[] = loaderPaths()): string[] {
+  return ['/usr', ...loader.filter(l => l.kind === 'bind').map(l => l.path)]
+}
+
+/**
+ * Every host directory a sandbox of `runner` shows at its own path besides its mounts
+ * (DESIGN §11: /usr, the loader paths, Node's prefix or GOROOT), each resolved. A Go toolchain
+ * that cannot be found is left out: the sandbox preflight refuses that host on its own.
+ */
+export function sandboxSystemDirs (runner: 'go' | 'node'): string[] {
+  const dirs = baseSystemDirs()
+  if (runner === 'node') dirs.push(nodeInstall().prefix)
+  else {
+    try { dirs.push(goInstall().goroot) } catch {}
+  }
+  return [...new Set(dirs.map(d => { try { return realpathSync(d) } catch { return d } }))]
+}
+
 /** True when `p` is /usr or below it (already visible in the sandbox). */
 export function underUsr (p: string): boolean {
   return p === '/usr' || p.startsWith('/usr/')

@@ -30,7 +30,7 @@ import { assertBindSourcesSafe, type BindSource } from './bind-check.ts'
 import { defaultScanMemoDir } from './bind-scan-memo.ts'
 import { SandboxCgroup, type CgroupUsage, type LimitReading } from './cgroup.ts'
 import { parseMountinfo } from './mountinfo.ts'
-import { SANDBOX_GID, SANDBOX_UID, euid, loaderPaths, missingPrograms } from './host.ts'
+import { SANDBOX_GID, SANDBOX_UID, baseSystemDirs, euid, loaderPaths, missingPrograms } from './host.ts'
 import { assertLimits, type SandboxLimits } from './limits.ts'
 import { belowFloor, sampleResources, type ResourceSample } from './resources.ts'
 import { readBackRlimits } from './rlimits.ts'
@@ -281,8 +281,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   if (low !== undefined) throw toolError('RESOURCES_LOW', `refusing to start the sandbox: ${low}`, { hint: 'free memory or disk, then run again' })
 
   const loader = loaderPaths()
-  const sources: BindSource[] = [{ path: '/usr', system: true }]
-  for (const lp of loader) if (lp.kind === 'bind') sources.push({ path: lp.path, system: true })
+  const sources: BindSource[] = baseSystemDirs(loader).map(path => ({ path, system: true }))
   for (const d of spec.systemDirs ?? []) sources.push({ path: d, system: true })
   for (const m of spec.mounts) sources.push({ path: m.source })
   assertBindSourcesSafe(sources, uid, gid, defaultScanMemoDir())
