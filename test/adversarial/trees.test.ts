@@ -11,9 +11,12 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { readOutcome, readTreeFile, readTreeManifest, run } from '@repairline/core'
+import {
+  attemptDirFor, buildTreeArchive, isToolError, jsonFileBytes, loadAttempt, maxTreePathBytes, prepareWorkTree, readOutcome, readTreeFile, readTreeListing,
+  readTreeManifest, run, treeManifestFor, TREE_MANIFEST, TREE_TAR, unsafePathReason, writeFileAtomic,
+} from '@repairline/core'
 import { makeFixture, rewriteConfig, type Fixture } from '../helpers/fixture.ts'
-import { admitDirect } from '../helpers/admit-direct.ts'
+import { admitDirect, type DirectAttempt } from '../helpers/admit-direct.ts'
 import { errorOf, runBin } from '../helpers/bin.ts'
 import { runInProcess, type InProcessRun } from '../helpers/in-process.ts'
 import { tempDir } from '../helpers/tmp.ts'
@@ -52,7 +55,7 @@ function listing (dir: string): string[] {
 }
 
 /** extract-tree on a directly admitted attempt ends `rejected` with `code`; only outcome.json is added. */
-async function assertExtractRejects (f: Fixture, code: string): Promise<void> {
+async function assertExtractRejects (f: Fixture, code: string): Promise<DirectAttempt> {
   const a = await admitDirect(f)
   const before = listing(a.dir)
   const r = await extract(a.dir)
@@ -62,6 +65,7 @@ async function assertExtractRejects (f: Fixture, code: string): Promise<void> {
   const o = readOutcome(a.dir)
   assert.deepEqual([o?.outcome, o?.step, o?.reason.code], ['rejected', 'extract-tree', code])
   assert.deepEqual(listing(a.dir), [...before, 'outcome.json'].sort())
+  return a
 }
 
 async function bothLayers (f: Fixture, code: string): Promise<void> {
@@ -205,6 +209,62 @@ test('tree-over-16mib: 16 MiB + 1 blob bytes are refused from sizes before any b
   const a = await admitDirect(g)
   const r = await extract(a.dir)
   assert.deepEqual([r.exit, readOutcome(a.dir)?.outcome, readOutcome(a.dir)?.reason.code], [1, 'fault', 'GIT_FAILED'])
+})
+
+/** A tree path of exactly `bytes` bytes (at least 7): `deep/`, components of 250 bytes, then a file name of 1–251 bytes. */
+function pathOfBytes (bytes: number): string {
+  const full = Math.floor((bytes - 'deep/'.length - 1) / 251)
+  return 'deep/' + `${'d'.repeat(250)}/`.repeat(full) + 'f'.repeat(bytes - 'deep/'.length - 251 * full)
+}
+
+/** Points the fixture at a commit that adds one file at `path`; returns the commit. */
+async function withPath (f: Fixture, path: string): Promise<string> {
+  const sha = await commitWithExtra(f.repo, new Map([[path, { mode: '100644', oid: await hashBlob(f.repo, 'hello\n') }]]))
+  useCommit(f, sha)
+  return sha
+}
+
+test('tree-with-path-past-path-max: a path under 4096 bytes that cannot be written under the attempt\'s work/candidate/ within PATH_MAX is refused (TREE_PATH_UNSAFE) and its attempt seals; a path at the bound extracts and is written', async t => {
+  const f = await fixture(t)
+  // Every attempt directory of a state root has the same length, whatever its key.
+  const limit = maxTreePathBytes(attemptDirFor(f.stateDir, '0'.repeat(64)))
+  const over = pathOfBytes(4090)
+  assert.equal(Buffer.byteLength(over), 4090)
+  assert.ok(limit < 4090, `the work root leaves ${limit} bytes`)
+  // The tree's own bounds (4096 bytes, 255 per component) let it through.
+  assert.equal(unsafePathReason(over), undefined)
+  await withPath(f, over)
+  await assertAdmitRefuses(f, 'TREE_PATH_UNSAFE')
+  const a = await assertExtractRejects(f, 'TREE_PATH_UNSAFE')
+  assert.match(readOutcome(a.dir)?.reason.message ?? '', /the most that fits within PATH_MAX \(4096\) under the attempt's work\/candidate\//)
+  // The rejection ends sealed, and the lock is released at once (not at deadline + 30 s).
+  const seal = await runBin('receipt', ['seal', '--attempt', a.dir])
+  assert.equal(seal.exitCode, 1, seal.stderr)
+  assert.ok(existsSync(join(a.dir, 'receipt.json')))
+  assert.equal(existsSync(join(f.stateDir, 'lock')), false)
+
+  // Positive control: without the bound, the same path reaches the work tree and cannot be written there.
+  const g = await fixture(t)
+  const overSha = await withPath(g, over)
+  const b = await admitDirect(g)
+  const archive = await buildTreeArchive(g.repo, await readTreeListing(g.repo, overSha), { spool: b.dir })
+  writeFileAtomic(join(b.dir, TREE_TAR), archive.tar, { stateRoot: b.stateRoot })
+  writeFileAtomic(join(b.dir, TREE_MANIFEST), jsonFileBytes(treeManifestFor(archive, b.key, overSha)), { stateRoot: b.stateRoot })
+  assert.throws(() => prepareWorkTree(loadAttempt(b.dir), 'candidate'), e => isToolError(e) && e.code === 'WRITE_FAILED' && /ENAMETOOLONG/.test(e.message))
+
+  // Positive control: a path of exactly the bound is admitted, extracted, and written under work/candidate/.
+  const h = await fixture(t)
+  const fits = pathOfBytes(maxTreePathBytes(attemptDirFor(h.stateDir, '0'.repeat(64))))
+  await withPath(h, fits)
+  const ok = await admit(h)
+  assert.equal(ok.exitCode, 0, ok.stderr)
+  const rec = ok.records.find(x => x.kind === 'attempt')
+  assert.ok(rec?.kind === 'attempt')
+  const x = await extract(rec.path)
+  assert.equal(x.exit, 0, x.stderr)
+  const tree = prepareWorkTree(loadAttempt(rec.path), 'candidate')
+  assert.equal(readFileSync(join(tree.dir, fits), 'utf8'), 'hello\n')
+  assert.equal(Buffer.byteLength(join(tree.dir, fits)), 4095)
 })
 
 test('replace-ref: git replace of a blob and of the commit changes nothing extracted; the original bytes are in tree.tar', async t => {

@@ -7,8 +7,8 @@ import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs
 import { isAbsolute } from 'node:path'
 import type { Case, ExecutionConfig, RegisterManifest, RoutingPolicy, SuiteReport } from '@repairline/schemas'
 import {
-  assertClean, assertCommit, assertNoSharedMetadata, assertNoViolations, caseInputSha256, checkManifestVocabulary,
-  checkRoutingPolicy, gitBlobId, gitOk, hasErrno, listTree, parseDocument, repoInfo, toolError,
+  assertClean, assertCommit, attemptDirFor, assertNoSharedMetadata, assertNoViolations, caseInputSha256, checkManifestVocabulary,
+  checkRoutingPolicy, gitBlobId, gitOk, hasErrno, listTree, maxTreePathBytes, parseDocument, repoInfo, toolError,
   type ErrorCode, type TreeEntry,
 } from '@repairline/core'
 import { checkRunnerOptions } from './rules/runner-options.ts'
@@ -80,7 +80,8 @@ export async function loadSource (config: ExecutionConfig, opts: { requireClean:
   assertNoSharedMetadata(info)
   await assertCommit(config.source_root, config.source_sha)
   if (opts.requireClean) await assertClean(config.source_root)
-  const listing = await listTree(config.source_root, config.source_sha)
+  // Every attempt directory of this state root has the same length, whatever its key.
+  const listing = await listTree(config.source_root, config.source_sha, { maxPathBytes: maxTreePathBytes(attemptDirFor(config.state_dir, '0'.repeat(64))) })
   assertNoViolations(listing.violations)
   const byPath = new Map(listing.entries.map(e => [e.path, e]))
   checkAllowedFilesInTree(config, byPath)

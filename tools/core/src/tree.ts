@@ -14,7 +14,7 @@ import { unsafePathReason } from './tree-rules/path-safety.ts'
 
 export { MAX_TREE_BYTES, MAX_TREE_ENTRIES } from './tree-rules/bounds.ts'
 export { compareUtf8, foldPath } from './tree-rules/collisions.ts'
-export { isDotGitAlias, MAX_COMPONENT_BYTES, MAX_PATH_BYTES, unsafePathReason } from './tree-rules/path-safety.ts'
+export { isDotGitAlias, LONGEST_WORK_ROOT, MAX_COMPONENT_BYTES, MAX_PATH_BYTES, maxTreePathBytes, PATH_MAX, unsafePathReason } from './tree-rules/path-safety.ts'
 
 export interface TreeEntry {
   /** Octal mode as git prints it: 100644 or 100755 for the files we accept. */
@@ -84,17 +84,23 @@ function parseRecords (text: string): TreeEntry[] {
   return entries
 }
 
+/** Where the tree will be written, when the caller knows it. */
+export interface TreeRuleOptions {
+  /** The longest path accepted, in bytes (default MAX_PATH_BYTES): maxTreePathBytes of the attempt directory. */
+  maxPathBytes?: number
+}
+
 /**
  * Checks a listing against every rule of DESIGN §8 (one rule per file in tree-rules/);
  * returns all violations, bounds first, then listing order.
  */
-export function checkTreeListing (entries: readonly TreeEntry[]): { violations: TreeViolation[], blobCount: number, blobBytes: number } {
+export function checkTreeListing (entries: readonly TreeEntry[], o: TreeRuleOptions = {}): { violations: TreeViolation[], blobCount: number, blobBytes: number } {
   const violations: TreeViolation[] = []
   const collisions = new PathCollisions()
   let blobCount = 0
   let blobBytes = 0
   for (const e of entries) {
-    const reason = unsafePathReason(e.path)
+    const reason = unsafePathReason(e.path, o.maxPathBytes)
     if (reason !== undefined) violations.push({ code: 'TREE_PATH_UNSAFE', path: e.path, message: `unsafe path ${JSON.stringify(e.path)}: ${reason}` })
     const kind = entryKindViolation(e)
     if (kind !== undefined) violations.push({ ...kind, path: e.path })
@@ -126,9 +132,9 @@ export async function readTreeListing (root: string, sha: string): Promise<{ ent
 }
 
 /** Lists the commit's tree; returns entries and all violations (sizes only, no blob read). A blob whose size git cannot read is GIT_FAILED. */
-export async function listTree (root: string, sha: string): Promise<TreeListing & { violations: TreeViolation[] }> {
+export async function listTree (root: string, sha: string, o: TreeRuleOptions = {}): Promise<TreeListing & { violations: TreeViolation[] }> {
   const parsed = await readTreeListing(root, sha)
-  const checked = checkTreeListing(parsed.entries)
+  const checked = checkTreeListing(parsed.entries, o)
   return { entries: parsed.entries, blobCount: checked.blobCount, blobBytes: checked.blobBytes, violations: [...parsed.violations, ...checked.violations] }
 }
 

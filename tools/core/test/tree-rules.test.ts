@@ -3,7 +3,7 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { checkTreeListing, MAX_TREE_BYTES, MAX_TREE_ENTRIES, parseLsTree, unsafePathReason, type TreeEntry } from '@repairline/core'
+import { checkTreeListing, MAX_PATH_BYTES, MAX_TREE_BYTES, MAX_TREE_ENTRIES, maxTreePathBytes, parseLsTree, unsafePathReason, type TreeEntry } from '@repairline/core'
 
 const OID = 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391'
 const file = (path: string, size = 0, mode = '100644', type = 'blob'): TreeEntry => ({ path, size, mode, type, oid: OID })
@@ -23,6 +23,22 @@ test('path-safety: every spelling of .git, dot components, controls and oversize
 test('path-safety: ordinary names that merely resemble .git pass', () => {
   const fine = ['.gitignore', '.github/workflows/ci.yml', 'a.git/b', 'git~10', '.gitx', 'x.git', 'src/.gitkeep', 'é/ü.go', 'x'.repeat(255), `${'d'.repeat(200)}/`.repeat(20) + 'f']
   for (const p of fine) assert.equal(unsafePathReason(p), undefined, `expected ${JSON.stringify(p)} to be safe`)
+})
+
+test('path-safety: the attempt directory bounds a path by what fits under its work/candidate/ within PATH_MAX (4095 bytes with the NUL)', () => {
+  const dir = '/srv/state/attempts/0123456789abcdef'
+  const limit = maxTreePathBytes(dir)
+  assert.equal(limit, 4095 - `${dir}/work/candidate/`.length)
+  assert.equal(maxTreePathBytes(`${dir}/`), limit)
+  assert.ok(maxTreePathBytes('/') < MAX_PATH_BYTES, 'always below the tree\'s own bound')
+  const at = `${'d'.repeat(200)}/`.repeat(19) + 'f'.repeat(limit - 201 * 19)
+  assert.equal(at.length, limit)
+  assert.equal(unsafePathReason(at, limit), undefined)
+  assert.match(unsafePathReason(`${at}f`, limit) ?? '', new RegExp(`^longer than ${limit} bytes, the most that fits within PATH_MAX`))
+  assert.equal(unsafePathReason(`${at}f`), undefined, 'without the attempt directory only the tree\'s own bound applies')
+  // Counted in UTF-8 bytes: one two-byte character past the bound.
+  assert.notEqual(unsafePathReason(`${at.slice(0, -1)}é`, limit), undefined)
+  assert.deepEqual(checkTreeListing([file(`${at}f`)], { maxPathBytes: limit }).violations.map(v => v.code), ['TREE_PATH_UNSAFE'])
 })
 
 test('entry-kind: symlink, gitlink, tree and other modes are refused with their own codes', () => {

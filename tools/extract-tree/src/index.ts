@@ -36,7 +36,7 @@ async function computeTree (attempt: Attempt): Promise<ComputedTree> {
   // cat-file's output is spooled to an unnamed O_TMPFILE in the attempt directory: on the
   // filesystem that will hold tree.tar, and never linked, so --check still writes no file.
   // The path rules run while git works; nothing git wrote is read unless they pass.
-  const archive = await buildTreeArchive(root, listing, { spool: attempt.dir, whileGitRuns: () => assertListingObeysRules(listing) })
+  const archive = await buildTreeArchive(root, listing, { spool: attempt.dir, whileGitRuns: () => assertListingObeysRules(listing, attempt.dir) })
   const manifest = treeManifestFor(archive, attempt.key, sha)
   return { archive, manifest, manifestBytes: Buffer.from(jsonFileBytes(manifest)) }
 }

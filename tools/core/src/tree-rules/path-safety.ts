@@ -6,6 +6,20 @@
 export const MAX_PATH_BYTES = 4096
 /** Longest path component accepted, in UTF-8 bytes (Linux NAME_MAX: longer cannot be materialized). */
 export const MAX_COMPONENT_BYTES = 255
+/** Linux PATH_MAX, its terminating NUL included: a system call takes at most PATH_MAX - 1 bytes. */
+export const PATH_MAX = 4096
+/** The longest directory a tree path is written under, below the attempt: verify's work tree (reproduce's work/baseline/ is shorter). */
+export const LONGEST_WORK_ROOT = 'work/candidate/'
+
+/**
+ * The longest tree path, in UTF-8 bytes, that can be written under `<attemptDir>/work/candidate/`
+ * within PATH_MAX (always below MAX_PATH_BYTES). A longer path passes the tree's own rules but
+ * cannot be materialized: the run would fail after the key is consumed.
+ */
+export function maxTreePathBytes (attemptDir: string): number {
+  const root = `${attemptDir.replace(/\/+$/, '')}/${LONGEST_WORK_ROOT}`
+  return Math.max(0, PATH_MAX - 1 - Buffer.byteLength(root))
+}
 
 // C0 controls, DEL and C1 controls: CR, LF, ESC and friends change how a path prints or parses.
 // eslint-disable-next-line no-control-regex
@@ -26,8 +40,11 @@ export function isDotGitAlias (part: string): boolean {
   return folded === '.git' || folded === 'git~1'
 }
 
-/** Why a path is unsafe, or undefined when it is fine. */
-export function unsafePathReason (path: string): string | undefined {
+/**
+ * Why a path is unsafe, or undefined when it is fine. `maxBytes` (default MAX_PATH_BYTES) is
+ * lower where the attempt directory is known (maxTreePathBytes).
+ */
+export function unsafePathReason (path: string, maxBytes = MAX_PATH_BYTES): string | undefined {
   if (path === '') return 'empty path'
   if (path.startsWith('/')) return 'absolute path'
   const plain = PLAIN.test(path)
@@ -36,7 +53,9 @@ export function unsafePathReason (path: string): string | undefined {
     if (BIDI.test(path)) return 'bidirectional control character'
     if (path.includes('\\')) return 'backslash'
   }
-  if (path.length > MAX_PATH_BYTES || (!plain && Buffer.byteLength(path) > MAX_PATH_BYTES)) return `longer than ${MAX_PATH_BYTES} bytes`
+  if (path.length > maxBytes || (!plain && Buffer.byteLength(path) > maxBytes)) {
+    return maxBytes < MAX_PATH_BYTES ? `longer than ${maxBytes} bytes, the most that fits within PATH_MAX (${PATH_MAX}) under the attempt's ${LONGEST_WORK_ROOT}` : `longer than ${MAX_PATH_BYTES} bytes`
+  }
   let start = 0
   while (start <= path.length) {
     let end = path.indexOf('/', start)

@@ -5,10 +5,14 @@
 // attempt may have been admitted by something else. The rules themselves live in core
 // (tools/core/src/tree-rules/, one per file) because admit applies them too.
 
-import { assertNoViolations, checkTreeListing } from '@repairline/core'
+import { assertNoViolations, checkTreeListing, maxTreePathBytes } from '@repairline/core'
 import type { Listing } from './source-repository.ts'
 
-/** Throws the first violation (unreadable paths, then bounds, then listing order) with its TREE_* code. */
-export function assertListingObeysRules (listing: Listing): void {
-  assertNoViolations([...listing.violations, ...checkTreeListing(listing.entries).violations])
+/**
+ * Throws the first violation (unreadable paths, then bounds, then listing order) with its
+ * TREE_* code. Paths are bounded by what fits under the attempt's work trees within PATH_MAX:
+ * reproduce and verify write every path there.
+ */
+export function assertListingObeysRules (listing: Listing, attemptDir: string): void {
+  assertNoViolations([...listing.violations, ...checkTreeListing(listing.entries, { maxPathBytes: maxTreePathBytes(attemptDir) }).violations])
 }
