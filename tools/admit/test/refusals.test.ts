@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { appendFileSync, chmodSync, writeFileSync } from 'node:fs'
 import { run } from '@repairline/core'
-import { runBin } from '../../../test/helpers/bin.ts'
+import { errorOf, runBin } from '../../../test/helpers/bin.ts'
 import { join } from 'node:path'
 import { rewriteConfig, writeJson, makeCase, MINIMAL_REGISTERS, GO_FILES, NODE_FILES } from '../../../test/helpers/fixture.ts'
 import { commitAll, gitT } from '../../../test/helpers/git.ts'
@@ -146,6 +146,33 @@ for (const [name, file, runner] of badAllowed) {
     assertRefused(await admit(f), 78, 'ALLOWED_FILE_INVALID', f, '/allowed_files/0')
   })
 }
+
+// A target read as an option would change the fixed command (DESIGN §9): a directory named
+// --test-name-pattern=add made node run only the tests matching "add", found where node looks by default.
+test('a test package that starts with "-" is refused (TEST_PACKAGE_INVALID, 78) even when the tree holds it; an ordinary one is admitted', async (t) => {
+  const pkg = '--test-name-pattern=add'
+  const files = { ...NODE_FILES, [`${pkg}/never.test.js`]: "import { test } from 'node:test'\ntest('never runs as a file', () => { throw new Error('x') })\n" }
+  const f = await fixture(t, { runner: 'node', files, cases: [{ package: pkg, name: 'test/calc.test.js::add adds' }] })
+  rewriteConfig(f, c => { c.test_packages = [pkg] })
+  const r = await admit(f)
+  assertRefused(r, 78, 'TEST_PACKAGE_INVALID', f, '/test_packages/0')
+  assert.match(r.stderr, /starts with "-", so the test command would read it as an option/)
+  rewriteConfig(f, c => { c.test_packages = ['test', pkg] })
+  assertRefused(await admit(f), 78, 'TEST_PACKAGE_INVALID', f, '/test_packages/1')
+  // go: an option-like target is refused as well (go test reads -run=… as a flag).
+  const g = await fixture(t, { runner: 'go' })
+  rewriteConfig(g, c => { c.test_packages = ['-run=TestAdd'] })
+  assertRefused(await admit(g), 78, 'TEST_PACKAGE_INVALID', g, '/test_packages/0')
+  // A case naming that package cannot be admitted under an ordinary config either: it is not one of test_packages.
+  rewriteConfig(f, c => { c.test_packages = ['test'] })
+  const n = await admit(f)
+  assert.equal(errorOf(n)?.code, 'NOTHING_ELIGIBLE', n.stderr)
+  assert.match(n.stderr, /CASE_PACKAGE_NOT_ALLOWED/)
+  // Positive control: the same tree with the ordinary target and its case is admitted.
+  const ok = await fixture(t, { runner: 'node', files })
+  const a = await admit(ok)
+  assert.equal(a.exitCode, 0, a.stderr)
+})
 
 const badPackages: Array<[string, string, 'go' | 'node']> = [
   ['a ... pattern', './...', 'go'],

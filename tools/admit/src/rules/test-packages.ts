@@ -1,5 +1,8 @@
 // test_packages: 1–4 exact targets. go: "." or "./<path>" naming a directory with _test.go
 // files, never "..." or a pattern. node: a test file, or a directory holding test files.
+// None starts with "-": the entries are the last arguments of the fixed test command, where
+// one would be read as an option (a directory named --test-name-pattern=x silently narrowed
+// node's run; DESIGN §9: no free-form arguments). A case's package must be one of them.
 
 import type { ExecutionConfig } from '@repairline/schemas'
 import { classifyPath, unsafePathReason, toolError, type TreeEntry } from '@repairline/core'
@@ -10,6 +13,7 @@ const PATTERN = /[*?[\]{}]/
 export function checkTestPackageShapes (config: ExecutionConfig): void {
   config.test_packages.forEach((p, i) => {
     const path = `/test_packages/${i}`
+    if (p.startsWith('-')) throw toolError('TEST_PACKAGE_INVALID', `test package ${p}: starts with "-", so the test command would read it as an option`, { path, hint: 'rename the test file or directory so that its name does not start with "-"' })
     if (p.includes('...')) throw toolError('TEST_PACKAGE_INVALID', `test package ${p}: "..." patterns are not allowed; name each package exactly`, { path })
     if (PATTERN.test(p)) throw toolError('TEST_PACKAGE_INVALID', `test package ${p}: wildcards are not allowed`, { path })
     if (config.runner.kind === 'go') {
