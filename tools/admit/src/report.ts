@@ -6,7 +6,7 @@
 
 import type { Case, ExecutionConfig, SuiteReport, TestEvent } from '@repairline/schemas'
 import {
-  caseInputSha256, EXIT, isUnicodeText, LineTooLongError, normalizeEventLine, schemaErrors, splitLines, summarizeEvents, toolError, writePlainFileAtomic,
+  caseInputSha256, EXIT, goModDirective, isUnicodeText, LineTooLongError, normalizeEventLine, schemaErrors, splitLines, summarizeEvents, toolError, writePlainFileAtomic,
   jsonFileBytes, listTree, type ToolIo, type ToolResult,
 } from '@repairline/core'
 import { loadConfig, readBlob } from './inputs.ts'
@@ -20,9 +20,9 @@ async function goModulePath (config: ExecutionConfig): Promise<string> {
   const gomod = listing.entries.find(e => e.path === 'go.mod')
   if (gomod === undefined) throw toolError('CONFIG_INVALID', `no go.mod at source_sha ${config.source_sha.slice(0, 12)}`, { path: '/source_sha' })
   const text = (await readBlob(config.source_root, gomod)).toString('utf8')
-  const m = /^module\s+("?)([^\s"]+)\1\s*$/m.exec(text)
-  if (m?.[2] === undefined) throw toolError('CONFIG_INVALID', 'go.mod at source_sha declares no module path')
-  return m[2]
+  const modulePath = goModDirective(text, 'module')
+  if (modulePath === undefined) throw toolError('CONFIG_INVALID', 'go.mod at source_sha declares no module path')
+  return modulePath
 }
 
 /** The test package a failing identity belongs to. */

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { run } from '@repairline/core'
 import { validators } from '@repairline/schemas'
 import { runBin, errorOf } from '../../../test/helpers/bin.ts'
+import { GO_FILES } from '../../../test/helpers/fixture.ts'
 import { fixture } from './helpers.ts'
 
 test('go test -json of the fixture → one case per failing identity, mapped to ./<dir>; admit run takes it', async (t) => {
@@ -25,6 +26,19 @@ test('go test -json of the fixture → one case per failing identity, mapped to 
   ])
   const admitted = await runBin('admit', ['run', '--config', f.configPath, '--report', out])
   assert.equal(admitted.exitCode, 0, admitted.stderr)
+})
+
+test('a go.mod module line with a trailing comment (how go marks a deprecated module) still names the module', async (t) => {
+  const f = await fixture(t, { files: { ...GO_FILES, 'go.mod': 'module example.com/calc // Deprecated: use example.com/calc2\n\ngo 1.19\n' } })
+  const out = join(f.dir, 'r.json')
+  const events = [
+    { Action: 'run', Package: 'example.com/calc', Test: 'TestAdd' },
+    { Action: 'fail', Package: 'example.com/calc', Test: 'TestAdd', Elapsed: 0 },
+    { Action: 'fail', Package: 'example.com/calc', Elapsed: 0 },
+  ].map(e => JSON.stringify(e)).join('\n') + '\n'
+  const r = await runBin('admit', ['report', '--config', f.configPath, '--out', out], { input: events })
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')).cases.map((c: { test: unknown }) => c.test), [{ package: '.', name: 'example.com/calc::TestAdd' }])
 })
 
 test('a build failure in plain text becomes the identity <pkg>::', async (t) => {

@@ -7,7 +7,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readdirSync, writeFileSync, mkdirSync, chmodSync } from 'node:fs'
 import { join } from 'node:path'
-import { assertValid, decideFault, goInstall, nodeInstall, runTests, NODE_REPORTER_SHA256, SANDBOX_LIMITS } from '../src/index.ts'
+import { assertValid, decideFault, goInstall, goModDirective, goModUnreadable, nodeInstall, runTests, NODE_REPORTER_SHA256, SANDBOX_LIMITS } from '../src/index.ts'
 import { GO_FILES, NODE_FILES } from '../../../test/helpers/fixture.ts'
 import { makeGoModCache } from '../../../test/helpers/gomod.ts'
 import { TEST_LIMITS, leftoverCgroups, makeTree, sandboxTemp } from '../../../test/helpers/sandbox.ts'
@@ -125,6 +125,27 @@ test('go: a go.mod the local Go cannot read is a fault that names the Go it need
   assert.equal(r.fault, undefined, JSON.stringify(r.fault))
   assert.deepEqual(r.summary.failing, ['example.com/calc::TestAdd'])
   writeFileSync(join(dir, 'done'), '')
+})
+
+test('go.mod directives are read with a trailing // comment, as go reads them; a go 1.21.0 or toolchain line behind one is still found', t => {
+  assert.equal(goModDirective('module example.com/calc // Deprecated: use example.com/calc2\n\ngo 1.19\n', 'module'), 'example.com/calc')
+  assert.equal(goModDirective('module "example.com/calc"\t// quoted\r\ngo 1.19\r\n', 'module'), 'example.com/calc')
+  assert.equal(goModDirective('module example.com/calc\n\ngo 1.21.0 // needs 1.21\n', 'go'), '1.21.0')
+  assert.equal(goModDirective('go 1.19\ntoolchain go1.22.0 // pinned\n', 'toolchain'), 'go1.22.0')
+  assert.equal(goModDirective('go 1.19\n', 'toolchain'), undefined)
+  // Not a directive: commented out, or indented inside a block.
+  assert.equal(goModDirective('// module example.com/old\n', 'module'), undefined)
+  assert.equal(goModDirective('require (\n\tgo 1.2\n)\n', 'go'), undefined)
+  const dir = sandboxTemp(t)
+  for (const [name, gomod, want] of [
+    ['go line', 'module example.com/calc\n\ngo 1.21.0 // needs 1.21\n', /^go\.mod says go 1\.21\.0: the local go1\.19\.8 cannot read it; it needs Go 1\.21\.0 or newer$/],
+    ['toolchain line', 'module example.com/calc\n\ngo 1.19\n\ntoolchain go1.22.0 // pinned\n', /^go\.mod says toolchain go1\.22\.0: the local go1\.19\.8 cannot read it; it needs Go 1\.21 or newer$/],
+  ] as const) {
+    const tree = makeTree(dir, name.replace(' ', '-'), { 'go.mod': gomod })
+    assert.match(goModUnreadable(tree, ['.'], 'go1.19.8') ?? 'readable', want, name)
+  }
+  // Positive control: a commented two-part go line is readable by Go 1.19.
+  assert.equal(goModUnreadable(makeTree(dir, 'two-part', { 'go.mod': 'module example.com/calc // c\n\ngo 1.19 // c\n' }), ['.'], 'go1.19.8'), undefined)
 })
 
 // A run the sandbox stopped or limited says nothing about the code: it is a fault with the

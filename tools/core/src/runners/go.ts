@@ -60,6 +60,15 @@ function versionLess (a: number[], b: number[]): boolean {
 }
 
 /**
+ * The value of a one-line go.mod directive (`module`, `go`, `toolchain`), without its quotes,
+ * or undefined. A trailing `// comment` is part of the line as go reads it: `module x //
+ * Deprecated: …` is where go.mod marks a deprecated module.
+ */
+export function goModDirective (text: string, keyword: 'module' | 'go' | 'toolchain'): string | undefined {
+  return new RegExp(`^${keyword}[ \\t]+("?)([^\\s"]+)\\1[ \\t]*(?://.*)?$`, 'm').exec(text)?.[2]
+}
+
+/**
  * Why the local toolchain cannot read the tree's go.mod files (the root's and those on the
  * way to each test package), or undefined. Go before 1.21 refuses a three-part go version
  * and a toolchain directive outright.
@@ -77,8 +86,8 @@ export function goModUnreadable (tree: string, testPackages: readonly string[], 
     let text: string
     try { text = readFileSync(file, 'utf8') } catch { continue }
     const rel = d === '' ? 'go.mod' : `${d}/go.mod`
-    const goLine = /^go\s+(\S+)\s*$/m.exec(text)?.[1]
-    const toolchain = /^toolchain\s+(\S+)\s*$/m.exec(text)?.[1]
+    const goLine = goModDirective(text, 'go')
+    const toolchain = goModDirective(text, 'toolchain')
     const needs: string[] = []
     if (goLine !== undefined && versionParts(goLine).length >= 3) needs.push(`go ${goLine}`)
     if (toolchain !== undefined) needs.push(`toolchain ${toolchain}`)
