@@ -6,7 +6,7 @@
 
 import type { Case, ExecutionConfig, SuiteReport, TestEvent } from '@repairline/schemas'
 import {
-  caseInputSha256, EXIT, goModDirective, isUnicodeText, LineTooLongError, normalizeEventLine, schemaErrors, splitLines, summarizeEvents, toolError, writePlainFileAtomic,
+  caseInputSha256, EXIT, goModDirective, identityOf, isUnicodeText, LineTooLongError, normalizeEventLine, schemaErrors, splitLines, summarizeEvents, toolError, writePlainFileAtomic,
   jsonFileBytes, listTree, type ToolIo, type ToolResult,
 } from '@repairline/core'
 import { loadConfig, readBlob } from './inputs.ts'
@@ -36,6 +36,22 @@ function packageFor (config: ExecutionConfig, pkg: string, modulePath: string | 
   return holder ?? pkg
 }
 
+/**
+ * Each identity's package as its events name it, keyed as the summary keys identities
+ * (`<Package>::<Test>`, a build failure's package from its ImportPath). The identity alone
+ * cannot be split back: a node test file may be named `a::b.test.js`, a go subtest `x::y`.
+ */
+function packagesOf (events: readonly TestEvent[]): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const ev of events) {
+    if (ev.Action === 'output') continue
+    const pkg = ev.Action === 'build-fail' ? ev.ImportPath?.split(' ')[0] ?? ev.Package ?? '' : ev.Package ?? ''
+    const id = identityOf(pkg, ev.Action === 'build-fail' ? '' : ev.Test ?? '')
+    if (!out.has(id)) out.set(id, pkg)
+  }
+  return out
+}
+
 export async function admitReport (o: ReportOptions, io: ToolIo): Promise<ToolResult> {
   const { config } = loadConfig(o.config)
   checkReportOut(o.out, config)
@@ -56,9 +72,9 @@ export async function admitReport (o: ReportOptions, io: ToolIo): Promise<ToolRe
   // canonical form to hash into a case.
   const notText = summary.failing.find(id => !isUnicodeText(id))
   if (notText !== undefined) throw toolError('EVENTS_INVALID', `a failing identity is not Unicode text (a lone surrogate): ${JSON.stringify(notText).slice(0, 200)}`)
+  const packages = packagesOf(events)
   const cases: Case[] = summary.failing.map(identity => {
-    const sep = identity.indexOf('::')
-    const pkg = identity.slice(0, sep)
+    const pkg = packages.get(identity) ?? identity.slice(0, identity.indexOf('::'))
     const base = { kind: 'test_failure' as const, id: identity, test: { package: packageFor(config, pkg, modulePath), name: identity } }
     return { ...base, input_sha256: caseInputSha256(base) }
   })

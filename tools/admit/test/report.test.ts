@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { run } from '@repairline/core'
 import { validators } from '@repairline/schemas'
 import { runBin, errorOf } from '../../../test/helpers/bin.ts'
-import { GO_FILES } from '../../../test/helpers/fixture.ts'
+import { GO_FILES, NODE_FILES, rewriteConfig } from '../../../test/helpers/fixture.ts'
 import { fixture } from './helpers.ts'
 
 test('go test -json of the fixture → one case per failing identity, mapped to ./<dir>; admit run takes it', async (t) => {
@@ -62,6 +62,36 @@ test('node: normalized events map a file to the test_packages entry that holds i
   const r = await runBin('admit', ['report', '--config', f.configPath, '--out', out], { input: events })
   assert.equal(r.exitCode, 0, r.stderr)
   assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')).cases.map((c: { test: unknown }) => c.test), [{ package: 'test', name: 'test/calc.test.js::add adds' }])
+})
+
+test('the package of an identity is the one its events name: a node test file named a::b.test.js, a go subtest named x::y', async (t) => {
+  const name = 'test/a::b.test.js'
+  const files: Record<string, string> = { ...NODE_FILES as Record<string, string>, [name]: NODE_FILES['test/calc.test.js'] as string }
+  delete files['test/calc.test.js']
+  const f = await fixture(t, { runner: 'node', files, cases: [{ package: name, name: `${name}::add adds` }] })
+  rewriteConfig(f, c => ({ ...c, test_packages: [name] }))
+  const out = join(f.dir, 'r.json')
+  const events = [
+    { Action: 'run', Package: name, Test: 'add adds' },
+    { Action: 'fail', Package: name, Test: 'add adds', Elapsed: 0 },
+  ].map(e => JSON.stringify(e)).join('\n') + '\n'
+  const r = await runBin('admit', ['report', '--config', f.configPath, '--out', out], { input: events })
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')).cases.map((c: { test: unknown }) => c.test), [{ package: name, name: `${name}::add adds` }])
+  // The report is admitted: its package is one of test_packages.
+  const admitted = await runBin('admit', ['run', '--config', f.configPath, '--report', out])
+  assert.equal(admitted.exitCode, 0, admitted.stderr)
+
+  const g = await fixture(t)
+  const goOut = join(g.dir, 'r.json')
+  const goEvents = [
+    { Action: 'run', Package: 'example.com/calc', Test: 'TestAdd/x::y' },
+    { Action: 'fail', Package: 'example.com/calc', Test: 'TestAdd/x::y', Elapsed: 0 },
+    { Action: 'fail', Package: 'example.com/calc', Elapsed: 0 },
+  ].map(e => JSON.stringify(e)).join('\n') + '\n'
+  const gr = await runBin('admit', ['report', '--config', g.configPath, '--out', goOut], { input: goEvents })
+  assert.equal(gr.exitCode, 0, gr.stderr)
+  assert.deepEqual(JSON.parse(readFileSync(goOut, 'utf8')).cases.map((c: { test: unknown }) => c.test), [{ package: '.', name: 'example.com/calc::TestAdd/x::y' }])
 })
 
 test('no events, or no failing identity, writes nothing', async (t) => {
