@@ -9,15 +9,16 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
-  attemptDirFor, buildTreeArchive, isToolError, jsonFileBytes, loadAttempt, maxTreePathBytes, prepareWorkTree, readOutcome, readTreeFile, readTreeListing,
+  assertClean, attemptDirFor, buildTreeArchive, isToolError, jsonFileBytes, loadAttempt, maxTreePathBytes, prepareWorkTree, readOutcome, readTreeFile, readTreeListing,
   readTreeManifest, run, treeManifestFor, TREE_MANIFEST, TREE_TAR, unsafePathReason, writeFileAtomic,
 } from '@repairline/core'
 import { makeFixture, rewriteConfig, type Fixture } from '../helpers/fixture.ts'
 import { admitDirect, type DirectAttempt } from '../helpers/admit-direct.ts'
-import { errorOf, runBin } from '../helpers/bin.ts'
+import { BASE_ENV, binPath, errorOf, runBin } from '../helpers/bin.ts'
+import { execsUnderGit, straceUnusable } from '../helpers/exec-trace.ts'
 import { runInProcess, type InProcessRun } from '../helpers/in-process.ts'
 import { tempDir } from '../helpers/tmp.ts'
 import { commitAll, createRepo, gitT, TEST_GIT_ENV } from '../helpers/git.ts'
@@ -347,6 +348,121 @@ test('hostile core.fsmonitor in the repository config: no process is spawned by 
   const check = await runBin('extract-tree', ['--check'], { input: admitted.stdout })
   assert.equal(check.exitCode, 0, check.stderr)
   assert.equal(existsSync(marker), false, 'admit or extract-tree ran the fsmonitor hook')
+})
+
+/** A program that logs each start to `marker` and passes its input through, as a clean filter does. */
+function loggingFilter (dir: string, marker: string): string {
+  const evil = join(dir, 'evil-filter')
+  writeFileSync(evil, `#!/bin/sh\necho "$0 $*" >> ${marker}\nexec cat\n`)
+  chmodSync(evil, 0o755)
+  return evil
+}
+
+/** Makes `file`'s index entry stat-dirty (same bytes, a later mtime): git must re-hash it, through its clean filter. */
+function touchLater (file: string, seconds: number): void {
+  const later = new Date(Date.now() + seconds * 1000)
+  utimesSync(file, later, later)
+}
+
+/**
+ * admit run under strace: exit 0, no process git forked ran anything but git, no marker.
+ * (Skips the strace half where strace cannot trace; the marker still proves the filter did not run.)
+ */
+async function assertAdmitStartsOnlyGit (f: Fixture, marker: string): Promise<void> {
+  const traced = (await straceUnusable()) === false
+  if (traced) {
+    const r = await execsUnderGit(f.dir, binPath('admit'), ['run', '--config', f.configPath, '--report', f.reportPath], BASE_ENV)
+    assert.equal(r.exitCode, 0, r.stderr)
+    assert.ok(r.gitRuns > 0, 'the trace saw no git at all')
+    assert.deepEqual(r.foreign, [], 'git started another program')
+  } else {
+    const r = await admit(f)
+    assert.equal(r.exitCode, 0, r.stderr)
+  }
+  assert.equal(existsSync(marker), false, 'admit ran the clean filter')
+}
+
+test('a clean filter in the repository config (direct, required, through include.path, in a checked-out submodule): admit and the clean check start no process; a plain git status runs it', async t => {
+  for (const variant of ['clean', 'required', 'include', 'process', 'submodule'] as const) {
+    const f = await fixture(t)
+    const marker = join(f.dir, 'filter-ran')
+    const evil = loggingFilter(f.dir, marker)
+    let touched = join(f.repo, 'calc.go')
+    if (variant === 'submodule') {
+      // HEAD has a checked-out submodule whose own config names the filter; source_sha (the
+      // first commit) has no gitlink, so the tree rules pass.
+      const sub = join(f.dir, 'sub-origin')
+      await createRepo(sub, { 'lib.txt': 'hello\n', '.gitattributes': '* filter=evil\n' })
+      await gitT(f.repo, ['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub, 'sub'])
+      await commitAll(f.repo, 'add a submodule')
+      await gitT(join(f.repo, 'sub'), ['config', 'filter.evil.clean', evil])
+      touched = join(f.repo, 'sub', 'lib.txt')
+    } else {
+      writeFileSync(join(f.repo, '.gitattributes'), '* filter=evil\n')
+      useCommit(f, await commitAll(f.repo, 'every file through the evil filter'))
+      if (variant === 'include') {
+        writeFileSync(join(f.dir, 'included.gitconfig'), `[filter "evil"]\n\tclean = ${evil}\n`)
+        await gitT(f.repo, ['config', 'include.path', join(f.dir, 'included.gitconfig')])
+      } else {
+        await gitT(f.repo, ['config', `filter.evil.${variant === 'process' ? 'process' : 'clean'}`, evil])
+      }
+      if (variant === 'required') await gitT(f.repo, ['config', 'filter.evil.required', 'true'])
+    }
+    // Positive control: a plain git status re-hashes the touched file through the filter.
+    touchLater(touched, 5)
+    await run('/usr/bin/git', ['-C', f.repo, 'status', '--porcelain'], { env: TEST_GIT_ENV })
+    assert.ok(existsSync(marker), `${variant}: the positive control did not run the filter`)
+    rmSync(marker)
+    // That status refreshed the index: touch again so admit's status must re-hash too.
+    touchLater(touched, 10)
+    await assertAdmitStartsOnlyGit(f, marker)
+    // The clean check receipt seal runs (clean_after) is the same call.
+    touchLater(touched, 15)
+    await assertClean(f.repo)
+    assert.equal(existsSync(marker), false, `${variant}: assertClean ran the clean filter`)
+  }
+})
+
+test('a clean filter cannot make a modified file look clean: git compares raw bytes (CHECKOUT_DIRTY); a filter line with no driver configured still passes a clean checkout', async t => {
+  const f = await fixture(t)
+  writeFileSync(join(f.repo, '.gitattributes'), 'calc.go filter=liar\n')
+  useCommit(f, await commitAll(f.repo, 'calc.go through the liar filter'))
+  // No driver is configured: an untouched and a touched checkout are clean, an edit is not.
+  touchLater(join(f.repo, 'calc.go'), 5)
+  const admitted = await admit(f)
+  assert.equal(admitted.exitCode, 0, admitted.stderr)
+  const g = await fixture(t)
+  writeFileSync(join(g.repo, '.gitattributes'), 'calc.go filter=liar\n')
+  useCommit(g, await commitAll(g.repo, 'calc.go through the liar filter'))
+  const committed = join(g.dir, 'calc.go.committed')
+  writeFileSync(committed, readFileSync(join(g.repo, 'calc.go')))
+  // An edit of the same size (the repair itself), so git must re-hash the file to see it.
+  writeFileSync(join(g.repo, 'calc.go'), readFileSync(committed, 'utf8').replace('a - b', 'a + b'))
+  await assertAdmitRefuses(g, 'CHECKOUT_DIRTY', 78)
+  // The liar answers the committed bytes whatever it is given.
+  const liar = join(g.dir, 'liar')
+  writeFileSync(liar, `#!/bin/sh\ncat >/dev/null\nexec cat ${committed}\n`)
+  chmodSync(liar, 0o755)
+  await gitT(g.repo, ['config', 'filter.liar.clean', liar])
+  // Positive control: to a plain git status the edited checkout is clean (--no-optional-locks:
+  // it must not write the refreshed stat data into the index, which every status then trusts).
+  assert.equal((await run('/usr/bin/git', ['--no-optional-locks', '-C', g.repo, 'status', '--porcelain'], { env: TEST_GIT_ENV })).stdout.toString(), '')
+  await assertAdmitRefuses(g, 'CHECKOUT_DIRTY', 78)
+  await assert.rejects(assertClean(g.repo), (e: Error & { code?: string }) => e.code === 'CHECKOUT_DIRTY')
+})
+
+test('a submodule checked out at another commit than its gitlink is still a dirty checkout (CHECKOUT_DIRTY)', async t => {
+  const f = await fixture(t)
+  const sub = join(f.dir, 'sub-origin')
+  await createRepo(sub, { 'lib.txt': 'hello\n' })
+  await gitT(f.repo, ['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub, 'sub'])
+  await commitAll(f.repo, 'add a submodule')
+  const admitted = await admit(f)
+  assert.equal(admitted.exitCode, 0, admitted.stderr)
+  rmSync(f.stateDir, { recursive: true })
+  writeFileSync(join(f.repo, 'sub', 'lib.txt'), 'moved\n')
+  await commitAll(join(f.repo, 'sub'), 'move the submodule')
+  await assertAdmitRefuses(f, 'CHECKOUT_DIRTY', 78)
 })
 
 test('dirty and untracked files: admit refuses a dirty checkout; files changed after admission never reach tree.tar', async t => {

@@ -1,7 +1,9 @@
 // Hermetic git (DESIGN §8): every git process runs with a cleared environment (no HOME, no
 // system or global config, replace refs off) and with the repository's own hooks and
 // fsmonitor disabled on the command line, which outranks repository config. Nothing here
-// reads the working tree except `status`, which proves the checkout is clean.
+// reads the working tree except `status`, which proves the checkout is clean; it also runs
+// with every filter driver of the repository's config emptied, since git re-hashes a
+// stat-dirty file through the clean filter .gitattributes selects.
 
 import { existsSync } from 'node:fs'
 import { join, isAbsolute } from 'node:path'
@@ -17,6 +19,9 @@ export const GIT_ENV: Readonly<Record<string, string>> = Object.freeze({
   GIT_TERMINAL_PROMPT: '0',
   GIT_OPTIONAL_LOCKS: '0',
   LC_ALL: 'C',
+  // The value `--config-env` gives a key that must be empty (see assertClean); git reads an
+  // empty value as "no command" for a filter and as false for `required`.
+  REPAIRLINE_GIT_EMPTY: '',
 })
 
 /** Global options placed before every git subcommand. */
@@ -89,9 +94,56 @@ export async function assertCommit (root: string, sha: string): Promise<void> {
   if (type !== 'commit') throw toolError('SOURCE_SHA_UNKNOWN', `source_sha ${sha} is a ${type}, not a commit`, { path: '/source_sha' })
 }
 
-/** Refuses a checkout with modified, staged or untracked files (ignored files do not count). */
+/**
+ * The names of the filter drivers the repository's config defines (includes followed; system
+ * and global config are off), e.g. `lfs` for `filter.lfs.clean`.
+ */
+export async function filterDrivers (root: string): Promise<string[]> {
+  const r = await git(root, ['config', '-z', '--get-regexp', '^filter\\.'])
+  // Exit 1 with no output: no key matched.
+  if (r.exitCode === 1 && r.stdout.length === 0 && r.spawnError === undefined) return []
+  if (r.exitCode !== 0) throw toolError('SOURCE_NOT_GIT', `source_root ${root}: git config failed: ${r.spawnError ?? r.stderr.toString('utf8').trim().split('\n')[0] ?? ''}`)
+  const names = new Set<string>()
+  const out = r.stdout
+  for (let start = 0; start < out.length;) {
+    const end = out.indexOf(0, start) === -1 ? out.length : out.indexOf(0, start)
+    // -z prints `key\nvalue` (or `key` alone for a key without a value); the subsection, the
+    // driver name, is what lies between `filter.` and the last dot, dots and `=` included.
+    const record = out.subarray(start, end)
+    const nl = record.indexOf(0x0a)
+    const keyBytes = nl === -1 ? record : record.subarray(0, nl)
+    const key = keyBytes.toString('utf8')
+    // argv is UTF-8: a name that is not cannot be named on the command line, so not disabled.
+    if (!Buffer.from(key, 'utf8').equals(keyBytes)) throw toolError('SOURCE_NOT_GIT', `source_root ${root}: the repository config defines a filter driver whose name is not UTF-8 (${JSON.stringify(key)}); it could not be disabled`, { path: '/source_root', hint: 'remove that filter driver from the repository config (git config --remove-section)' })
+    const last = key.lastIndexOf('.')
+    if (last > 'filter.'.length) names.add(key.slice('filter.'.length, last))
+    start = end + 1
+  }
+  return [...names].sort()
+}
+
+/**
+ * Global options that disable every named filter driver: clean, smudge and process empty,
+ * required false. `--config-env` splits at the last `=`, so a name holding `=` (which `-c`
+ * would split at) is still one key.
+ */
+export function disableFilters (names: readonly string[]): string[] {
+  return names.flatMap(name => ['clean', 'smudge', 'process', 'required'].map(v => `--config-env=filter.${name}.${v}=REPAIRLINE_GIT_EMPTY`))
+}
+
+/**
+ * Refuses a checkout with modified, staged or untracked files (ignored files do not count).
+ * git compares a file's raw bytes with its blob: the repository's filter drivers are
+ * disabled (no process is started, and none can make a modified file hash to the committed
+ * blob), and no git runs inside a submodule (its own config could name a filter); a
+ * submodule at another commit than its gitlink still makes the checkout dirty, changes
+ * inside its work tree do not.
+ */
 export async function assertClean (root: string): Promise<void> {
-  const out = await gitOk(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none'], `source_root ${root}`)
+  const args = [...disableFilters(await filterDrivers(root)), 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=dirty']
+  const r = await git(root, args)
+  if (r.exitCode !== 0) throw toolError('SOURCE_NOT_GIT', `source_root ${root}: git status failed: ${r.spawnError ?? r.stderr.toString('utf8').trim().split('\n')[0] ?? `exit ${String(r.exitCode)}`}`)
+  const out = r.stdout
   if (out.length > 0) {
     const first = out.toString('utf8').split('\0')[0] ?? ''
     throw toolError('CHECKOUT_DIRTY', `source_root ${root} is not clean: ${first.trim()}${out.toString('utf8').split('\0').filter(Boolean).length > 1 ? ' …' : ''}`, { path: '/source_root', hint: 'commit or stash your changes; repairline reads only committed blobs but refuses a dirty checkout so the receipt can say the checkout was unchanged' })
