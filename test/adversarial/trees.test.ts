@@ -9,17 +9,18 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
-  assertClean, attemptDirFor, buildTreeArchive, isToolError, jsonFileBytes, loadAttempt, maxTreePathBytes, prepareWorkTree, readOutcome, readTreeFile, readTreeListing,
-  readTreeManifest, run, treeManifestFor, TREE_MANIFEST, TREE_TAR, unsafePathReason, writeFileAtomic,
+  assertClean, attemptDirFor, buildTreeArchive, git as coreGit, isToolError, jsonFileBytes, loadAttempt, maxTreePathBytes, prepareWorkTree, readOutcome, readTreeFile,
+  readTreeListing, readTreeManifest, run, treeManifestFor, TREE_MANIFEST, TREE_TAR, unsafePathReason, writeFileAtomic,
 } from '@repairline/core'
 import { makeFixture, rewriteConfig, type Fixture } from '../helpers/fixture.ts'
 import { admitDirect, type DirectAttempt } from '../helpers/admit-direct.ts'
 import { BASE_ENV, binPath, errorOf, runBin } from '../helpers/bin.ts'
 import { execsUnderGit, straceUnusable } from '../helpers/exec-trace.ts'
 import { runInProcess, type InProcessRun } from '../helpers/in-process.ts'
+import { snapshot } from '../helpers/snapshot.ts'
 import { tempDir } from '../helpers/tmp.ts'
 import { commitAll, createRepo, gitT, TEST_GIT_ENV } from '../helpers/git.ts'
 import { commitTree, commitWithExtra, filesOf, hashBlob, literalTree, mktree, treeFromPaths, writeLooseObject, type RawEntry } from '../helpers/trees.ts'
@@ -328,6 +329,72 @@ test('alternates, grafts and shallow: shared object metadata is refused (TREE_SH
     writeFileSync(join(g.repo, '.git', rel), `${g.sha}\n`)
     await assertAdmitRefuses(g, 'TREE_SHARED_METADATA')
   }
+})
+
+/** The objects at `sha` a repository lacks (`rev-list --missing=print`). */
+async function missingAt (repo: string, sha: string): Promise<string[]> {
+  return (await gitT(repo, ['rev-list', '--objects', '--missing=print', sha])).split('\n').filter(l => l.startsWith('?')).map(l => l.slice(1))
+}
+
+test('partial clone: a real --filter=blob:none clone is refused (TREE_SHARED_METADATA) and nothing is fetched into its .git; a plain git fetches the missing blob', async t => {
+  const f = await fixture(t)
+  const old = f.sha
+  writeFileSync(join(f.repo, 'calc.go'), readFileSync(join(f.repo, 'calc.go'), 'utf8').replace('a - b', 'a + b'))
+  await commitAll(f.repo, 'newer')
+  await gitT(f.repo, ['config', 'uploadpack.allowFilter', 'true'])
+  const partial = join(f.dir, 'partial')
+  await gitT(f.dir, ['clone', '-q', '--filter=blob:none', `file://${f.repo}`, partial])
+  // The clone's own config allows its transport: that outranked the old `-c protocol.allow=never`.
+  await gitT(partial, ['config', 'protocol.file.allow', 'always'])
+  const missing = await missingAt(partial, old)
+  assert.equal(missing.length, 1, 'the old calc.go should be a promised, missing blob')
+  const before = snapshot(join(partial, '.git'))
+  rewriteConfig(f, c => ({ ...c, source_root: partial, source_sha: old }))
+  await assertAdmitRefuses(f, 'TREE_SHARED_METADATA')
+  // extract-tree's attempt is admitted directly while source_root is a full clone; the partial
+  // clone then takes its place (as if the checkout were replaced after admission).
+  const clone = join(f.dir, 'clone')
+  await gitT(f.dir, ['clone', '-q', `file://${f.repo}`, clone])
+  rewriteConfig(f, c => ({ ...c, source_root: clone }))
+  const a = await admitDirect(f)
+  rmSync(clone, { recursive: true })
+  renameSync(partial, clone)
+  const gitDir = join(clone, '.git')
+  const attemptBefore = listing(a.dir)
+  const r = await extract(a.dir)
+  assert.equal(r.exit, 1, r.stderr)
+  assert.equal(r.records.find(x => x.kind === 'error')?.code, 'TREE_SHARED_METADATA')
+  assert.deepEqual([readOutcome(a.dir)?.outcome, readOutcome(a.dir)?.reason.code], ['rejected', 'TREE_SHARED_METADATA'])
+  assert.deepEqual(listing(a.dir), [...attemptBefore, 'outcome.json'].sort())
+  // The hermetic git on its own (no refusal) fetches nothing either: every transport is denied
+  // on the command line, which outranks the clone's protocol.file.allow.
+  const hermetic = await coreGit(clone, ['cat-file', '-p', missing[0] ?? ''])
+  assert.notEqual(hermetic.exitCode, 0)
+  assert.deepEqual(snapshot(gitDir), before, 'the partial clone\'s .git changed')
+  assert.deepEqual(await missingAt(clone, old), missing)
+  // Positive control: a plain git, even given the old `-c protocol.allow=never`, fetches the blob.
+  const plain = await run('/usr/bin/git', ['-c', 'protocol.allow=never', '-C', clone, 'cat-file', '-p', missing[0] ?? ''], { env: TEST_GIT_ENV })
+  assert.equal(plain.exitCode, 0, plain.stderr.toString())
+  assert.match(plain.stdout.toString(), /a - b/)
+  assert.deepEqual(await missingAt(clone, old), [])
+  assert.notDeepEqual(snapshot(gitDir), before)
+})
+
+test('partial clone by config alone (extensions.partialClone, a promisor remote; no promisor pack): refused (TREE_SHARED_METADATA) with nothing written', async t => {
+  for (const key of ['extensions.partialClone', 'remote.origin.promisor'] as const) {
+    const f = await fixture(t)
+    await gitT(f.repo, ['config', 'core.repositoryformatversion', '1'])
+    await gitT(f.repo, ['config', 'remote.origin.url', join(f.dir, 'nowhere')])
+    await gitT(f.repo, ['config', key, key === 'extensions.partialClone' ? 'origin' : 'true'])
+    const before = snapshot(join(f.repo, '.git'))
+    await assertAdmitRefuses(f, 'TREE_SHARED_METADATA')
+    assert.deepEqual(snapshot(join(f.repo, '.git')), before)
+  }
+  // A promisor remote turned off is no partial clone.
+  const g = await fixture(t)
+  await gitT(g.repo, ['config', 'remote.origin.promisor', 'false'])
+  const admitted = await admit(g)
+  assert.equal(admitted.exitCode, 0, admitted.stderr)
 })
 
 test('hostile core.fsmonitor in the repository config: no process is spawned by admit or extract-tree', async t => {

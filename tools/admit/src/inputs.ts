@@ -77,7 +77,7 @@ export async function loadSource (config: ExecutionConfig, opts: { requireClean:
   const info = await repoInfo(config.source_root)
   checkStateOutsideSource(config)
   checkOutsideSandboxView(config)
-  assertNoSharedMetadata(info)
+  await assertNoSharedMetadata(config.source_root, info)
   await assertCommit(config.source_root, config.source_sha)
   if (opts.requireClean) await assertClean(config.source_root)
   // Every attempt directory of this state root has the same length, whatever its key.

@@ -44,7 +44,7 @@ export const ERROR_CODES = {
   TREE_NODE_MODULES: { exit: EXIT.DATA, summary: 'the tree tracks node_modules (the dependency mount point)' },
   TREE_TOO_MANY_ENTRIES: { exit: EXIT.DATA, summary: 'the tree has more than 20,000 blob entries' },
   TREE_TOO_LARGE: { exit: EXIT.DATA, summary: 'the tree has more than 16 MiB of blob bytes' },
-  TREE_SHARED_METADATA: { exit: EXIT.DATA, summary: 'the repository uses alternates, grafts or a shallow history' },
+  TREE_SHARED_METADATA: { exit: EXIT.DATA, summary: 'the repository uses alternates, grafts, a shallow history or a partial clone' },
   TREE_OBJECT_MISMATCH: { exit: EXIT.DATA, summary: 'a blob does not hash to its id (tampered object store)' },
   TREE_MALFORMED: { exit: EXIT.DATA, summary: "a tree object is not in git's canonical form (entries out of order)" },
   // reading the extracted tree (tree.tar + tree-manifest.json) in later steps

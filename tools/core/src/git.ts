@@ -5,10 +5,10 @@
 // with every filter driver of the repository's config emptied, since git re-hashes a
 // stat-dirty file through the clean filter .gitattributes selects.
 
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { join, isAbsolute } from 'node:path'
 import { run, runToFd, spawnStreaming, type RunResult, type StreamingChild, type ToFdResult } from './spawn.ts'
-import { toolError } from './errors.ts'
+import { hasErrno, toolError } from './errors.ts'
 
 /** The complete environment git runs with. */
 export const GIT_ENV: Readonly<Record<string, string>> = Object.freeze({
@@ -24,9 +24,19 @@ export const GIT_ENV: Readonly<Record<string, string>> = Object.freeze({
   REPAIRLINE_GIT_EMPTY: '',
 })
 
+/**
+ * Every transport git or an installed remote helper speaks. `protocol.allow=never` is only the
+ * default for a protocol the config does not name: a repository's own
+ * `protocol.<name>.allow=always` outranks it, and the command line outranks that.
+ */
+const PROTOCOLS = ['ext', 'fd', 'file', 'ftp', 'ftps', 'git', 'http', 'https', 'ssh'] as const
+
 /** Global options placed before every git subcommand. */
 export function gitPrefix (repo: string): string[] {
-  return ['--no-replace-objects', '--no-optional-locks', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.untrackedCache=false', '-c', 'protocol.allow=never', '-C', repo]
+  return [
+    '--no-replace-objects', '--no-optional-locks', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.untrackedCache=false',
+    '-c', 'protocol.allow=never', ...PROTOCOLS.flatMap(p => ['-c', `protocol.${p}.allow=never`]), '-C', repo,
+  ]
 }
 
 export const GIT_BIN = '/usr/bin/git'
@@ -75,13 +85,38 @@ export async function repoInfo (root: string): Promise<RepoInfo> {
 
 /**
  * Refuses repositories whose objects may come from elsewhere or whose history is cut:
- * alternates, grafts, a shallow file (shared metadata, DESIGN §8).
+ * alternates, grafts, a shallow file, or a partial clone (a promisor remote: git fetches a
+ * missing object from it on first read, running whatever transport its config names and
+ * writing into .git) (shared metadata, DESIGN §8). Runs before any git command that reads an
+ * object.
  */
-export function assertNoSharedMetadata (info: RepoInfo): void {
+export async function assertNoSharedMetadata (root: string, info: RepoInfo): Promise<void> {
+  const refuse = (what: string): never => {
+    throw toolError('TREE_SHARED_METADATA', `the repository has ${what}: objects or history are shared with another repository`, { hint: 'run repairline on a standalone, full clone' })
+  }
   for (const rel of ['objects/info/alternates', 'objects/info/http-alternates', 'info/grafts', 'shallow']) {
-    if (existsSync(join(info.commonDir, rel))) {
-      throw toolError('TREE_SHARED_METADATA', `the repository has ${rel}: objects or history are shared with another repository`, { hint: 'run repairline on a standalone, full clone' })
-    }
+    if (existsSync(join(info.commonDir, rel))) refuse(rel)
+  }
+  let packs: string[] = []
+  try {
+    packs = readdirSync(join(info.commonDir, 'objects', 'pack'))
+  } catch (e) {
+    if (!hasErrno(e, 'ENOENT')) throw toolError('SOURCE_NOT_GIT', `source_root ${root}: cannot list ${join(info.commonDir, 'objects', 'pack')}: ${(e as Error).message}`)
+  }
+  const promisorPack = packs.find(name => name.endsWith('.promisor'))
+  if (promisorPack !== undefined) refuse(`objects/pack/${promisorPack} (a partial clone's promisor pack)`)
+  const r = await git(root, ['config', '-z', '--get-regexp', '^extensions\\.partialclone$|^remote\\..*\\.promisor$'])
+  // Exit 1 with no output: no key matched.
+  if (!(r.exitCode === 1 && r.stdout.length === 0 && r.spawnError === undefined) && r.exitCode !== 0) {
+    throw toolError('SOURCE_NOT_GIT', `source_root ${root}: git config failed: ${r.spawnError ?? r.stderr.toString('utf8').trim().split('\n')[0] ?? ''}`)
+  }
+  for (const record of r.stdout.toString('utf8').split('\0').filter(Boolean)) {
+    const nl = record.indexOf('\n')
+    const key = nl === -1 ? record : record.slice(0, nl)
+    // A key without a value is true; git's false spellings (an empty value included) are false.
+    const value = nl === -1 ? undefined : record.slice(nl + 1).toLowerCase()
+    if (key === 'extensions.partialclone') refuse('extensions.partialClone set (a partial clone)')
+    if (value === undefined || !['false', 'no', 'off', '0', ''].includes(value)) refuse(`${key} set (a partial clone's promisor remote)`)
   }
 }
 

@@ -1,8 +1,10 @@
 // Rule: the source is the standalone checkout admit saw, and source_sha is a commit in it
-// (DESIGN §8). Its objects may not come from elsewhere: alternates, grafts or a shallow
-// history are shared metadata (TREE_SHARED_METADATA, rejected); a directory that is no
-// longer the top of a checkout or a commit that is gone is a fault. The three git reads run
-// concurrently (none reads a blob body); their verdicts are taken in the order above.
+// (DESIGN §8). Its objects may not come from elsewhere: alternates, grafts, a shallow
+// history or a partial clone are shared metadata (TREE_SHARED_METADATA, rejected), checked
+// before any git reads an object (a partial clone would fetch a missing one); a directory
+// that is no longer the top of a checkout or a commit that is gone is a fault. The two reads
+// of the commit then run concurrently (none reads a blob body); their verdicts are taken in
+// the order above.
 
 import { assertCommit, assertNoSharedMetadata, readTreeListing, repoInfo } from '@repairline/core'
 
@@ -15,8 +17,8 @@ function settled<T> (r: PromiseSettledResult<T>): T {
 
 /** Checks the repository and returns the commit's listing (its path rules not yet applied). */
 export async function readSourceListing (root: string, sha: string): Promise<Listing> {
-  const [info, commit, listing] = await Promise.allSettled([repoInfo(root), assertCommit(root, sha), readTreeListing(root, sha)])
-  assertNoSharedMetadata(settled(info))
+  await assertNoSharedMetadata(root, await repoInfo(root))
+  const [commit, listing] = await Promise.allSettled([assertCommit(root, sha), readTreeListing(root, sha)])
   settled(commit)
   return settled(listing)
 }
