@@ -9,7 +9,8 @@
 // its own control too: plain git resolves it to the commit, or to its tree. (A tree's id and
 // an unknown 40-hex id are refusals.test.ts's.) Behind admit, extract-tree given an admission
 // for an annotated tag (admit bypassed) ends `fault` SOURCE_SHA_UNKNOWN and writes no tree,
-// where git would peel the tag and list the commit's files.
+// where git would peel the tag and list the commit's files. A sha256 repository, where any
+// 40-hex id is an abbreviation git expands, is refused as SOURCE_NOT_GIT at /source_root.
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -17,10 +18,10 @@ import { createHash } from 'node:crypto'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { readOutcome } from '@repairline/core'
-import { rewriteConfig, type Fixture } from '../../../test/helpers/fixture.ts'
+import { GO_FILES, rewriteConfig, type Fixture } from '../../../test/helpers/fixture.ts'
 import { admitDirect } from '../../../test/helpers/admit-direct.ts'
 import { runBin } from '../../../test/helpers/bin.ts'
-import { gitT } from '../../../test/helpers/git.ts'
+import { commitAll, gitT, writeFiles } from '../../../test/helpers/git.ts'
 import { snapshot } from '../../../test/helpers/snapshot.ts'
 import { admit, assertRefused, fixture } from './helpers.ts'
 
@@ -128,4 +129,27 @@ test('extract-tree on an admission naming an annotated tag (admit bypassed) ends
   // Positive control: admitDirect's own listing went through the tag to the commit's files,
   // as any git plumbing that takes a tree-ish does.
   assert.match(await gitT(f.repo, ['ls-tree', '-r', '--name-only', tag]), /^\.repairline\/registers\.json$/m)
+})
+
+test('a sha256 repository: its commit named by a 40-hex prefix (which git expands) is refused as SOURCE_NOT_GIT (78) at /source_root, nothing written', async (t) => {
+  const f = await fixture(t)
+  const repo = join(f.dir, 'repo256')
+  await gitT(f.dir, ['init', '-q', '--object-format=sha256', '-b', 'main', repo])
+  writeFiles(repo, GO_FILES)
+  const sha = await commitAll(repo, 'fixture')
+  assert.equal(sha.length, 64)
+  const prefix = sha.slice(0, 40)
+  // Positive control: git resolves the 40-hex prefix to the commit.
+  assert.equal((await gitT(repo, ['cat-file', '-t', prefix])).trim(), 'commit')
+  assert.equal(await resolve(repo, prefix), sha)
+  rewriteConfig(f, c => ({ ...c, source_root: repo, source_sha: prefix }))
+  const before = snapshot(f.dir)
+  const r = await admit(f)
+  assertRefused(r, 78, 'SOURCE_NOT_GIT', f, '/source_root')
+  assert.match(r.stderr, /uses the sha256 object format: expected sha1/)
+  assert.deepEqual(snapshot(f.dir), before)
+  // The full 64-hex id is no 40-hex id: the schema refuses it.
+  await assertShaRefused(f, sha, 'CONFIG_INVALID')
+  rewriteConfig(f, c => ({ ...c, source_root: f.repo }))
+  await assertCommitAdmitted(f)
 })

@@ -73,13 +73,19 @@ export interface RepoInfo {
   commonDir: string
 }
 
-/** Checks `root` is the top of a git checkout and returns its directories. */
+/**
+ * Checks `root` is the top of a git checkout that names its objects by SHA-1 and returns its
+ * directories. A sha256 repository is not usable: source_sha is a 40-hex SHA-1 id (there,
+ * only an abbreviation git would expand) and every blob is rehashed with SHA-1.
+ */
 export async function repoInfo (root: string): Promise<RepoInfo> {
-  const out = (await gitOk(root, ['rev-parse', '--show-toplevel', '--git-common-dir'], `source_root ${root}`)).toString('utf8').split('\n')
+  const out = (await gitOk(root, ['rev-parse', '--show-toplevel', '--git-common-dir', '--show-object-format'], `source_root ${root}`)).toString('utf8').split('\n')
   const top = out[0] ?? ''
   let commonDir = out[1] ?? ''
+  const format = out[2] ?? ''
   if (!isAbsolute(commonDir)) commonDir = join(top, commonDir)
   if (top !== root) throw toolError('SOURCE_NOT_GIT', `source_root ${root} is not the top of its checkout (${top})`, { path: '/source_root' })
+  if (format !== 'sha1') throw toolError('SOURCE_NOT_GIT', `source_root ${root} uses the ${format} object format: expected sha1 (source_sha is a 40-hex SHA-1 commit id)`, { path: '/source_root', hint: 'run repairline on a SHA-1 repository' })
   return { top, commonDir }
 }
 
