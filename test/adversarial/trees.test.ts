@@ -560,6 +560,31 @@ test('dirty and untracked files: admit refuses a dirty checkout; files changed a
   assert.ok(archived.stdout.includes('calc_test.go'))
 })
 
+test('index bits that hide an edit from git status (assume-unchanged, skip-worktree): CHECKOUT_DIRTY (78) naming the file and the bit, nothing written; a plain git status calls the edited checkout clean', async t => {
+  for (const [flag, bit] of [['--assume-unchanged', 'assume-unchanged'], ['--skip-worktree', 'skip-worktree']] as const) {
+    const f = await fixture(t)
+    const committed = readFileSync(join(f.repo, 'calc.go'))
+    await gitT(f.repo, ['update-index', flag, 'calc.go'])
+    // Marked but unedited: still refused (nothing says the file is what the index claims).
+    const before = snapshot(f.dir)
+    const r = await admit(f)
+    assert.equal(errorOf(r)?.code, 'CHECKOUT_DIRTY', r.stderr)
+    assert.equal(r.exitCode, 78)
+    assert.match(errorOf(r)?.message ?? '', new RegExp(`calc\\.go is marked ${bit}`))
+    assert.deepEqual(snapshot(f.dir), before, 'admit wrote something')
+    writeFileSync(join(f.repo, 'calc.go'), 'package calc\n// edited, not committed\n')
+    // Positive control: git status does not see the edit.
+    assert.equal(await gitT(f.repo, ['status', '--porcelain', '--untracked-files=all']), '')
+    await assertAdmitRefuses(f, 'CHECKOUT_DIRTY', 78)
+    await assert.rejects(assertClean(f.repo), (e: Error & { code?: string }) => e.code === 'CHECKOUT_DIRTY' && e.message.includes(`calc.go is marked ${bit}`))
+    // The bit cleared and the edit undone, the same checkout is admitted.
+    await gitT(f.repo, ['update-index', flag.replace('--', '--no-'), 'calc.go'])
+    writeFileSync(join(f.repo, 'calc.go'), committed)
+    const admitted = await admit(f)
+    assert.equal(admitted.exitCode, 0, admitted.stderr)
+  }
+})
+
 test('extract-tree --check on a hostile tree reports the rule, writes nothing', async t => {
   const f = await fixture(t)
   symlinkSync('../../etc/shadow', join(f.repo, 'shadow.go'))

@@ -8,7 +8,7 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { join, isAbsolute } from 'node:path'
 import { run, runToFd, spawnStreaming, type RunResult, type StreamingChild, type ToFdResult } from './spawn.ts'
-import { hasErrno, toolError } from './errors.ts'
+import { hasErrno, toolError, type ToolError } from './errors.ts'
 
 /** The complete environment git runs with. */
 export const GIT_ENV: Readonly<Record<string, string>> = Object.freeze({
@@ -178,15 +178,26 @@ export function disableFilters (names: readonly string[]): string[] {
  * disabled (no process is started, and none can make a modified file hash to the committed
  * blob), and no git runs inside a submodule (its own config could name a filter); a
  * submodule at another commit than its gitlink still makes the checkout dirty, changes
- * inside its work tree do not.
+ * inside its work tree do not. An index entry marked assume-unchanged or skip-worktree is
+ * refused too: status never looks at that file, so an edit to it would not show.
  */
 export async function assertClean (root: string): Promise<void> {
-  const args = [...disableFilters(await filterDrivers(root)), 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=dirty']
-  const r = await git(root, args)
-  if (r.exitCode !== 0) throw toolError('SOURCE_NOT_GIT', `source_root ${root}: git status failed: ${r.spawnError ?? r.stderr.toString('utf8').trim().split('\n')[0] ?? `exit ${String(r.exitCode)}`}`)
+  const failed = (what: string, r: RunResult): ToolError => toolError('SOURCE_NOT_GIT', `source_root ${root}: git ${what} failed: ${r.spawnError ?? r.stderr.toString('utf8').trim().split('\n')[0] ?? `exit ${String(r.exitCode)}`}`)
+  const dirty = (detail: string, hint: string): ToolError => toolError('CHECKOUT_DIRTY', `source_root ${root} is not clean: ${detail}`, { path: '/source_root', hint })
+  const [drivers, index] = await Promise.all([filterDrivers(root), git(root, ['ls-files', '-v', '-z'])])
+  if (index.exitCode !== 0) throw failed('ls-files', index)
+  // -v tags each entry `<tag> <path>`: a lowercase tag is assume-unchanged, `S` (or `s`) skip-worktree.
+  for (const entry of index.stdout.toString('utf8').split('\0')) {
+    const tag = entry.slice(0, 1)
+    const path = entry.slice(2)
+    if (tag === 'S' || tag === 's') throw dirty(`${path} is marked skip-worktree in the index (git status does not look at it)`, `git update-index --no-skip-worktree -- ${path} (or disable the sparse checkout)`)
+    if (tag !== tag.toUpperCase()) throw dirty(`${path} is marked assume-unchanged in the index (git status does not look at it)`, `git update-index --no-assume-unchanged -- ${path}`)
+  }
+  const r = await git(root, [...disableFilters(drivers), 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=dirty'])
+  if (r.exitCode !== 0) throw failed('status', r)
   const out = r.stdout
   if (out.length > 0) {
     const first = out.toString('utf8').split('\0')[0] ?? ''
-    throw toolError('CHECKOUT_DIRTY', `source_root ${root} is not clean: ${first.trim()}${out.toString('utf8').split('\0').filter(Boolean).length > 1 ? ' …' : ''}`, { path: '/source_root', hint: 'commit or stash your changes; repairline reads only committed blobs but refuses a dirty checkout so the receipt can say the checkout was unchanged' })
+    throw dirty(`${first.trim()}${out.toString('utf8').split('\0').filter(Boolean).length > 1 ? ' …' : ''}`, 'commit or stash your changes; repairline reads only committed blobs but refuses a dirty checkout so the receipt can say the checkout was unchanged')
   }
 }
