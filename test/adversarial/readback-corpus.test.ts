@@ -258,7 +258,9 @@ const FIXTURES: CorpusFixture[] = [
   },
   { name: 'receipt_names_other_key_fail', from: 'go_verified', threat: 'V7: receipt.json names another attempt key and directory', mutate: (d, s) => editReceipt(d, r => { const o = readJson<{ attempt_key: string }>(s.rejected.dir, 'admission.json').attempt_key; r.attempt_key = o; r.attempt_dir_name = o.slice(0, 16) }), expect: 'ATTEMPT_BINDING_MISMATCH' },
   { name: 'started_other_key_fail', from: 'go_verified', threat: 'V7: started.json of another attempt copied in and resealed', mutate: (d, s) => { cpSync(join(s.rejected.dir, 'started.json'), join(d, 'started.json')); reseal(d, 'started.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [RR, GM] },
-  { name: 'baseline_other_attempt_fail', from: 'go_verified', threat: 'V7: baseline.json and its events from another attempt, resealed', mutate: (d, s) => { for (const f of ['baseline.json', 'baseline.events.ndjson']) cpSync(join(s.rejected.dir, f), join(d, f)); reseal(d, 'baseline.json', 'baseline.events.ndjson') }, expect: 'ATTEMPT_BINDING_MISMATCH' },
+  // Another attempt's baseline ran in another checkout: verify.json's comparison with it no
+  // longer re-derives (TEST_VERDICT_MISMATCH by construction).
+  { name: 'baseline_other_attempt_fail', from: 'go_verified', threat: 'V7: baseline.json and its events from another attempt, resealed', mutate: (d, s) => { for (const f of ['baseline.json', 'baseline.events.ndjson']) cpSync(join(s.rejected.dir, f), join(d, f)); reseal(d, 'baseline.json', 'baseline.events.ndjson') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [TV] },
 
   // V11: register tuples that disagree with the manifest blob.
   {
@@ -276,7 +278,9 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'tuple_manifest_blob_fail', from: 'go_verified', threat: 'V11: inputs/registers.json is not the blob at source_sha', mutate: d => { editJson(d, 'inputs/registers.json', m => { m.tasks.repair.register = 'docs' }); reseal(d, 'inputs/registers.json') }, expect: 'REGISTER_TUPLE_MISMATCH', alsoFires: ['ATTEMPT_BINDING_MISMATCH'] },
   { name: 'tuple_receipt_fail', from: 'node_verified', threat: 'V11: receipt.json\'s task tuple names another row', mutate: d => editReceipt(d, r => { r.task_register.register_source = 'surfaces.agent' }), expect: 'REGISTER_TUPLE_MISMATCH' },
 
-  // V9: a recorded command that is not the fixed command.
+  // V9: a recorded command that is not the fixed command. Changed on one side only, the two
+  // runs no longer have one command and environment: verify.json's comparable, fault and
+  // classification are then not what readback re-derives (TEST_VERDICT_MISMATCH by construction).
   {
     name: 'argv_baseline_fail',
     from: 'go_verified',
@@ -288,12 +292,13 @@ const FIXTURES: CorpusFixture[] = [
       reseal(d, 'baseline.json')
     },
     expect: 'COMMAND_MISALIGNED',
+    alsoFires: [TV],
   },
-  { name: 'argv_summary_command_fail', from: 'go_verified', threat: 'V9: only verify.json\'s top-level command rewritten (./... instead of .), resealed', mutate: d => { editJson(d, 'verify.json', v => { v.command[v.command.length - 1] = './...' }); reseal(d, 'verify.json') }, expect: 'COMMAND_MISALIGNED' },
+  { name: 'argv_summary_command_fail', from: 'go_verified', threat: 'V9: only verify.json\'s top-level command rewritten (./... instead of .), resealed', mutate: d => { editJson(d, 'verify.json', v => { v.command[v.command.length - 1] = './...' }); reseal(d, 'verify.json') }, expect: 'COMMAND_MISALIGNED', alsoFires: [TV] },
   { name: 'argv_sandbox_argv_fail', from: 'node_verified', threat: 'V9: the argv bwrap actually ran ends in another command than the recorded one', mutate: d => { editJson(d, 'baseline.json', b => { b.run.argv.push('test/extra.test.js') }); reseal(d, 'baseline.json') }, expect: 'COMMAND_MISALIGNED' },
   { name: 'argv_receipt_fail', from: 'go_verified', threat: 'V9: receipt.json\'s verify command rewritten', mutate: d => editReceipt(d, r => { const c = r.commands[1]; if (c !== undefined) c.argv = ['/bin/true'] }), expect: 'COMMAND_MISALIGNED' },
-  { name: 'env_names_fail', from: 'go_verified', threat: 'V9: verify ran with an environment variable outside the runner\'s set', mutate: d => { editJson(d, 'verify.json', v => { v.run.env_names.push('LD_PRELOAD') }); reseal(d, 'verify.json') }, expect: 'COMMAND_MISALIGNED' },
-  { name: 'node_reporter_fail', from: 'node_verified', threat: 'V9: the node command names another test reporter', mutate: d => { editJson(d, 'baseline.json', b => { for (const argv of [b.command, b.run.command, b.run.argv] as string[][]) { const i = argv.findIndex(a => a.startsWith('--test-reporter=')); argv[i] = '--test-reporter=spec' } }); reseal(d, 'baseline.json') }, expect: 'COMMAND_MISALIGNED' },
+  { name: 'env_names_fail', from: 'go_verified', threat: 'V9: verify ran with an environment variable outside the runner\'s set', mutate: d => { editJson(d, 'verify.json', v => { v.run.env_names.push('LD_PRELOAD') }); reseal(d, 'verify.json') }, expect: 'COMMAND_MISALIGNED', alsoFires: [TV] },
+  { name: 'node_reporter_fail', from: 'node_verified', threat: 'V9: the node command names another test reporter', mutate: d => { editJson(d, 'baseline.json', b => { for (const argv of [b.command, b.run.command, b.run.argv] as string[][]) { const i = argv.findIndex(a => a.startsWith('--test-reporter=')); argv[i] = '--test-reporter=spec' } }); reseal(d, 'baseline.json') }, expect: 'COMMAND_MISALIGNED', alsoFires: [TV] },
   { name: 'receipt_command_exit_fail', from: 'go_verified', threat: 'V9: receipt.json\'s baseline command claims it passed (exit 0)', mutate: d => editReceipt(d, r => { const c = r.commands[0]; if (c !== undefined) c.exit_code = 0 }), expect: 'COMMAND_MISALIGNED' },
 
   // Unsealed and missing files.
@@ -332,6 +337,45 @@ const FIXTURES: CorpusFixture[] = [
     from: 'node_verified',
     threat: 'V2: verify.json\'s identities rewritten (one more passing test) while the events stay (resealed)',
     mutate: d => { editJson(d, 'verify.json', v => { v.identities['test/forged.test.js::never ran'] = { result: 'pass' } }); reseal(d, 'verify.json') },
+    expect: TV,
+  },
+  {
+    name: 'forge_fault_dropped_fail',
+    from: 'go_verified',
+    threat: 'V2: the candidate run exited 1 with every test passing (verify decides fault EVENTS_EXIT_MISMATCH); the fault dropped and the attempt left scoped_test_verified (resealed)',
+    mutate: d => {
+      editJson(d, 'verify.json', v => { v.exit_code = 1; v.run.exit.code = 1 })
+      editReceipt(d, r => { for (const c of r.commands) if (c.step === 'verify') c.exit_code = 1 })
+      reseal(d, 'verify.json')
+    },
+    expect: TV,
+  },
+  {
+    name: 'forge_baseline_fault_dropped_fail',
+    from: 'not_reproduced',
+    threat: 'V2: the baseline run stopped by the supervisor for its output (a fault), recorded without the fault and not_reproduced (resealed)',
+    mutate: d => { editJson(d, 'baseline.json', b => { b.run.stop = { reason: 'output_limit', detail: 'stdout over the cap' } }); reseal(d, 'baseline.json') },
+    expect: TV,
+  },
+  {
+    name: 'forge_verify_stop_dropped_fail',
+    from: 'go_verified',
+    threat: 'V2: the candidate run killed at the deadline, recorded as neither timed out nor a fault (resealed)',
+    mutate: d => { editJson(d, 'verify.json', v => { v.run.stop = { reason: 'deadline', detail: 'killed at the deadline' } }); reseal(d, 'verify.json') },
+    expect: TV,
+  },
+  {
+    name: 'forge_verify_limit_not_taken_fail',
+    from: 'go_verified',
+    threat: 'V2: the candidate ran with a memory limit that did not take (the sandbox refuses to start then), recorded as a comparable run (resealed)',
+    mutate: d => { editJson(d, 'verify.json', v => { for (const l of v.run.limits) if (l.name === 'memory') l.got = '9223372036854771712' }); reseal(d, 'verify.json') },
+    expect: TV,
+  },
+  {
+    name: 'forge_verify_not_comparable_fail',
+    from: 'node_verified',
+    threat: 'V2: the candidate ran under another tasks limit than the baseline (RUN_NOT_COMPARABLE), recorded as identical with no fault (resealed)',
+    mutate: d => { editJson(d, 'verify.json', v => { for (const l of v.run.limits) if (l.name === 'tasks') { l.want = '4096'; l.got = '4096' } }); reseal(d, 'verify.json') },
     expect: TV,
   },
   {

@@ -32,6 +32,8 @@ export * from './prompt/index.ts'
 // The gate (DESIGN §10) is imported as '@repairline/core/gate/index' by the tools that run it
 // (gate-patch, readback), so the other bundles stay free of the tree-sitter runtime.
 export * from './verify/compare.ts'
+export * from './verify/same-sandbox.ts'
+export * from './verify/run-verdict.ts'
 export * from './attempt-run.ts'
 export * from './receipt/files.ts'
 export * from './receipt/stages.ts'

@@ -10,15 +10,14 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Baseline, GateReport, VerifyRecord, VerifyReport } from '@repairline/schemas'
 import {
-  attemptTestRunSpec, throttledProgress, compareRuns, faultPoint, finishAttempt, goTestTimedOut, openStep, prepareScratch,
-  prepareWorkTree, readJsonFile, runTests, testRunFields, writeJsonAtomic, writeTestEvents, type Attempt, type TestRun,
+  attemptTestRunSpec, throttledProgress, candidateRunVerdict, compareRuns, faultPoint, finishAttempt, openStep, prepareScratch,
+  prepareWorkTree, readJsonFile, runTests, testRunFields, testRunView, writeJsonAtomic, writeTestEvents, type Attempt, type TestRun,
   type BaselineView, type ToolIo, type ToolResult, type VerifyComparison,
 } from '@repairline/core'
 import { assertBaselineReproduced } from './rules/baseline-reproduced.ts'
 import { gatedCandidate } from './rules/candidate-matches-gate.ts'
 import { assertGatePassed } from './rules/gate-passed.ts'
 import { runErrorFault, type RunErrorFault } from './rules/run-error.ts'
-import { sandboxDifferences } from './rules/same-sandbox.ts'
 
 export const CANDIDATE_EVENTS = 'candidate.events.ndjson'
 export const VERIFY_JSON = 'verify.json'
@@ -70,14 +69,17 @@ export async function verify (o: VerifyOptions, io: ToolIo): Promise<ToolResult>
   // runs the candidate again and replaces both.
   faultPoint(io.env, 'verify')
 
-  const differences = run === undefined ? [] : sandboxDifferences(baseline, run)
-  if (run !== undefined && differences.length > 0) {
-    const itself = run.fault === undefined ? '' : ` (the run itself: ${run.fault.code}: ${run.fault.message})`
-    fault = { code: 'RUN_NOT_COMPARABLE', message: `the candidate did not run under the baseline's command and sandbox: ${differences.join('; ')}${itself}` }
-  } else if (run?.fault !== undefined) fault = { code: run.fault.code, message: run.fault.message }
-  // Stopped by the deadline: the supervisor's kill, or go test's own -timeout (set below the
-  // deadline) ending the hung test in-band with its panic.
-  const timedOut = run !== undefined && (run.timedOut || goTestTimedOut(run.events))
+  // The run compared with the baseline's command and sandbox (rule same-sandbox, core's
+  // sandboxDifferences), its fault and its deadline: core's candidateRunVerdict, which
+  // readback reapplies to the record of this run.
+  let differences: string[] = []
+  let timedOut = false
+  if (run !== undefined) {
+    const v = candidateRunVerdict(baseline, testRunView(run), { ...(run.fault === undefined ? {} : { fault: run.fault }), timedOut: run.timedOut }, run.events)
+    differences = v.differences
+    fault = v.fault
+    timedOut = v.timedOut
+  }
   const c = classify(baseline, run, timedOut, fault)
   const overridden = [...tree.overridden].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)))
   const fields = run === undefined

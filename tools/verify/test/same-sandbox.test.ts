@@ -8,9 +8,8 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Baseline } from '@repairline/schemas'
-import type { TestRun } from '@repairline/core'
+import { sandboxDifferences, type TestRun } from '@repairline/core'
 import { ROOT } from '../../../test/helpers/bin.ts'
-import { sandboxDifferences } from '../src/rules/same-sandbox.ts'
 
 const baseline = JSON.parse(readFileSync(join(ROOT, 'schemas', 'examples', 'baseline', 'valid', 'reproduced.json'), 'utf8')) as Baseline
 

@@ -5,11 +5,18 @@
 //   - the identities and the failing set are exactly what summarizing the events gives, and
 //     every anomaly the events themselves show is recorded (the runner may add more: lines it
 //     truncated, events it kept as output, node's closing counts — those are not in the file);
+//   - each run's own verdict is re-derived from its retained sandbox report and events with
+//     the functions reproduce and verify use (core's run-verdict.ts): its fault code (stopped
+//     by the supervisor, a limit hit, survivors, exit code vs events) and whether the deadline
+//     stopped it; the record's `fault` and `timed_out` must be exactly those, its exit code
+//     the sandbox's, and every limit must have been read back as asked;
 //   - baseline.json: `reproduced` holds exactly when the run was not stopped, has no fault,
-//     and the case's identity failed; a run whose events and exit code disagree has a fault;
-//   - verify.json: a go test -timeout panic in the events is recorded as timed out, and the
-//     comparison with the baseline, rerun on the summaries, gives the recorded classification,
-//     per-identity verdicts and red-then-green shape.
+//     and the case's identity failed;
+//   - verify.json: `comparable` is sandboxDifferences of its run from the baseline's, its
+//     fault and timed out are what verify derives from that, the run's own verdict and go
+//     test's -timeout panic; the comparison with the baseline, rerun on the summaries with
+//     those, gives the recorded classification, `passed`, per-identity verdicts and
+//     red-then-green shape. Fault messages are descriptive and not compared; codes are.
 //
 // Only an events file that still hashes to its summary's `events.sha256` is re-derived: any
 // other is already a DIGEST_MISMATCH, and its summary says nothing about it.
@@ -18,9 +25,11 @@ import { join } from 'node:path'
 import type { Baseline, TestEvent, VerifyReport } from '@repairline/schemas'
 import { readFileNoFollow } from '../read-file.ts'
 import { jcs } from '../digest.ts'
-import { assessRun, summarizeEvents, type TestSummary } from '../events.ts'
+import { summarizeEvents, type TestSummary } from '../events.ts'
 import { schemaErrors } from '../contracts.ts'
-import { compareRuns, goTestTimedOut } from '../verify/compare.ts'
+import { compareRuns } from '../verify/compare.ts'
+import { candidateRunVerdict, limitsNotInForce, recordedRunVerdict, type CandidateRunVerdict } from '../verify/run-verdict.ts'
+import type { RunRecordView } from '../verify/same-sandbox.ts'
 import type { CheckContext } from './checks.ts'
 
 const CODE = 'TEST_VERDICT_MISMATCH'
@@ -63,29 +72,58 @@ function checkSummary (c: CheckContext, file: string, events: string, doc: { ide
   if (unrecorded.length > 0) c.findings.add(CODE, `${file} omits an anomaly ${events} shows: ${unrecorded[0] ?? ''}`, file)
 }
 
+/** The facts a record states about its own run that follow from its sandbox report alone. */
+function checkRunRecord (c: CheckContext, file: string, doc: RunRecordView & { exit_code: number | null }): void {
+  if (doc.exit_code !== (doc.run?.exit.code ?? null)) c.findings.add(CODE, `${file} says exit code ${String(doc.exit_code)}, its sandbox run ${String(doc.run?.exit.code ?? null)}`, file)
+  const loose = doc.run === undefined ? [] : limitsNotInForce(doc.run)
+  for (const l of loose.slice(0, 3)) c.findings.add(CODE, `${file}: limit ${l.name} was read back as ${l.got}, not ${l.want}; the sandbox does not run with a limit that did not take`, file)
+}
+
+const faultCode = (f: { code: string } | undefined): string => f?.code ?? 'none'
+
+/** verify's message form of a difference (one line, at most 2000 characters). */
+function oneLine (s: string, max = 2000): string {
+  const t = s.replace(/[\r\n]+/g, ' ')
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t
+}
+
 export function checkTestVerdicts (c: CheckContext): void {
   const baseline = c.docs.get('baseline.json') as Baseline | undefined
   if (baseline === undefined) return
+  checkRunRecord(c, 'baseline.json', baseline)
   const base = summaryOf(c, 'baseline.events.ndjson', baseline)
   if (base !== undefined) {
     checkSummary(c, 'baseline.json', 'baseline.events.ndjson', baseline, base.summary)
-    const reproduced = !baseline.timed_out && baseline.fault === undefined && base.summary.identities[baseline.case_identity]?.result === 'fail'
+    const own = recordedRunVerdict(baseline, base.summary)
+    if (faultCode(baseline.fault) !== faultCode(own.fault)) c.findings.add(CODE, `baseline.json records fault ${faultCode(baseline.fault)}; its run and events give ${faultCode(own.fault)}`, 'baseline.json')
+    if (baseline.timed_out !== own.timedOut) c.findings.add(CODE, `baseline.json says timed out ${String(baseline.timed_out)}; its sandbox run says ${String(own.timedOut)}`, 'baseline.json')
+    const reproduced = !own.timedOut && own.fault === undefined && base.summary.identities[baseline.case_identity]?.result === 'fail'
     if (baseline.reproduced !== reproduced) c.findings.add(CODE, `baseline.json says reproduced ${String(baseline.reproduced)}; its run and events say ${String(reproduced)}`, 'baseline.json')
-    const disagreement = assessRun(base.summary, baseline.exit_code)
-    if (disagreement !== undefined && baseline.fault === undefined && !baseline.timed_out) c.findings.add(CODE, `baseline.json records no fault, but its events and exit code disagree: ${disagreement.code}`, 'baseline.json')
   }
 
   const verify = c.docs.get('verify.json') as VerifyReport | undefined
   if (verify === undefined) return
+  checkRunRecord(c, 'verify.json', verify)
+  if (verify.passed !== (verify.classification === 'scoped_test_verified')) c.findings.add(CODE, `verify.json says passed ${String(verify.passed)} beside ${verify.classification}`, 'verify.json')
   const cand = summaryOf(c, 'candidate.events.ndjson', verify)
   if (cand === undefined) return
   checkSummary(c, 'verify.json', 'candidate.events.ndjson', verify, cand.summary)
-  if (goTestTimedOut(cand.events) && !verify.timed_out) c.findings.add(CODE, 'candidate.events.ndjson shows go test\'s -timeout panic, but verify.json does not say timed out', 'verify.json')
+  // A record without command and run: the sandbox could not be set up for the candidate
+  // (verify's run-error rule), and the fault is the error's; nothing ran, nothing differs.
+  const derived: CandidateRunVerdict = verify.command === undefined && verify.run === undefined
+    ? { differences: [], ...(verify.fault === undefined ? { fault: { code: 'a setup error', message: '' } } : { fault: verify.fault }), timedOut: false }
+    : candidateRunVerdict(baseline, verify, recordedRunVerdict(verify, cand.summary), cand.events)
+  const differences = derived.differences.map(d => oneLine(d))
+  if (verify.comparable.identical !== (differences.length === 0) || jcs(verify.comparable.differences) !== jcs(differences)) {
+    c.findings.add(CODE, `verify.json says the runs are ${verify.comparable.identical ? '' : 'not '}comparable; its run against the baseline's gives ${differences.length === 0 ? 'identical' : differences[0] ?? ''}`, 'verify.json')
+  }
+  if (faultCode(verify.fault) !== faultCode(derived.fault)) c.findings.add(CODE, `verify.json records fault ${faultCode(verify.fault)}; its run, its events and the baseline give ${faultCode(derived.fault)}`, 'verify.json')
+  if (verify.timed_out !== derived.timedOut) c.findings.add(CODE, `verify.json says timed out ${String(verify.timed_out)}; its sandbox run and events say ${String(derived.timedOut)}`, 'verify.json')
   const identities: Record<string, { result: 'pass' | 'fail' | 'skip' }> = {}
   for (const [id, state] of Object.entries(baseline.identities)) if (state !== undefined) identities[id] = { result: state.result }
   const again = compareRuns(
     { case_identity: baseline.case_identity, identities, failing: baseline.failing },
-    { summary: cand.summary, timedOut: verify.timed_out, ...(verify.fault === undefined ? {} : { fault: verify.fault }) },
+    { summary: cand.summary, timedOut: derived.timedOut, ...(derived.fault === undefined ? {} : { fault: derived.fault }) },
   )
   if (again.classification !== verify.classification) c.findings.add(CODE, `verify.json says ${verify.classification}; comparing its events with the baseline gives ${again.classification}`, 'verify.json')
   if (jcs(again.identities) !== jcs(verify.verdicts)) c.findings.add(CODE, 'verify.json per-identity verdicts are not what comparing its events with the baseline gives', 'verify.json')

@@ -6,14 +6,38 @@
 // asked for. Mount sources differ by construction (work/baseline vs work/candidate, their
 // scratch directories) and are not compared. Any difference makes the run a fault, never
 // failed work.
+//
+// It lives in core because verify applies it to the run it just made and readback reapplies
+// it to the run verify.json retains (receipt/test-verdicts.ts): both compare the same fields,
+// so the code is the one function below.
 
 import type { Baseline, SandboxRun } from '@repairline/schemas'
-import type { TestRun } from '@repairline/core'
+import type { TestRun } from '../runners/run-tests.ts'
 
 const GO_TIMEOUT = /^-timeout=\d+s$/
 
-function normalized (command: readonly string[], runner: string): string[] {
-  return command.map(a => runner === 'go' && GO_TIMEOUT.test(a) ? '-timeout=<below the deadline>' : a)
+/** The fields of a test run's record (baseline.json, verify.json) that the comparison reads. */
+export interface RunRecordView {
+  runner: string
+  toolchain?: string
+  command?: readonly string[]
+  reporter_sha256?: string
+  run?: SandboxRun
+}
+
+/** A TestRun as the record reproduce or verify writes of it would show it. */
+export function testRunView (run: TestRun): RunRecordView {
+  return {
+    runner: run.runner,
+    toolchain: run.toolchain,
+    command: run.command,
+    ...(run.reporterSha256 === undefined ? {} : { reporter_sha256: run.reporterSha256 }),
+    ...(run.sandbox === undefined ? {} : { run: run.sandbox }),
+  }
+}
+
+function normalized (command: readonly string[] | undefined, runner: string): string[] | undefined {
+  return command?.map(a => runner === 'go' && GO_TIMEOUT.test(a) ? '-timeout=<below the deadline>' : a)
 }
 
 function show (v: unknown): string {
@@ -23,16 +47,21 @@ function show (v: unknown): string {
 
 /** One line per way the candidate run differs from the baseline's; empty when identical. */
 export function sandboxDifferences (baseline: Baseline, run: TestRun): string[] {
+  return runRecordDifferences(baseline, testRunView(run))
+}
+
+/** sandboxDifferences on two run records (readback compares verify.json with baseline.json). */
+export function runRecordDifferences (baseline: RunRecordView, candidate: RunRecordView): string[] {
   const out: string[] = []
   const differ = (what: string, b: unknown, c: unknown): void => {
     if (show(b) !== show(c)) out.push(`${what}: baseline ${show(b)}, candidate ${show(c)}`)
   }
-  differ('runner', baseline.runner, run.runner)
-  differ('toolchain', baseline.toolchain, run.toolchain)
-  differ('command', normalized(baseline.command, baseline.runner), normalized(run.command, run.runner))
-  differ('reporter sha256', baseline.reporter_sha256, run.reporterSha256)
+  differ('runner', baseline.runner, candidate.runner)
+  differ('toolchain', baseline.toolchain, candidate.toolchain)
+  differ('command', normalized(baseline.command, baseline.runner), normalized(candidate.command, candidate.runner))
+  differ('reporter sha256', baseline.reporter_sha256, candidate.reporter_sha256)
   const b: SandboxRun | undefined = baseline.run
-  const c: SandboxRun | undefined = run.sandbox
+  const c: SandboxRun | undefined = candidate.run
   if (b === undefined || c === undefined) {
     differ('sandbox run', b === undefined ? 'absent' : 'present', c === undefined ? 'absent' : 'present')
     return out
