@@ -215,6 +215,8 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'missing_baseline_fail', from: 'go_verified', threat: 'V4: baseline.json deleted and the receipt resealed', mutate: d => { unlinkSync(join(d, 'baseline.json')); reseal(d, 'baseline.json') }, expect: 'MISSING_STAGE_RECORD', alsoFires: [RR] },
   { name: 'missing_validation_prompt_fail', from: 'go_verified', threat: 'V4: the second validation record deleted and resealed (non-contiguous validation prefix)', mutate: d => { unlinkSync(join(d, 'validation/prompt.json')); reseal(d, 'validation/prompt.json') }, expect: 'MISSING_STAGE_RECORD' },
   { name: 'missing_verify_stage_fail', from: 'node_verified', threat: 'V4: scoped_test_verified without its verify stage', mutate: d => { unlinkSync(join(d, 'verify.json')); unlinkSync(join(d, 'candidate.events.ndjson')); reseal(d, 'verify.json', 'candidate.events.ndjson') }, expect: 'MISSING_STAGE_RECORD' },
+  { name: 'admission_directory_fail', from: 'go_verified', threat: 'V4: admission.json replaced by a directory (no admitted attempt to judge, yet nothing else is wrong)', mutate: d => { unlinkSync(join(d, 'admission.json')); mkdirSync(join(d, 'admission.json')) }, expect: 'MISSING_STAGE_RECORD' },
+  { name: 'admission_directory_alone_fail', from: 'rejected', threat: 'V4: an attempt directory holding only a directory named admission.json', mutate: d => { for (const n of readdirSync(d)) rmSync(join(d, n), { recursive: true }); mkdirSync(join(d, 'admission.json')) }, expect: 'MISSING_STAGE_RECORD' },
   { name: 'missing_outcome_fail', from: 'rejected', threat: 'V4: outcome.json deleted and resealed', mutate: d => { unlinkSync(join(d, 'outcome.json')); reseal(d, 'outcome.json') }, expect: 'MISSING_STAGE_RECORD' },
   {
     name: 'stage_after_outcome_fail',

@@ -113,7 +113,12 @@ export async function readbackAttempt (dir: string, o: ReadbackOptions = {}): Pr
   }
   const admission = docs.get('admission.json') as Admission | undefined
   const outcome = docs.get('outcome.json') as OutcomeFile | undefined
-  if (admission === undefined) return done()
+  if (admission === undefined) {
+    // Malformed, it is already a finding; a directory (or anything not a regular file) in its
+    // place must be one too, or nothing would make the attempt invalid.
+    if (!listing.files.includes('admission.json')) f.add('MISSING_STAGE_RECORD', 'admission.json is not a regular file: this is not an admitted attempt', 'admission.json')
+    return done()
+  }
   // admit stopped between admission.json and started.json: nothing was consumed (DESIGN §7),
   // nothing ran, and the next admit of the case reuses the directory. Not an attempt to judge.
   if (listing.files.every(rel => rel === 'admission.json' || rel.startsWith('inputs/'))) {
