@@ -15,7 +15,7 @@
 
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs'
 import { execFileSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: mkfifo, a fixture primitive
 import { basename, dirname, join } from 'node:path'
 import { readbackAttempt, sha256Hex, STATED_LIMITS, statedLimitsFor, type ReadbackResult } from '@repairline/core'
@@ -306,6 +306,11 @@ const FIXTURES: CorpusFixture[] = [
   // Unsealed and missing files.
   { name: 'unsealed_file_fail', from: 'go_verified', threat: 'an extra file beside the sealed ones', mutate: d => writeFileSync(join(d, 'notes.txt'), 'added after sealing\n'), expect: 'UNSEALED_FILE' },
   { name: 'unsealed_nested_file_fail', from: 'not_reproduced', threat: 'an extra file in a sealed subdirectory', mutate: d => writeFileSync(join(d, 'inputs', 'extra.json'), '{}\n'), expect: 'UNSEALED_FILE' },
+  { name: 'unsealed_name_not_utf8_fail', from: 'rejected', threat: 'a file whose name is not UTF-8 (no receipt can name it; listing it must not stop readback)', mutate: d => writeFileSync(Buffer.concat([Buffer.from(`${d}/junk`), Buffer.from([0xff])]), 'x'), expect: 'UNSEALED_FILE' },
+  // Files past what readback reads (64 MiB for a file it parses or compares, 1 GiB for a
+  // digest; sparse here): a finding of the check that cannot read them, never the end of readback.
+  { name: 'oversized_job_fail', from: 'go_verified', threat: 'job.txt grown past 64 MiB (sparse): the re-render cannot compare it', mutate: d => truncateSync(join(d, 'job.txt'), 65 << 20), expect: RR, alsoFires: [D] },
+  { name: 'oversized_tree_tar_fail', from: 'not_reproduced', threat: 'tree.tar grown past 1 GiB (sparse): its digest cannot be computed', mutate: d => truncateSync(join(d, 'tree.tar'), (1 << 30) + 1), expect: D },
   { name: 'unsealed_symlink_fail', from: 'rejected', threat: 'a symlink in the attempt directory', mutate: d => symlinkSync('/etc/passwd', join(d, 'passwd')), expect: 'UNSEALED_FILE' },
   { name: 'sealed_file_missing_fail', from: 'provider_error', threat: 'a sealed file deleted (response.json, optional after a provider error)', mutate: d => unlinkSync(join(d, 'response.json')), expect: 'SEALED_FILE_MISSING' },
   { name: 'sealed_file_missing_usage_fail', from: 'go_verified', threat: 'a sealed file deleted; the provider stage is then incomplete too', mutate: d => unlinkSync(join(d, 'usage.json')), expect: 'SEALED_FILE_MISSING', alsoFires: ['MISSING_STAGE_RECORD'] },
@@ -544,6 +549,29 @@ test('receipt readback --state-dir: a file, a FIFO and a symlink under attempts/
     const rec = records.find(x => x.kind === 'readback' && basename(x.attempt_dir) === name)
     assert.ok(rec?.kind === 'readback' && rec.findings[0]?.message.includes(kind), `${name}: ${JSON.stringify(rec)}`)
   }
+})
+
+// One damaged attempt is one invalid record: readback --state-dir goes on to the attempts after
+// it (a file readback will not read whole, a name that is not UTF-8).
+test('receipt readback --state-dir: an attempt with an oversized job.txt and a non-UTF-8 name is one invalid record; the valid attempt after it still reads back', async () => {
+  const state = join(root, '_damaged_root')
+  const damaged = copyAttempt(sources.go_verified.dir, root, '_damaged_root')
+  const attempts = dirname(damaged)
+  // The valid attempt, under a name sorted after the damaged one: a copy of the not_reproduced source under its own name.
+  const valid = join(attempts, basename(sources.not_reproduced.dir))
+  cpSync(sources.not_reproduced.dir, valid, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true })
+  const clean = await runBin('receipt', ['readback', '--state-dir', state])
+  assert.equal(clean.exitCode, 0, clean.stderr)
+  truncateSync(join(damaged, 'job.txt'), 65 << 20)
+  writeFileSync(Buffer.concat([Buffer.from(`${damaged}/junk`), Buffer.from([0xff])]), 'x')
+  const r = await runBin('receipt', ['readback', '--state-dir', state])
+  assert.equal(r.exitCode, 1, r.stderr)
+  const records = r.records.filter(x => x.kind === 'readback')
+  const got = records.map(x => x.kind === 'readback' ? [basename(x.attempt_dir), x.valid, [...new Set(x.findings.filter(f => f.severity === 'error').map(f => f.code))].sort()] : [])
+  const expected: Array<[string, boolean, string[]]> = [[basename(damaged), false, [D, RR, 'UNSEALED_FILE'].sort()], [basename(valid), true, []]]
+  expected.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
+  assert.deepEqual(got, expected)
+  assert.match(r.stderr, /read back 2 attempts, 1 invalid/)
 })
 
 // An operator archives attempts out of the state root (RETENTION_FULL's hint): a copy kept

@@ -174,7 +174,7 @@ export async function admitStatus (o: AdmitOptions, io: ToolIo): Promise<ToolRes
       // A consumed attempt is a success only if it reads back: otherwise consumed but invalid.
       const rb = await readbackAttempt(a.state.dir, { allowTestHooks: testHooksEnabled(io.env) })
       const codes = [...new Set(rb.findings.filter(x => x.severity === 'error').map(x => x.code))]
-      io.out.write({ ...base, ...dir, status: 'consumed', outcome: a.state.outcome.outcome, readback: rb.valid ? { valid: true } : { valid: false, codes } })
+      io.out.write({ ...base, ...dir, status: 'consumed', ...(a.state.outcome === undefined ? {} : { outcome: a.state.outcome.outcome }), readback: rb.valid ? { valid: true } : { valid: false, codes } })
     }
     else if (a.state.state === 'running' || a.state.state === 'interrupted') io.out.write({ ...base, ...dir, status: a.state.state })
     else if (!a.eligibility.eligible) io.out.write({ ...base, status: 'ineligible', reason: { code: a.eligibility.code, message: a.eligibility.message } })

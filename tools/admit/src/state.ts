@@ -4,13 +4,14 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { OutcomeFile } from '@repairline/schemas'
-import { attemptDirFor, readJsonFile, readOutcome, STALE_GRACE_MS, toolError } from '@repairline/core'
+import { attemptDirFor, isToolError, readJsonFile, readOutcome, STALE_GRACE_MS, toolError } from '@repairline/core'
 
 export const MAX_RETAINED_ATTEMPTS = 32
 
 export type KeyState =
   | { state: 'none', dir: string }
-  | { state: 'consumed', dir: string, outcome: OutcomeFile }
+  /** `outcome` is absent when outcome.json (or admission.json) cannot be read: consumed, and readback says it is invalid. */
+  | { state: 'consumed', dir: string, outcome?: OutcomeFile }
   | { state: 'running' | 'interrupted', dir: string, deadline: string }
 
 /** The state of one key. A directory owned by another key with the same prefix is refused. */
@@ -22,12 +23,26 @@ export function keyState (stateDir: string, key: string, now: Date): KeyState {
     if (existsSync(join(dir, 'started.json'))) throw toolError('STATE_UNSAFE', `attempt directory ${dir} holds started.json but no admission.json: it was not written by admit`, { path: dir, hint: 'inspect it and move it out of the state root' })
     return { state: 'none', dir }
   }
-  const admission = readJsonFile('admission', admissionPath)
+  // A damaged attempt (admission.json or outcome.json that does not parse, or is a directory)
+  // is consumed work that does not read back: never a reason to stop status or run.
+  let admission
+  try {
+    admission = readJsonFile('admission', admissionPath)
+  } catch (e) {
+    if (!isToolError(e)) throw e
+    return { state: 'consumed', dir }
+  }
   if (admission.attempt_key !== key) {
     throw toolError('ATTEMPT_KEY_COLLISION', `attempt directory ${dir} belongs to key ${admission.attempt_key}, which shares its first 16 hex digits with ${key}`, { path: dir })
   }
   if (!existsSync(join(dir, 'started.json'))) return { state: 'none', dir }
-  const outcome = readOutcome(dir)
+  let outcome
+  try {
+    outcome = readOutcome(dir)
+  } catch (e) {
+    if (!isToolError(e)) throw e
+    return { state: 'consumed', dir }
+  }
   if (outcome !== undefined) return { state: 'consumed', dir, outcome }
   const stale = now.getTime() > Date.parse(admission.deadline) + STALE_GRACE_MS
   return { state: stale ? 'interrupted' : 'running', dir, deadline: admission.deadline }

@@ -325,3 +325,36 @@ test('an attempt directory with started.json but no admission.json is STATE_UNSA
   rmSync(dir, { recursive: true })
   await assertAdmitsNow(f)
 })
+
+test('admit status shows a damaged attempt (outcome.json not JSON, admission.json a directory) as consumed but invalid and goes on; admit run admits the next case', async (t) => {
+  const f = await fixture(t, { cases: [{ id: 'first', package: '.', name: 'example.com/calc::TestAdd' }, { id: 'second', package: '.', name: 'example.com/calc::TestDouble' }] })
+  const dir = seal(f, await admit(f))
+  const caseStatus = async (): Promise<Array<{ case_id: string, status: string, outcome?: string, readback?: { valid: boolean, codes?: string[] } }>> => {
+    const s = await admit(f, 'status')
+    assert.equal(s.exitCode, 0, s.stderr)
+    return s.records.flatMap(x => x.kind === 'case-status' ? [{ case_id: x.case_id, status: x.status, ...(x.outcome === undefined ? {} : { outcome: x.outcome }), ...(x.readback === undefined ? {} : { readback: x.readback }) }] : [])
+  }
+  // Positive control: the intact attempt is consumed with its outcome (not sealed, so invalid).
+  const intact = await caseStatus()
+  assert.deepEqual(intact.map(x => [x.case_id, x.status, x.outcome]), [['first', 'consumed', 'not_reproduced'], ['second', 'eligible', undefined]])
+  const outcome = readFileSync(join(dir, 'outcome.json'))
+  writeFileSync(join(dir, 'outcome.json'), '{')
+  const broken = await caseStatus()
+  assert.deepEqual(broken.map(x => [x.case_id, x.status, x.outcome]), [['first', 'consumed', undefined], ['second', 'eligible', undefined]])
+  assert.ok(broken[0]?.readback?.valid === false && broken[0].readback.codes?.includes('MALFORMED'), JSON.stringify(broken[0]))
+  writeFileSync(join(dir, 'outcome.json'), outcome)
+  const admission = readFileSync(join(dir, 'admission.json'))
+  unlinkSync(join(dir, 'admission.json'))
+  mkdirSync(join(dir, 'admission.json'))
+  const noAdmission = await caseStatus()
+  assert.deepEqual(noAdmission.map(x => [x.case_id, x.status, x.readback?.valid]), [['first', 'consumed', false], ['second', 'eligible', undefined]])
+  assert.ok(noAdmission[0]?.readback?.codes?.includes('MISSING_STAGE_RECORD'), JSON.stringify(noAdmission[0]))
+  // admit run leaves the damaged attempt alone and admits the next case.
+  const before = snapshot(dir)
+  const r = await admit(f)
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.notEqual(seal(f, r), dir)
+  assert.deepEqual(snapshot(dir), before)
+  rmSync(join(dir, 'admission.json'), { recursive: true })
+  writeFileSync(join(dir, 'admission.json'), admission)
+})

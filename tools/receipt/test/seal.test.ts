@@ -2,12 +2,13 @@
 // outcome it refuses (ATTEMPT_RUNNING, 75) and writes nothing; past the deadline it seals
 // timed_out, past deadline + 30 s interrupted, and releases the lock; a sealed attempt is
 // never sealed again; while another process holds the attempt's step lock it refuses
-// (LOCK_HELD, 75); with no attempt at all it is ATTEMPT_MISSING (66).
+// (LOCK_HELD, 75); with no attempt at all it is ATTEMPT_MISSING (66); an entry no receipt can
+// name is STATE_UNSAFE (73).
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: a real live process to name as the step lock's holder
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Admission, OutcomeFile, Receipt } from '@repairline/schemas'
 import { processStartTicks, stepLockPath } from '@repairline/core'
@@ -93,4 +94,19 @@ test('seal with no --attempt and no attempt record on stdin is ATTEMPT_MISSING (
   const r = await runBin('receipt', ['seal'], { input: '' })
   assert.equal(r.exitCode, 66, r.stderr)
   assert.equal(errorOf(r)?.code, 'ATTEMPT_MISSING')
+})
+
+test('an attempt holding a file whose name is not UTF-8 is STATE_UNSAFE (73): no receipt can name it, so none is written; without it, seal seals', async t => {
+  const { a, deadline } = await admitted(t)
+  const junk = Buffer.concat([Buffer.from(`${a.dir}/junk`), Buffer.from([0xff])])
+  writeFileSync(junk, 'x')
+  const r = await seal(a, deadline + 30_001)
+  assert.equal(r.exitCode, 73, r.stderr)
+  assert.equal(errorOf(r)?.code, 'STATE_UNSAFE')
+  assert.match(r.stderr, /junk\\xff \(its name is not UTF-8/)
+  assert.equal(existsSync(join(a.dir, 'receipt.json')), false)
+  unlinkSync(junk)
+  const ok = await seal(a, deadline + 30_001)
+  assert.equal(ok.exitCode, 1, ok.stderr)
+  assert.equal(readJson<Receipt>(join(a.dir, 'receipt.json')).outcome.outcome, 'interrupted')
 })

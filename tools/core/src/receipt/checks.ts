@@ -240,14 +240,29 @@ function checkOutcomeClaims (c: CheckContext): void {
   if (verify !== undefined && verify.classification !== undefined && verify.classification !== 'scoped_test_verified') f.add('OUTCOME_MISMATCH', `scoped_test_verified, but verify.json says ${verify.classification}`, 'verify.json')
 }
 
+/**
+ * Each check with the code it reports. A check that cannot run to its end on the retained
+ * files (one too large to read, a read that fails) reports that under its own code: what it
+ * vouches for is then not established, and the other checks still run.
+ */
+const CHECKS: ReadonlyArray<[string, (c: CheckContext) => void | Promise<void>]> = [
+  ['ATTEMPT_BINDING_MISMATCH', checkBinding],
+  ['DIGEST_MISMATCH', checkInnerDigests],
+  ['TEST_VERDICT_MISMATCH', checkTestVerdicts],
+  ['VALIDATION_MISMATCH', checkValidations],
+  ['RERENDER_MISMATCH', checkRendered],
+  ['GATE_MISMATCH', checkGate],
+  ['COMMAND_MISALIGNED', checkCommands],
+  ['VALIDATION_MISMATCH', checkReceiptValidations],
+  ['OUTCOME_MISMATCH', checkOutcomeClaims],
+]
+
 export async function runContentChecks (c: CheckContext): Promise<void> {
-  checkBinding(c)
-  checkInnerDigests(c)
-  checkTestVerdicts(c)
-  checkValidations(c)
-  checkRendered(c)
-  await checkGate(c)
-  checkCommands(c)
-  checkReceiptValidations(c)
-  checkOutcomeClaims(c)
+  for (const [code, check] of CHECKS) {
+    try {
+      await check(c)
+    } catch (e) {
+      c.findings.add(code, `the check cannot run on the retained files: ${(e as Error).message}`)
+    }
+  }
 }

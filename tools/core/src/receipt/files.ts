@@ -1,7 +1,10 @@
 // Which files of an attempt are sealed: every regular file except receipt.json, the unsealed
 // scratch directories work/ and logs/, and the temp files an atomic write leaves behind when
 // it is killed before its rename (`.<name>.tmp-<12 hex>`, never a finished file). Those are
-// listed apart so seal never seals a half-written file and readback reports them.
+// listed apart so seal never seals a half-written file and readback reports them. So are the
+// entries no receipt can name or no read can reach (a name that is not UTF-8, a path past
+// PATH_MAX, a directory that cannot be listed): seal refuses them, readback reports them, and
+// neither stops on them.
 
 import { lstatSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -17,26 +20,58 @@ export interface AttemptListing {
   special: string[]
   /** Leftover temp files of interrupted atomic writes. */
   leftovers: string[]
+  /** Entries that cannot be sealed or read: the path (bytes that are not UTF-8 as \xNN) and why. */
+  unreachable: Array<{ path: string, why: string }>
 }
 
 /** The name atomic.ts gives a temp file: `.<target name>.tmp-<12 hex>`. */
 export const TEMP_FILE = /^\.[^/]+\.tmp-[0-9a-f]{12}$/
 
-/** Lists the sealable files of an attempt directory without following any symlink. */
+/** A name's bytes as text: UTF-8 as is, any byte of an invalid sequence as \xNN. */
+function shownName (b: Buffer): string {
+  let out = ''
+  for (const c of b) out += c >= 0x20 && c < 0x7f ? String.fromCharCode(c) : `\\x${c.toString(16).padStart(2, '0')}`
+  return out
+}
+
+const errnoOf = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message
+
+/** Lists the sealable files of an attempt directory without following any symlink. Never throws on its entries. */
 export function listAttemptFiles (dir: string): AttemptListing {
   const files: string[] = []
   const special: string[] = []
   const leftovers: string[] = []
+  const unreachable: Array<{ path: string, why: string }> = []
   const walk = (rel: string): void => {
-    for (const name of readdirSync(join(dir, rel))) {
+    let names: Buffer[]
+    try {
+      names = readdirSync(join(dir, rel), { encoding: 'buffer' })
+    } catch (e) {
+      // The attempt directory itself is the caller's to check; below it, a finding.
+      if (rel === '') throw e
+      unreachable.push({ path: rel, why: `cannot be listed (${errnoOf(e)})` })
+      return
+    }
+    for (const raw of names) {
+      const name = raw.toString('utf8')
+      if (!Buffer.from(name, 'utf8').equals(raw)) {
+        unreachable.push({ path: rel === '' ? shownName(raw) : `${rel}/${shownName(raw)}`, why: 'its name is not UTF-8, so no receipt can name it' })
+        continue
+      }
       const r = rel === '' ? name : `${rel}/${name}`
       if (rel === '' && ((UNSEALED_DIRS as readonly string[]).includes(name) || name === RECEIPT_FILE)) continue
-      const st = lstatSync(join(dir, r))
+      let st
+      try {
+        st = lstatSync(join(dir, r))
+      } catch (e) {
+        unreachable.push({ path: r, why: `cannot be read (${errnoOf(e)})` })
+        continue
+      }
       if (st.isDirectory()) walk(r)
       else if (st.isFile()) (TEMP_FILE.test(name) ? leftovers : files).push(r)
       else special.push(r)
     }
   }
   walk('')
-  return { files: files.sort(compareUtf8), special: special.sort(compareUtf8), leftovers: leftovers.sort(compareUtf8) }
+  return { files: files.sort(compareUtf8), special: special.sort(compareUtf8), leftovers: leftovers.sort(compareUtf8), unreachable: unreachable.sort((a, b) => compareUtf8(a.path, b.path)) }
 }

@@ -69,9 +69,14 @@ export function readSealedJson<N extends SchemaName> (dir: string, rel: string, 
   return parsed.value
 }
 
-/** Revalidates one attempt directory. Never writes. */
+/**
+ * Revalidates one attempt directory. Never writes, and never throws: whatever the directory
+ * holds, the answer is a result, and an error nothing below foresaw is a finding of its own
+ * (MALFORMED) that makes this attempt invalid without ending a readback of many.
+ */
 export async function readbackAttempt (dir: string, o: ReadbackOptions = {}): Promise<ReadbackResult> {
   const f = new Findings()
+  let seen: { admission?: Admission, outcome?: OutcomeFile } = {}
   const done = (admission?: Admission, outcome?: OutcomeFile): ReadbackResult => ({
     attemptDir: dir,
     ...(admission === undefined ? {} : { attemptKey: admission.attempt_key }),
@@ -79,6 +84,21 @@ export async function readbackAttempt (dir: string, o: ReadbackOptions = {}): Pr
     valid: !f.list.some(x => x.severity === 'error'),
     findings: f.list,
   })
+  try {
+    return await readbackInto(dir, o, f, done, s => { seen = s })
+  } catch (e) {
+    f.add('MALFORMED', `readback could not finish on this attempt: ${(e as Error).message}`)
+    return done(seen.admission, seen.outcome)
+  }
+}
+
+async function readbackInto (
+  dir: string,
+  o: ReadbackOptions,
+  f: Findings,
+  done: (admission?: Admission, outcome?: OutcomeFile) => ReadbackResult,
+  saw: (s: { admission?: Admission, outcome?: OutcomeFile }) => void,
+): Promise<ReadbackResult> {
   if (o.stateRootEntry === true) {
     const kind = entryKind(dir)
     if (kind !== 'directory') {
@@ -92,17 +112,25 @@ export async function readbackAttempt (dir: string, o: ReadbackOptions = {}): Pr
   }
   const listing = listAttemptFiles(dir)
   // Each file is read and hashed once, however many digests name it.
+  // A file that cannot be read (over 1 GiB, gone, unreadable) has no digest: one finding, and
+  // a digest no sealed or stated digest can equal.
   const digests = new Map<string, { bytes: number, sha256: string }>()
   const digestOf = (rel: string): { bytes: number, sha256: string } => {
     let d = digests.get(rel)
     if (d === undefined) {
-      const bytes = readFileNoFollow(join(dir, rel), 1 << 30)
-      d = { bytes: bytes.length, sha256: sha256Hex(bytes) }
+      try {
+        const bytes = readFileNoFollow(join(dir, rel), 1 << 30)
+        d = { bytes: bytes.length, sha256: sha256Hex(bytes) }
+      } catch (e) {
+        f.add('DIGEST_MISMATCH', `${rel} cannot be read to hash it: ${(e as Error).message}`, rel)
+        d = { bytes: -1, sha256: 'unreadable' }
+      }
       digests.set(rel, d)
     }
     return d
   }
   for (const s of listing.special) f.add('UNSEALED_FILE', `${s} is not a regular file`, s)
+  for (const u of listing.unreachable) f.add('UNSEALED_FILE', `${u.path}: ${u.why}`, u.path)
   for (const t of listing.leftovers) f.add('LEFTOVER_TEMP_FILE', `${t} is the temp file of a write that was interrupted before its rename; it was never part of the attempt`, t, 'notice')
 
   // Every JSON file of ours must parse strictly and validate, sealed or not.
@@ -113,6 +141,7 @@ export async function readbackAttempt (dir: string, o: ReadbackOptions = {}): Pr
   }
   const admission = docs.get('admission.json') as Admission | undefined
   const outcome = docs.get('outcome.json') as OutcomeFile | undefined
+  saw({ ...(admission === undefined ? {} : { admission }), ...(outcome === undefined ? {} : { outcome }) })
   if (admission === undefined) {
     // Malformed, it is already a finding; a directory (or anything not a regular file) in its
     // place must be one too, or nothing would make the attempt invalid.

@@ -79,6 +79,7 @@ export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Pr
   if (outcome === undefined) throw toolError('ATTEMPT_INCOMPLETE', `${attempt.dir} has no outcome.json to seal`)
   const listing = listAttemptFiles(attempt.dir)
   if (listing.special.length > 0) throw toolError('STATE_UNSAFE', `${attempt.dir} holds entries that are not regular files: ${listing.special.join(', ')}`)
+  if (listing.unreachable.length > 0) throw toolError('STATE_UNSAFE', `${attempt.dir} holds entries no receipt can seal: ${listing.unreachable.slice(0, 5).map(u => `${u.path} (${u.why})`).join(', ')}`)
   const files = listing.files.map(path => ({ path, ...sha256File(join(attempt.dir, path)) }))
   const commands: SealedCommand[] = []
   for (const [step, file] of [['reproduce', 'baseline.json'], ['verify', 'verify.json']] as const) {
