@@ -164,6 +164,8 @@ const FIXTURES: CorpusFixture[] = [
       reseal(d, 'request.json', 'dispatch.json')
     },
     expect: RR,
+    // dispatch.json still says the 4000-token budget that was sent.
+    alsoFires: ['ATTEMPT_BINDING_MISMATCH'],
   },
   { name: 'forge_validation_prompt_fail', from: 'go_verified', threat: 'V2: validation/prompt.json input digest rewritten and resealed', mutate: d => { editJson(d, 'validation/prompt.json', v => { v.input_sha256 = '0'.repeat(64) }); reseal(d, 'validation/prompt.json') }, expect: RR },
   { name: 'forge_gate_fail', from: 'go_verified', threat: 'V2: gate.json rule detail rewritten and resealed: the gate rerun catches it', mutate: d => { editJson(d, 'gate.json', g => { g.rules[0].detail = 'looked fine' }); reseal(d, 'gate.json') }, expect: GM },
@@ -224,6 +226,7 @@ const FIXTURES: CorpusFixture[] = [
     threat: 'V4: a later stage (gate.json) exists after the stage that decided not_reproduced',
     mutate: (d, s) => { cpSync(join(s.go_verified.dir, 'gate.json'), join(d, 'gate.json')); reseal(d, 'gate.json') },
     expect: 'MISSING_STAGE_RECORD',
+    alsoFires: ['ATTEMPT_BINDING_MISMATCH'],
   },
 
   // V5: a duplicated stage record.
@@ -262,6 +265,9 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'started_other_key_fail', from: 'go_verified', threat: 'V7: started.json of another attempt copied in and resealed', mutate: (d, s) => { cpSync(join(s.rejected.dir, 'started.json'), join(d, 'started.json')); reseal(d, 'started.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [RR, GM] },
   // Another attempt's baseline ran in another checkout: verify.json's comparison with it no
   // longer re-derives (TEST_VERDICT_MISMATCH by construction).
+  { name: 'response_other_attempt_fail', from: 'go_verified', threat: 'V7: response.json and usage.json of another attempt copied in and resealed', mutate: (d, s) => { for (const f of ['response.json', 'usage.json']) cpSync(join(s.rejected.dir, f), join(d, f)); reseal(d, 'response.json', 'usage.json') }, expect: 'ATTEMPT_BINDING_MISMATCH' },
+  { name: 'outcome_other_key_fail', from: 'go_verified', threat: 'V7: outcome.json names another attempt key, resealed', mutate: (d, s) => { editJson(d, 'outcome.json', o => { o.attempt_key = readJson<{ attempt_key: string }>(s.rejected.dir, 'admission.json').attempt_key }); reseal(d, 'outcome.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', exclusive: false },
+  { name: 'dispatch_other_url_fail', from: 'go_verified', threat: 'V7: dispatch.json names another endpoint (and key helper), resealed', mutate: d => { editJson(d, 'dispatch.json', x => { x.url = 'https://provider.example/v1/responses'; x.token_command_sha256 = 'f'.repeat(64) }); reseal(d, 'dispatch.json') }, expect: 'ATTEMPT_BINDING_MISMATCH' },
   { name: 'baseline_other_attempt_fail', from: 'go_verified', threat: 'V7: baseline.json and its events from another attempt, resealed', mutate: (d, s) => { for (const f of ['baseline.json', 'baseline.events.ndjson']) cpSync(join(s.rejected.dir, f), join(d, f)); reseal(d, 'baseline.json', 'baseline.events.ndjson') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [TV] },
 
   // V11: register tuples that disagree with the manifest blob.

@@ -15,6 +15,7 @@ import { attemptKey, caseInputSha256, resolveRoute, resolvePromptRegister, resol
 import { jcs, jcsSha256, sha256Hex } from '../digest.ts'
 import { loadAttempt } from '../attempt-dir.ts'
 import { readFileNoFollow } from '../read-file.ts'
+import { responsesUrl } from '../url.ts'
 import { INTERNAL_TEXT_CHECKER, renderSummaryText, validateText, validationPassed, VALIDATION_STAGES, VALIDATION_STAGE_ORDER } from '../text-contracts/index.ts'
 import { loadRenderInputs, renderAttempt, renderedFiles } from '../prompt/index.ts'
 import { openTreeReader } from '../tree-archive/index.ts'
@@ -49,6 +50,23 @@ function checkBinding (c: CheckContext): void {
   const theCase = docs.get('inputs/case.json') as Case | undefined
   const started = docs.get('started.json') as { attempt_key: string } | undefined
   if (started !== undefined && started.attempt_key !== a.attempt_key) f.add('ATTEMPT_BINDING_MISMATCH', 'started.json names another key', 'started.json')
+  // The provider's records, the gate's and the outcome name this attempt too (the tree
+  // manifest, baseline and verify are checked with their digests).
+  for (const file of ['dispatch.json', 'response.json', 'usage.json', 'gate.json', 'outcome.json']) {
+    const key = (docs.get(file) as { attempt_key?: string } | undefined)?.attempt_key
+    if (key !== undefined && key !== a.attempt_key) f.add('ATTEMPT_BINDING_MISMATCH', `${file} names another attempt`, file)
+  }
+  // dispatch.json states where the call went and with what: the retained config's endpoint
+  // and token helper, the (re-rendered) request's model and output budget.
+  const dispatch = docs.get('dispatch.json') as { url: string, model: string, max_output_tokens: number, token_command_sha256: string } | undefined
+  const request = docs.get('request.json') as { model?: string, max_output_tokens?: number } | undefined
+  if (dispatch !== undefined && config !== undefined) {
+    const p = config.provider
+    const sent = request === undefined || (dispatch.model === request.model && dispatch.max_output_tokens === request.max_output_tokens)
+    if (dispatch.url !== responsesUrl(p.base_url) || dispatch.token_command_sha256 !== p.token_command_sha256 || !sent) {
+      f.add('ATTEMPT_BINDING_MISMATCH', 'dispatch.json url or token_command_sha256 is not what inputs/execution.json says, or its model or max_output_tokens not what request.json says', 'dispatch.json')
+    }
+  }
   if (config !== undefined && (jcsSha256(config) !== k.config_sha256 || config.source_sha !== k.source_sha)) f.add('ATTEMPT_BINDING_MISMATCH', 'inputs/execution.json does not hash to the admitted config_sha256', 'inputs/execution.json')
   if (policy !== undefined && jcsSha256(policy) !== k.routing_policy_sha256) f.add('ATTEMPT_BINDING_MISMATCH', 'inputs/routing-policy.json does not hash to the admitted routing_policy_sha256', 'inputs/routing-policy.json')
   if (theCase !== undefined && (!same(theCase, a.case) || caseInputSha256(theCase) !== k.case_input_sha256 || theCase.id !== k.case_id || theCase.kind !== k.case_kind)) {
