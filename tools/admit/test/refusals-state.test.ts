@@ -358,3 +358,25 @@ test('admit status shows a damaged attempt (outcome.json not JSON, admission.jso
   rmSync(join(dir, 'admission.json'), { recursive: true })
   writeFileSync(join(dir, 'admission.json'), admission)
 })
+
+test('an attempt that went on but lost its started.json stays consumed: status shows it invalid, admit run does not reuse its directory (NOTHING_ELIGIBLE, 1) and writes nothing', async (t) => {
+  const f = await fixture(t)
+  const dir = seal(f, await admit(f))
+  assert.deepEqual(await statuses(f), [`${f.report.cases[0]?.id ?? ''}:consumed`])
+  unlinkSync(join(dir, 'started.json'))
+  const s = await admit(f, 'status')
+  assert.equal(s.exitCode, 0, s.stderr)
+  const rec = s.records.find(x => x.kind === 'case-status')
+  assert.ok(rec?.kind === 'case-status')
+  assert.deepEqual([rec.status, rec.outcome, rec.readback?.valid], ['consumed', 'not_reproduced', false])
+  assert.ok(rec.readback?.codes?.includes('MISSING_STAGE_RECORD'), JSON.stringify(rec.readback))
+  const before = snapshot(f.dir)
+  const r = await admit(f)
+  assertRefusedUntouched(r, 1, 'NOTHING_ELIGIBLE', f, before)
+  // Positive control: with only what admit writes before started.json left, the case is not
+  // consumed, and admit reuses the directory (the lock, stale only while outcome.json was there, removed too).
+  for (const name of readdirSync(dir)) if (name !== 'admission.json' && name !== 'inputs') rmSync(join(dir, name), { recursive: true })
+  rmSync(join(f.stateDir, 'lock'))
+  await assertAdmitsNow(f)
+  assert.ok(existsSync(join(dir, 'started.json')))
+})

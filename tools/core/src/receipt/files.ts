@@ -75,3 +75,20 @@ export function listAttemptFiles (dir: string): AttemptListing {
   walk('')
   return { files: files.sort(compareUtf8), special: special.sort(compareUtf8), leftovers: leftovers.sort(compareUtf8), unreachable: unreachable.sort((a, b) => compareUtf8(a.path, b.path)) }
 }
+
+/**
+ * Whether an attempt directory holds nothing but what admit writes before started.json
+ * (DESIGN §7): inputs/, admission.json, and temp files of writes killed before their rename.
+ * Only such a directory (or none at all) is not started: its key is not consumed and the next
+ * admit reuses it. Anything more — started.json, outcome.json, a receipt, work/, a stray file —
+ * is work on a consumed key, and readback judges it.
+ */
+export function holdsOnlyAdmission (dir: string): boolean {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT'
+  }
+  return names.every(n => n === 'admission.json' || n === 'inputs' || TEMP_FILE.test(n))
+}

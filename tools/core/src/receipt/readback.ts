@@ -13,7 +13,7 @@ import { schemaErrors } from '../contracts.ts'
 import { ATTEMPT_JSON_FILES } from '../attempt-dir.ts'
 import { readFileNoFollow } from '../read-file.ts'
 import { sha256Hex } from '../digest.ts'
-import { listAttemptFiles, RECEIPT_FILE } from './files.ts'
+import { holdsOnlyAdmission, listAttemptFiles, RECEIPT_FILE } from './files.ts'
 import { checkStagePrefix } from './stages.ts'
 import { compareUtf8 } from '../tree-rules/collisions.ts'
 import { runContentChecks } from './checks.ts'
@@ -150,7 +150,7 @@ async function readbackInto (
   }
   // admit stopped between admission.json and started.json: nothing was consumed (DESIGN §7),
   // nothing ran, and the next admit of the case reuses the directory. Not an attempt to judge.
-  if (listing.files.every(rel => rel === 'admission.json' || rel.startsWith('inputs/'))) {
+  if (holdsOnlyAdmission(dir)) {
     f.add('NOT_STARTED', 'admitted but never started (admit stopped before started.json): the key is not consumed, and the next admit of this case reuses this directory', 'started.json', 'notice')
     return done(admission)
   }
