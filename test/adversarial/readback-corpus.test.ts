@@ -399,11 +399,16 @@ const FIXTURES: CorpusFixture[] = [
     mutate: d => { rewriteEvents(d, 'baseline.events.ndjson', 'baseline.json', ev => ev.Action === 'output' && typeof ev.Output === 'string' ? { ...ev, Output: ev.Output.replace(/ok/g, 'OK') } : ev) },
   },
   { name: 'outcome_claims_more_fail', from: 'go_verified', threat: 'scoped_test_verified while verify.json classifies the run as failed', mutate: d => { editJson(d, 'verify.json', v => { v.classification = 'failed'; v.passed = false; v.reasons = ['forged'] }); reseal(d, 'verify.json') }, expect: 'OUTCOME_MISMATCH', alsoFires: [TV] },
+  // An outcome relabelled, with its receipt copy and digest kept consistent: the record of the
+  // step that decided it says otherwise (or is missing).
+  { name: 'outcome_rejected_relabelled_failed_fail', from: 'rejected', threat: 'a gate rejection relabelled failed at verify, with no verify.json behind it', mutate: d => relabel(d, { outcome: 'failed', step: 'verify', code: 'VERIFY_FAILED' }), expect: 'OUTCOME_MISMATCH' },
+  { name: 'outcome_not_reproduced_relabelled_fault_fail', from: 'not_reproduced', threat: 'not_reproduced relabelled a fault of the environment, while baseline.json records no fault', mutate: d => relabel(d, { outcome: 'fault', step: 'reproduce', code: 'TOOLCHAIN_UNSUPPORTED' }), expect: 'OUTCOME_MISMATCH' },
+  { name: 'outcome_verified_relabelled_fault_fail', from: 'go_verified', threat: 'a verified attempt relabelled a verify fault, while verify.json classifies it scoped_test_verified', mutate: d => relabel(d, { outcome: 'fault', step: 'verify', code: 'RUN_NOT_COMPARABLE' }), expect: 'OUTCOME_MISMATCH' },
   { name: 'route_admission_fail', from: 'go_verified', threat: 'the admitted route (and the receipt\'s copy) is not the one the policy gives', mutate: d => { editJson(d, 'admission.json', a => { a.route.cost_ceiling_usd = 5 }); editReceipt(d, r => { r.route.cost_ceiling_usd = 5 }); reseal(d, 'admission.json') }, expect: 'ROUTE_MISMATCH', alsoFires: ['ATTEMPT_BINDING_MISMATCH'] },
   { name: 'route_policy_fail', from: 'rejected', threat: 'inputs/routing-policy.json rewritten: another route and another key', mutate: d => { editJson(d, 'inputs/routing-policy.json', p => { p.cost_ceiling_usd = 5 }); reseal(d, 'inputs/routing-policy.json') }, expect: 'ROUTE_MISMATCH', alsoFires: ['ATTEMPT_BINDING_MISMATCH'] },
   { name: 'rerender_request_fail', from: 'provider_error', threat: 'request.json no longer what the retained inputs render', mutate: d => { editJson(d, 'request.json', r => { r.store = true }); reseal(d, 'request.json') }, expect: RR, alsoFires: ['MALFORMED'], exclusive: false },
   { name: 'rerender_job_fail', from: 'interrupted', threat: 'job.txt of an interrupted attempt rewritten and resealed', mutate: d => { appendFileSync(join(d, 'job.txt'), 'note: anything\n'); reseal(d, 'job.txt') }, expect: RR, allowTestHooks: true },
-  { name: 'gate_mismatch_verdict_fail', from: 'rejected', threat: 'gate.json of a rejection rewritten to say it passed', mutate: d => { editJson(d, 'gate.json', g => { g.passed = true; g.failed_rules = []; for (const r of g.rules) r.status = 'pass' }); reseal(d, 'gate.json') }, expect: GM },
+  { name: 'gate_mismatch_verdict_fail', from: 'rejected', threat: 'gate.json of a rejection rewritten to say it passed', mutate: d => { editJson(d, 'gate.json', g => { g.passed = true; g.failed_rules = []; for (const r of g.rules) r.status = 'pass' }); reseal(d, 'gate.json') }, expect: GM, alsoFires: ['OUTCOME_MISMATCH'] },
   {
     name: 'summary_verdict_flipped_fail',
     from: 'rejected',
@@ -443,6 +448,13 @@ const FIXTURES: CorpusFixture[] = [
   },
   { name: 'stated_limits_hooks_line_fail', from: 'interrupted', threat: 'a receipt made with test hooks that states the no-hooks line', mutate: d => editReceipt(d, r => { r.stated_limits = r.stated_limits.map(l => l.startsWith('Test hooks were enabled') ? 'Test hooks were not enabled: deadlines used the wall clock.' : l) }), expect: 'STATED_LIMITS_MISMATCH', allowTestHooks: true },
 ]
+
+/** outcome.json relabelled and resealed, with receipt.json's copy of the outcome to match. */
+function relabel (d: string, o: { outcome: string, step: string, code: string }): void {
+  editJson(d, 'outcome.json', x => { x.outcome = o.outcome; x.step = o.step; x.reason = { code: o.code, message: 'relabelled' }; delete x.retryable })
+  reseal(d, 'outcome.json')
+  editReceipt(d, r => { r.outcome = { outcome: o.outcome as never, step: o.step as never, code: o.code } })
+}
 
 // The corpus: one copy per fixture under one root, kept until the file ends.
 const provider: Provider = await startProvider({ after })

@@ -244,9 +244,57 @@ function checkReceiptValidations (c: CheckContext): void {
   if (late !== -1) f.add('STAGE_ORDER', `receipt.json lists ${receipt.validation[late]?.stage ?? '?'} after ${receipt.validation[late - 1]?.stage ?? '?'}: its validation records are not in stage order`, 'receipt.json')
 }
 
+/**
+ * The outcome a deciding step wrote must be the one its own record gives: reproduce's from
+ * baseline.json (timed out, a fault, the case not failing: not_reproduced; a reproduced
+ * baseline decides nothing), gate-patch's rejection from a gate.json that did not pass, and
+ * verify's from verify.json's classification. A timed_out outcome is exempt: any step decides
+ * it when it finds the deadline passed, whatever an earlier run of it left behind.
+ */
+function checkDecidingRecord (c: CheckContext): void {
+  const { outcome, docs, files, findings: f } = c
+  if (outcome === undefined || outcome.outcome === 'interrupted') return
+  const baseline = docs.get('baseline.json') as { reproduced: boolean, timed_out: boolean, fault?: { code: string } } | undefined
+  // A baseline that did not reproduce ends the attempt in reproduce: nothing after it may decide.
+  if (baseline !== undefined && !baseline.reproduced && outcome.step !== 'reproduce' && outcome.outcome !== 'timed_out') {
+    f.add('OUTCOME_MISMATCH', `${outcome.step} decided ${outcome.outcome}, but baseline.json says the case was not reproduced: reproduce decides such an attempt`, 'outcome.json')
+  }
+  if (outcome.outcome === 'timed_out') return
+  const missing = (file: string): void => { f.add('OUTCOME_MISMATCH', `${outcome.step} decided ${outcome.outcome}, but ${file}, the record that decides it, is missing`, 'outcome.json') }
+  switch (outcome.step) {
+    case 'reproduce': {
+      if (baseline === undefined) {
+        // Only a sandbox that could not be set up ends reproduce without a baseline.
+        if (outcome.outcome !== 'fault' && !files.has('baseline.json')) missing('baseline.json')
+        return
+      }
+      const decided = baseline.timed_out ? 'timed_out' : baseline.fault !== undefined ? 'fault' : baseline.reproduced ? undefined : 'not_reproduced'
+      if (decided !== outcome.outcome) f.add('OUTCOME_MISMATCH', `reproduce decided ${outcome.outcome}, but baseline.json gives ${decided ?? 'no outcome (the case was reproduced)'}`, 'outcome.json')
+      else if (decided === 'fault' && baseline.fault?.code !== outcome.reason.code) f.add('OUTCOME_MISMATCH', `reproduce decided fault ${outcome.reason.code}, but baseline.json records ${baseline.fault?.code ?? 'none'}`, 'outcome.json')
+      return
+    }
+    case 'gate-patch': {
+      const gate = docs.get('gate.json') as { passed: boolean } | undefined
+      if (gate === undefined) { if (!files.has('gate.json')) missing('gate.json'); return }
+      if (gate.passed || outcome.outcome !== 'rejected') f.add('OUTCOME_MISMATCH', `gate-patch decided ${outcome.outcome}, but gate.json ${gate.passed ? 'passed' : 'rejects the proposal'}`, 'outcome.json')
+      return
+    }
+    case 'verify': {
+      const verify = docs.get('verify.json') as { classification: string, fault?: { code: string } } | undefined
+      // scoped_test_verified needs every stage: a missing verify.json is the stage check's finding.
+      if (verify === undefined) { if (!files.has('verify.json') && outcome.outcome !== 'scoped_test_verified') missing('verify.json'); return }
+      if (verify.classification !== outcome.outcome) f.add('OUTCOME_MISMATCH', `verify decided ${outcome.outcome}, but verify.json says ${verify.classification}`, 'outcome.json')
+      else if (outcome.outcome === 'fault' && verify.fault?.code !== outcome.reason.code) f.add('OUTCOME_MISMATCH', `verify decided fault ${outcome.reason.code}, but verify.json records ${verify.fault?.code ?? 'none'}`, 'outcome.json')
+      return
+    }
+    default:
+  }
+}
+
 /** What the outcome claims must be backed by the files. */
 function checkOutcomeClaims (c: CheckContext): void {
   const { outcome, docs, findings: f } = c
+  checkDecidingRecord(c)
   if (outcome?.outcome !== 'scoped_test_verified') return
   for (const stage of VALIDATION_STAGE_ORDER) {
     const rec = docs.get(VALIDATION_STAGES[stage].file) as ValidationRecord | undefined
