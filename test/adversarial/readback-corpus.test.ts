@@ -379,6 +379,13 @@ const FIXTURES: CorpusFixture[] = [
     expect: TV,
   },
   {
+    name: 'forge_verify_output_over_cap_fail',
+    from: 'go_verified',
+    threat: 'V2: the candidate run passed its stdout cap (the supervisor stops it: OUTPUT_LIMIT), recorded without the stop (resealed)',
+    mutate: d => { editJson(d, 'verify.json', v => { v.run.output.stdout_bytes = v.run.output.stdout_kept + 100_000_000 }); reseal(d, 'verify.json') },
+    expect: TV,
+  },
+  {
     name: 'forge_verify_limit_not_taken_fail',
     from: 'go_verified',
     threat: 'V2: the candidate ran with a memory limit that did not take (the sandbox refuses to start then), recorded as a comparable run (resealed)',

@@ -75,6 +75,12 @@ function checkSummary (c: CheckContext, file: string, events: string, doc: { ide
 /** The facts a record states about its own run that follow from its sandbox report alone. */
 function checkRunRecord (c: CheckContext, file: string, doc: RunRecordView & { exit_code: number | null }): void {
   if (doc.exit_code !== (doc.run?.exit.code ?? null)) c.findings.add(CODE, `${file} says exit code ${String(doc.exit_code)}, its sandbox run ${String(doc.run?.exit.code ?? null)}`, file)
+  // The supervisor stops a run the moment its stdout or stderr passes the cap: a run that kept
+  // less than it printed was stopped (for its output, or earlier for another reason).
+  const out = doc.run?.output
+  if (out !== undefined && doc.run?.stop === undefined && (out.stdout_bytes > out.stdout_kept || out.stderr_bytes > out.stderr_kept)) {
+    c.findings.add(CODE, `${file}: its run printed more than it kept (past the output cap) but records no stop`, file)
+  }
   const loose = doc.run === undefined ? [] : limitsNotInForce(doc.run)
   for (const l of loose.slice(0, 3)) c.findings.add(CODE, `${file}: limit ${l.name} was read back as ${l.got}, not ${l.want}; the sandbox does not run with a limit that did not take`, file)
 }
