@@ -8,8 +8,21 @@ import { join } from 'node:path'
 import { run } from '@repairline/core'
 import { validators } from '@repairline/schemas'
 import { runBin, errorOf } from '../../../test/helpers/bin.ts'
-import { GO_FILES, NODE_FILES, rewriteConfig } from '../../../test/helpers/fixture.ts'
+import { GO_FILES, NODE_FILES, rewriteConfig, type Fixture } from '../../../test/helpers/fixture.ts'
 import { fixture } from './helpers.ts'
+
+/** `admit report` of go events in which `name` of example.com/calc fails: the report's case tests. */
+async function reportOfGoFailure (f: Fixture, name: string): Promise<unknown[]> {
+  const out = join(f.dir, 'r.json')
+  const events = [
+    { Action: 'run', Package: 'example.com/calc', Test: name },
+    { Action: 'fail', Package: 'example.com/calc', Test: name, Elapsed: 0 },
+    { Action: 'fail', Package: 'example.com/calc', Elapsed: 0 },
+  ].map(e => JSON.stringify(e)).join('\n') + '\n'
+  const r = await runBin('admit', ['report', '--config', f.configPath, '--out', out], { input: events })
+  assert.equal(r.exitCode, 0, r.stderr)
+  return (JSON.parse(readFileSync(out, 'utf8')) as { cases: Array<{ test: unknown }> }).cases.map(c => c.test)
+}
 
 test('go test -json of the fixture → one case per failing identity, mapped to ./<dir>; admit run takes it', async (t) => {
   const f = await fixture(t)
@@ -30,15 +43,7 @@ test('go test -json of the fixture → one case per failing identity, mapped to 
 
 test('a go.mod module line with a trailing comment (how go marks a deprecated module) still names the module', async (t) => {
   const f = await fixture(t, { files: { ...GO_FILES, 'go.mod': 'module example.com/calc // Deprecated: use example.com/calc2\n\ngo 1.19\n' } })
-  const out = join(f.dir, 'r.json')
-  const events = [
-    { Action: 'run', Package: 'example.com/calc', Test: 'TestAdd' },
-    { Action: 'fail', Package: 'example.com/calc', Test: 'TestAdd', Elapsed: 0 },
-    { Action: 'fail', Package: 'example.com/calc', Elapsed: 0 },
-  ].map(e => JSON.stringify(e)).join('\n') + '\n'
-  const r = await runBin('admit', ['report', '--config', f.configPath, '--out', out], { input: events })
-  assert.equal(r.exitCode, 0, r.stderr)
-  assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')).cases.map((c: { test: unknown }) => c.test), [{ package: '.', name: 'example.com/calc::TestAdd' }])
+  assert.deepEqual(await reportOfGoFailure(f, 'TestAdd'), [{ package: '.', name: 'example.com/calc::TestAdd' }])
 })
 
 test('a build failure in plain text becomes the identity <pkg>::', async (t) => {
@@ -82,16 +87,7 @@ test('the package of an identity is the one its events name: a node test file na
   const admitted = await runBin('admit', ['run', '--config', f.configPath, '--report', out])
   assert.equal(admitted.exitCode, 0, admitted.stderr)
 
-  const g = await fixture(t)
-  const goOut = join(g.dir, 'r.json')
-  const goEvents = [
-    { Action: 'run', Package: 'example.com/calc', Test: 'TestAdd/x::y' },
-    { Action: 'fail', Package: 'example.com/calc', Test: 'TestAdd/x::y', Elapsed: 0 },
-    { Action: 'fail', Package: 'example.com/calc', Elapsed: 0 },
-  ].map(e => JSON.stringify(e)).join('\n') + '\n'
-  const gr = await runBin('admit', ['report', '--config', g.configPath, '--out', goOut], { input: goEvents })
-  assert.equal(gr.exitCode, 0, gr.stderr)
-  assert.deepEqual(JSON.parse(readFileSync(goOut, 'utf8')).cases.map((c: { test: unknown }) => c.test), [{ package: '.', name: 'example.com/calc::TestAdd/x::y' }])
+  assert.deepEqual(await reportOfGoFailure(await fixture(t), 'TestAdd/x::y'), [{ package: '.', name: 'example.com/calc::TestAdd/x::y' }])
 })
 
 test('no events, or no failing identity, writes nothing', async (t) => {
