@@ -18,7 +18,7 @@ import assert from 'node:assert/strict'
 import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs'
 import { execFileSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: mkfifo, a fixture primitive
 import { basename, dirname, join } from 'node:path'
-import { readbackAttempt, sha256Hex, STATED_LIMITS, statedLimitsFor, type ReadbackResult } from '@repairline/core'
+import { readbackAttempt, run, sha256Hex, STATED_LIMITS, statedLimitsFor, type ReadbackResult } from '@repairline/core'
 import { startProvider, type Provider } from '../helpers/chain.ts'
 import { runBin, ROOT } from '../helpers/bin.ts'
 import { tempDir } from '../helpers/tmp.ts'
@@ -656,4 +656,19 @@ test('admit status shows a mutated attempt as consumed but invalid, with its cod
   const s = r.records.find(x => x.kind === 'case-status') as unknown as { status: string, outcome: string, readback: { valid: boolean, codes?: string[] } }
   assert.deepEqual([s.status, s.outcome, s.readback], ['consumed', 'interrupted', { valid: false, codes: ['TEST_HOOKS_ENABLED'] }])
   assert.equal(basename(src.dir), basename(pristine))
+})
+
+// Readback hashes each sealed file while reading it, 1 MiB at a time (forge audit D8: it read
+// each file whole, up to its 1 GiB cap, so four large files took 2 GB). A 900 MiB sparse
+// tree.tar is under the cap, so it is hashed; the process's peak RSS stays far below it.
+test('readback hashes a 900 MiB sealed file in bounded memory (DIGEST_MISMATCH, peak RSS under 300 MB)', async () => {
+  const dir = copyAttempt(sources.not_reproduced.dir, root, '_large_tree_tar')
+  truncateSync(join(dir, 'tree.tar'), 900 << 20)
+  const rssFile = join(root, '_large_tree_tar.rss')
+  const report = `data:text/javascript,import { writeFileSync } from "node:fs"; process.on("exit", () => writeFileSync(${JSON.stringify(rssFile)}, String(process.resourceUsage().maxRSS)))`
+  const r = await run(process.execPath, ['--import', report, join(ROOT, 'tools', 'receipt', 'dist', 'receipt.mjs'), 'readback', '--attempt', dir], { env: { PATH: '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' } })
+  assert.equal(r.exitCode, 1, r.stderr.toString())
+  assert.match(r.stdout.toString(), /"code":"DIGEST_MISMATCH"[^}]*"path":"tree.tar"/)
+  const peakMb = Number(readFileSync(rssFile, 'utf8')) / 1024
+  assert.ok(peakMb < 300, `peak RSS ${peakMb.toFixed(0)} MB`)
 })

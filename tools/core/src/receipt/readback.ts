@@ -12,7 +12,7 @@ import { parseJsonBytes } from '../json.ts'
 import { schemaErrors } from '../contracts.ts'
 import { ATTEMPT_JSON_FILES } from '../attempt-dir.ts'
 import { readFileNoFollow } from '../read-file.ts'
-import { sha256Hex } from '../digest.ts'
+import { sha256File } from '../digest.ts'
 import { holdsOnlyAdmission, listAttemptFiles, RECEIPT_FILE } from './files.ts'
 import { checkStagePrefix } from './stages.ts'
 import { compareUtf8 } from '../tree-rules/collisions.ts'
@@ -119,8 +119,8 @@ async function readbackInto (
     let d = digests.get(rel)
     if (d === undefined) {
       try {
-        const bytes = readFileNoFollow(join(dir, rel), 1 << 30)
-        d = { bytes: bytes.length, sha256: sha256Hex(bytes) }
+        // Hashed while read, 1 MiB at a time: memory stays bounded whatever the file's size.
+        d = sha256File(join(dir, rel), 1 << 30)
       } catch (e) {
         f.add('DIGEST_MISMATCH', `${rel} cannot be read to hash it: ${(e as Error).message}`, rel)
         d = { bytes: -1, sha256: 'unreadable' }
