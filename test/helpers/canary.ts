@@ -54,7 +54,7 @@ export function scanBytes (bytes: Uint8Array | string, canary: string, where: st
 }
 
 /** Every string (keys included) of the JSON documents in `text`: the whole, or each line. */
-function decodedStrings (text: string): string[] {
+export function decodedStrings (text: string): string[] {
   const docs: unknown[] = []
   const parse = (t: string): boolean => { try { docs.push(JSON.parse(t)); return true } catch { return false } }
   if (!parse(text)) for (const line of text.split('\n')) if (line.includes('\\')) parse(line)

@@ -90,6 +90,18 @@ export async function repoInfo (root: string): Promise<RepoInfo> {
 }
 
 /**
+ * `git config -z --get-regexp` of the repository's config (includes followed; system and
+ * global config are off): `key\nvalue` records, NUL-terminated; empty when no key matches.
+ */
+async function configMatching (root: string, regexp: string): Promise<Buffer> {
+  const r = await git(root, ['config', '-z', '--get-regexp', regexp])
+  // Exit 1 with no output: no key matched.
+  if (r.exitCode === 1 && r.stdout.length === 0 && r.spawnError === undefined) return Buffer.alloc(0)
+  if (r.exitCode !== 0) throw toolError('SOURCE_NOT_GIT', `source_root ${root}: git config failed: ${r.spawnError ?? r.stderr.toString('utf8').trim().split('\n')[0] ?? ''}`)
+  return r.stdout
+}
+
+/**
  * Refuses repositories whose objects may come from elsewhere or whose history is cut:
  * alternates, grafts, a shallow file, or a partial clone (a promisor remote: git fetches a
  * missing object from it on first read, running whatever transport its config names and
@@ -111,12 +123,8 @@ export async function assertNoSharedMetadata (root: string, info: RepoInfo): Pro
   }
   const promisorPack = packs.find(name => name.endsWith('.promisor'))
   if (promisorPack !== undefined) refuse(`objects/pack/${promisorPack} (a partial clone's promisor pack)`)
-  const r = await git(root, ['config', '-z', '--get-regexp', '^extensions\\.partialclone$|^remote\\..*\\.promisor$'])
-  // Exit 1 with no output: no key matched.
-  if (!(r.exitCode === 1 && r.stdout.length === 0 && r.spawnError === undefined) && r.exitCode !== 0) {
-    throw toolError('SOURCE_NOT_GIT', `source_root ${root}: git config failed: ${r.spawnError ?? r.stderr.toString('utf8').trim().split('\n')[0] ?? ''}`)
-  }
-  for (const record of r.stdout.toString('utf8').split('\0').filter(Boolean)) {
+  const config = await configMatching(root, '^extensions\\.partialclone$|^remote\\..*\\.promisor$')
+  for (const record of config.toString('utf8').split('\0').filter(Boolean)) {
     const nl = record.indexOf('\n')
     const key = nl === -1 ? record : record.slice(0, nl)
     // A key without a value is true; git's false spellings (an empty value included) are false.
@@ -140,12 +148,8 @@ export async function assertCommit (root: string, sha: string): Promise<void> {
  * and global config are off), e.g. `lfs` for `filter.lfs.clean`.
  */
 export async function filterDrivers (root: string): Promise<string[]> {
-  const r = await git(root, ['config', '-z', '--get-regexp', '^filter\\.'])
-  // Exit 1 with no output: no key matched.
-  if (r.exitCode === 1 && r.stdout.length === 0 && r.spawnError === undefined) return []
-  if (r.exitCode !== 0) throw toolError('SOURCE_NOT_GIT', `source_root ${root}: git config failed: ${r.spawnError ?? r.stderr.toString('utf8').trim().split('\n')[0] ?? ''}`)
+  const out = await configMatching(root, '^filter\\.')
   const names = new Set<string>()
-  const out = r.stdout
   for (let start = 0; start < out.length;) {
     const end = out.indexOf(0, start) === -1 ? out.length : out.indexOf(0, start)
     // -z prints `key\nvalue` (or `key` alone for a key without a value); the subsection, the
