@@ -61,9 +61,9 @@ export function gitStreaming (repo: string, args: readonly string[]): StreamingC
   return spawnStreaming(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV } })
 }
 
-/** Runs git in `repo` under the hermetic environment with stdout written to `stdoutFd`. */
-export async function gitToFd (repo: string, args: readonly string[], input: Uint8Array | string, stdoutFd: number): Promise<ToFdResult> {
-  return await runToFd(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV }, input, stdoutFd })
+/** Runs git in `repo` under the hermetic environment with stdout written to `stdoutFd` (stdin: runToFd's). */
+export async function gitToFd (repo: string, args: readonly string[], stdin: number | Uint8Array | string, stdoutFd: number): Promise<ToFdResult> {
+  return await runToFd(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV }, stdin, stdoutFd })
 }
 
 export interface RepoInfo {

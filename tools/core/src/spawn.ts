@@ -139,19 +139,22 @@ export function spawnStreaming (file: string, args: readonly string[], o: Stream
 export interface ToFdResult extends StreamExit { stderr: Buffer }
 
 /**
- * Runs `file args` with stdin fed from `input` and stdout written straight to the open file
- * descriptor `stdoutFd` (no pipe through this process); stderr is kept up to `maxStderr`
- * bytes. For bulk output the caller reads back in one go (cat-file --batch into a spool).
+ * Runs `file args` with stdout written straight to the open file descriptor `stdoutFd` (no
+ * pipe through this process) and stdin read from `stdin`: an open file descriptor (from its
+ * current offset), or bytes piped in. stderr is kept up to `maxStderr` bytes. For bulk output
+ * the caller reads back as the child writes (cat-file --batch into a spool).
  */
-export async function runToFd (file: string, args: readonly string[], o: { env: Record<string, string>, input: Uint8Array | string, stdoutFd: number, maxStderr?: number }): Promise<ToFdResult> {
-  const child: ChildProcess = spawn(file, args, { env: o.env, shell: false, stdio: ['pipe', o.stdoutFd, 'pipe'] })
+export async function runToFd (file: string, args: readonly string[], o: { env: Record<string, string>, stdin: number | Uint8Array | string, stdoutFd: number, maxStderr?: number }): Promise<ToFdResult> {
+  const child: ChildProcess = spawn(file, args, { env: o.env, shell: false, stdio: [typeof o.stdin === 'number' ? o.stdin : 'pipe', o.stdoutFd, 'pipe'] })
+  if (typeof o.stdin !== 'number') {
+    // A child that exits early closes its stdin: the exit status reports it, not an EPIPE here.
+    child.stdin?.on('error', () => {})
+    child.stdin?.end(o.stdin)
+  }
   const max = o.maxStderr ?? 64 << 10
   const err: Buffer[] = []
   let errBytes = 0
   child.stderr?.on('data', (b: Buffer) => { if (errBytes < max) { err.push(b); errBytes += b.length } })
-  // A child that exits early closes its stdin: the exit status reports it, not an EPIPE here.
-  child.stdin?.on('error', () => {})
-  child.stdin?.end(o.input)
   return await new Promise<ToFdResult>(resolve => {
     let spawnError: string | undefined
     child.once('error', e => { spawnError = e.message; resolve({ exitCode: undefined, signal: undefined, spawnError, stderr: Buffer.concat(err) }) })

@@ -6,7 +6,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   buildTreeArchive, CatFileBatchParser, gitBlobId, jsonFileBytes, listTree, materializeTree, openTreeReader, paxPathRecord, readTreeFile,
@@ -238,7 +239,31 @@ test('a store that contradicts the listing is reported alike through the spool (
   const viaPipe = await buildTreeArchive(repo, listing, { spool: false })
   assert.ok(viaSpool.tar.equals(viaPipe.tar))
   assert.deepEqual((await readWithTarStream(viaSpool.tar)).map(e => [e.name, e.content.length]), [['a.txt', 6], ['b.txt', 512], ['d/c.txt', 6], ['e.txt', 0]])
+  // The spool's request (the ids) from an unnamed file in a directory of choice, and piped
+  // when no directory takes it: the same archive, and no file is left behind.
+  const requestDir = tempDir(t)
+  const stdin: string[] = []
+  const fromFile = await buildTreeArchive(repo, listing, { spool: tempDir(t), requestDirs: ['/nonexistent', requestDir] })
+  const piped = await buildTreeArchive(repo, listing, { spool: tempDir(t), requestDirs: ['/nonexistent'], whileGitRuns: () => { stdin.push(childGitStdin()) } })
+  assert.ok(fromFile.tar.equals(viaPipe.tar))
+  assert.ok(piped.tar.equals(viaPipe.tar))
+  // (git waits for a piped request while this process is busy: it is still there to look at.)
+  assert.match(stdin[0] ?? '', /^(pipe|socket):/, 'no directory took the request: git read it through a pipe (Node makes a socket pair)')
+  assert.deepEqual(readdirSync(requestDir), [])
 })
+
+/** Where the stdin of this process's running child `git` points (readlink of its fd 0). */
+function childGitStdin (): string {
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (stat.includes('(git)') && Number(fields[1]) === process.pid) return readlinkSync(`/proc/${pid}/fd/0`)
+    } catch {}
+  }
+  return 'no child git'
+}
 
 /** Blocks until no child `git` of this process is running (exited or a zombie); returns how many polls saw one. */
 function waitForChildGitToExit (): number {
@@ -274,9 +299,13 @@ test('a spool of more records than one readv takes is read whole, at every size 
   const listing = await listTree(repo, sha)
   // The rules hook holds the build until git has written everything, so the reads start on
   // a complete spool and take the full 1,024 records at a time.
+  // git reads its request (107 KB of ids, more than a pipe holds) from an unnamed file, so
+  // it finishes while this process is blocked; piped, it would wait for the rest.
   let waited = 0
-  const viaSpool = await buildTreeArchive(repo, listing, { spool: tempDir(t), whileGitRuns: () => { waited = waitForChildGitToExit() } })
+  let stdin = ''
+  const viaSpool = await buildTreeArchive(repo, listing, { spool: tempDir(t), whileGitRuns: () => { stdin = childGitStdin(); waited = waitForChildGitToExit() } })
   assert.ok(waited > 0, 'cat-file ran while the rules did')
+  assert.match(stdin, new RegExp(`^(/dev/shm|${tmpdir()})/#\\d+ \\(deleted\\)$`), 'the request came from an unnamed file')
   const viaPipe = await buildTreeArchive(repo, listing, { spool: false })
   assert.ok(viaSpool.tar.equals(viaPipe.tar), 'the spool and the pipe give the same archive')
   for (const b of [viaSpool, viaPipe]) assert.equal(b.tarSha256, createHash('sha256').update(b.tar).digest('hex'), 'the in-flight digest, across readv batches and block boundaries')

@@ -47,6 +47,22 @@ test('K5: tree.tar on a filesystem that fills up (ENOSPC) leaves no partial file
   assert.deepEqual(readdirSync(a.dir).sort(), before)
 })
 
+test('K5: a filesystem too full for cat-file\'s spool is WRITE_FAILED (73), not the repository\'s fault: no outcome, and with room the step succeeds', { skip: process.geteuid?.() === 0 ? false : 'mounting a private tmpfs needs root' }, async t => {
+  const f = await makeFixture(tempDir(t))
+  const a = await admitFixture(f)
+  const before = readdirSync(a.dir).sort()
+  const scratch = tempDir(t)
+  // No byte left: git's first write into the spool fails, and git exits 128.
+  const full = await extractOnFullFs(a.dir, 0, scratch)
+  assert.equal(full.exitCode, 73, full.stderr)
+  assert.equal(full.records.find(x => x.kind === 'error')?.code, 'WRITE_FAILED')
+  assert.match(full.stderr, /^extract-tree: WRITE_FAILED: cannot write git cat-file's output to its spool in .*: 0 bytes free, \d+ more needed \(ENOSPC\)/m)
+  assert.deepEqual(full.names, before, 'no outcome: the key is not spent on a full disk')
+  // Positive control: with room, the same step on the same private tmpfs succeeds.
+  const roomy = await extractOnFullFs(a.dir, 16 << 20, scratch)
+  assert.equal(roomy.exitCode, 0, roomy.stderr)
+})
+
 test('K5: tree.tar cut off by a failing write leaves no partial file, no temp file and no outcome; the same step then succeeds', async t => {
   const f = await makeFixture(tempDir(t))
   const a = await admitFixture(f)
