@@ -11,6 +11,7 @@ import { helpText, type CliSpec } from './cli-args.ts'
 import { RecordWriter } from './ndjson.ts'
 import { clockFrom, type Env } from './hooks.ts'
 import type { Outcome } from './outcome.ts'
+import { printableLine } from './printable-line.ts'
 
 export type ToolName = 'admit' | 'extract-tree' | 'reproduce' | 'ask-provider' | 'gate-patch' | 'verify' | 'receipt'
 
@@ -130,6 +131,4 @@ export async function runCli (spec: CliSpec, main: ToolMain): Promise<void> {
 /** The longest `path` an error record holds (its schema's bound). */
 const MAX_RECORD_PATH = 4096
 
-function oneLine (s: string): string {
-  return s.replace(/[\r\n]+/g, ' ').slice(0, 8000)
-}
+const oneLine = (s: string): string => printableLine(s, 8000)

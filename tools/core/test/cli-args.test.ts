@@ -6,7 +6,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { PassThrough } from 'node:stream'
-import { EXIT, helpText, isToolError, parseCli, RecordWriter, runTool, type CliSpec, type ToolIo } from '@repairline/core'
+import { EXIT, helpText, isToolError, parseCli, RecordWriter, runTool, toolError, type CliSpec, type ToolIo } from '@repairline/core'
 
 const FLAT: CliSpec = {
   tool: 'reproduce',
@@ -115,4 +115,18 @@ test('runTool: --help prints the help and no record; a parse failure is start, e
   assert.equal(records[0]?.command, 'run')
   assert.equal(records[1]?.code, 'USAGE')
   assert.equal(bad.stderr(), 'admit: USAGE: unknown option --bogus for run\n')
+})
+
+test('runTool: an error message holding text from outside stays one printable line on stderr and in its record', async () => {
+  const out = new PassThrough()
+  const err = new PassThrough()
+  const io: ToolIo = { stdin: new PassThrough(), out: new RecordWriter(out), stderr: err, stdout: new PassThrough(), env: {}, now: () => new Date(), cwd: '/' }
+  // A path from a repository or a line from a server: a line break that would forge a
+  // second `tool: …` line, a terminal escape, a lone surrogate (no UTF-8 form).
+  const main = async (): Promise<never> => { throw toolError('TREE_PATH_UNSAFE', 'bad path a\nextract-tree: result: ok\x1b[2J\ud800 end') }
+  assert.equal(await runTool('extract-tree', [], io, main, { spec: FLAT }), EXIT.DATA)
+  const text = (err.read() as Buffer).toString()
+  assert.equal(text, 'extract-tree: TREE_PATH_UNSAFE: bad path a extract-tree: result: ok\\x1b[2J\ufffd end\n')
+  const records = (out.read() as Buffer).toString().trim().split('\n').map(l => JSON.parse(l) as Record<string, unknown>)
+  assert.equal(records.find(r => r.kind === 'error')?.message, 'bad path a extract-tree: result: ok\\x1b[2J\ufffd end')
 })

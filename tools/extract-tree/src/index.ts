@@ -7,7 +7,7 @@
 import { join } from 'node:path'
 import {
   buildTreeArchive, EXIT, faultPoint, finishAttempt, hasErrno, jsonFileBytes, loadAttempt, openStep, readFileNoFollow, sha256Hex,
-  assertValid, toolError, treeManifestFor, TREE_MANIFEST, TREE_TAR, writeFileAtomic,
+  assertValid, printableLine, toolError, treeManifestFor, TREE_MANIFEST, TREE_TAR, writeFileAtomic,
   type Attempt, type ToolIo, type ToolResult, type TreeArchive,
 } from '@repairline/core'
 import type { CheckRecord, TreeManifest } from '@repairline/schemas'
@@ -124,6 +124,4 @@ async function checkTree (dir: string, io: ToolIo): Promise<ToolResult> {
   return { exit: records.every(r => r.match) ? EXIT.OK : EXIT.NO }
 }
 
-function oneLine (s: string): string {
-  return s.replace(/[\r\n]+/g, ' ').slice(0, 8000)
-}
+const oneLine = (s: string): string => printableLine(s, 8000)

@@ -23,6 +23,7 @@
 
 import { join } from 'node:path'
 import type { Baseline, TestEvent, VerifyReport } from '@repairline/schemas'
+import { printableLine } from '../printable-line.ts'
 import { readFileNoFollow } from '../read-file.ts'
 import { jcs } from '../digest.ts'
 import { summarizeEvents, type TestSummary } from '../events.ts'
@@ -87,11 +88,8 @@ function checkRunRecord (c: CheckContext, file: string, doc: RunRecordView & { e
 
 const faultCode = (f: { code: string } | undefined): string => f?.code ?? 'none'
 
-/** verify's message form of a difference (one line, at most 2000 characters). */
-function oneLine (s: string, max = 2000): string {
-  const t = s.replace(/[\r\n]+/g, ' ')
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t
-}
+/** verify's message form of a difference (one printable line, at most 2000 code points). */
+const oneLine = (s: string): string => printableLine(s, 2000)
 
 export function checkTestVerdicts (c: CheckContext): void {
   const baseline = c.docs.get('baseline.json') as Baseline | undefined

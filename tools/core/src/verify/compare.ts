@@ -11,6 +11,7 @@
 // ever counts as failed work (seed 004).
 
 import type { TestEvent } from '@repairline/schemas'
+import { printableLine } from '../printable-line.ts'
 
 export type VerifyClassification = 'scoped_test_verified' | 'failed' | 'fault' | 'timed_out'
 export type ObservedResult = 'pass' | 'fail' | 'skip' | 'missing'
@@ -119,10 +120,7 @@ function list (ids: readonly string[]): string {
   return ids.length > SHOW_MAX ? `${shown} and ${ids.length - SHOW_MAX} more` : shown
 }
 
-function oneLine (s: string): string {
-  const t = s.replace(/[\r\n]+/g, ' ')
-  return t.length > 600 ? `${t.slice(0, 599)}…` : t
-}
+const oneLine = (s: string): string => printableLine(s, 600)
 
 /** Compares the candidate run with the baseline (DESIGN §11). Pure: no I/O. */
 export function compareRuns (baseline: BaselineView, candidate: CandidateView): VerifyComparison {
