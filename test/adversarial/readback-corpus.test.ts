@@ -148,6 +148,18 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'forge_case_fail', from: 'go_verified', threat: 'V2: inputs/case.json rewritten and resealed', mutate: d => { editJson(d, 'inputs/case.json', c => { c.id = 'another' }); reseal(d, 'inputs/case.json') }, expect: 'ATTEMPT_BINDING_MISMATCH' },
   { name: 'forge_tree_tar_fail', from: 'go_verified', threat: 'V2: tree.tar rewritten and resealed: tree-manifest.json tar_sha256 catches it', mutate: d => { flipByteAt(d, 'tree.tar', -1); reseal(d, 'tree.tar') }, expect: D },
   { name: 'forge_tree_manifest_fail', from: 'go_verified', threat: 'V2: tree-manifest.json tar_sha256 rewritten and resealed', mutate: d => { editJson(d, 'tree-manifest.json', m => { m.tar_sha256 = '0'.repeat(64) }); reseal(d, 'tree-manifest.json') }, expect: D },
+  // tree.tar still hashes to tar_sha256, but the manifest's entries say something else about
+  // its members: caught on an attempt where nothing after extraction read the tree.
+  { name: 'forge_manifest_entry_sha256_fail', from: 'not_reproduced', threat: 'D7: a tree-manifest.json entry\'s sha256 rewritten and resealed (tar_sha256 untouched)', mutate: d => { editJson(d, 'tree-manifest.json', m => { m.entries[0].sha256 = '0'.repeat(64) }); reseal(d, 'tree-manifest.json') }, expect: 'TREE_ARCHIVE_MISMATCH' },
+  { name: 'forge_manifest_entry_blob_fail', from: 'not_reproduced', threat: 'D7: a tree-manifest.json entry\'s git blob id rewritten and resealed', mutate: d => { editJson(d, 'tree-manifest.json', m => { m.entries[0].blob = '0'.repeat(40) }); reseal(d, 'tree-manifest.json') }, expect: 'TREE_ARCHIVE_MISMATCH' },
+  { name: 'forge_manifest_count_fail', from: 'not_reproduced', threat: 'D7: tree-manifest.json entry_count rewritten and resealed: the manifest contradicts itself', mutate: d => { editJson(d, 'tree-manifest.json', m => { m.entry_count += 1 }); reseal(d, 'tree-manifest.json') }, expect: 'TREE_ARCHIVE_MISMATCH' },
+  {
+    name: 'forge_tree_tar_padding_fail',
+    from: 'not_reproduced',
+    threat: 'D7: a byte of tree.tar\'s end-of-archive blocks changed, tar_sha256 recomputed, both resealed: every member still reads back intact',
+    mutate: d => { flipByteAt(d, 'tree.tar', -1); editJson(d, 'tree-manifest.json', m => { m.tar_sha256 = sha256Hex(readFileSync(join(d, 'tree.tar'))) }); reseal(d, 'tree.tar', 'tree-manifest.json') },
+    expect: 'TREE_ARCHIVE_MISMATCH',
+  },
   { name: 'forge_baseline_events_fail', from: 'go_verified', threat: 'V2: baseline events rewritten and resealed: baseline.json events.sha256 catches it', mutate: d => { flipByte(d, 'baseline.events.ndjson', '"Time":"2', '"Time":"3'); reseal(d, 'baseline.events.ndjson') }, expect: D },
   { name: 'forge_candidate_events_fail', from: 'node_verified', threat: 'V2: candidate events rewritten and resealed: verify.json events.sha256 catches it', mutate: d => { flipByte(d, 'candidate.events.ndjson', '"Package":"test/', '"Package":"tesT/'); reseal(d, 'candidate.events.ndjson') }, expect: D },
   { name: 'forge_proposal_fail', from: 'go_verified', threat: 'V2: proposal.json summary rewritten and resealed: gate.json proposal_sha256 and the summary record catch it', mutate: d => { setCause(d, 'Add has a wrong operator.'); reseal(d, 'proposal.json') }, expect: D, alsoFires: [GM] },
@@ -411,6 +423,30 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'outcome_rejected_relabelled_failed_fail', from: 'rejected', threat: 'a gate rejection relabelled failed at verify, with no verify.json behind it', mutate: d => relabel(d, { outcome: 'failed', step: 'verify', code: 'VERIFY_FAILED' }), expect: 'OUTCOME_MISMATCH' },
   { name: 'outcome_not_reproduced_relabelled_fault_fail', from: 'not_reproduced', threat: 'not_reproduced relabelled a fault of the environment, while baseline.json records no fault', mutate: d => relabel(d, { outcome: 'fault', step: 'reproduce', code: 'TOOLCHAIN_UNSUPPORTED' }), expect: 'OUTCOME_MISMATCH' },
   { name: 'outcome_verified_relabelled_fault_fail', from: 'go_verified', threat: 'a verified attempt relabelled a verify fault, while verify.json classifies it scoped_test_verified', mutate: d => relabel(d, { outcome: 'fault', step: 'verify', code: 'RUN_NOT_COMPARABLE' }), expect: 'OUTCOME_MISMATCH' },
+  // timed_out is exempt from its step's record only where the step found the deadline passed.
+  { name: 'outcome_verified_relabelled_timed_out_fail', from: 'go_verified', threat: 'D7: a verified attempt relabelled timed_out at verify before the deadline, while verify.json says scoped_test_verified', mutate: d => relabel(d, { outcome: 'timed_out', step: 'verify', code: 'DEADLINE_PASSED' }), expect: 'OUTCOME_MISMATCH' },
+  {
+    name: 'outcome_timed_out_after_deadline_pass',
+    from: 'go_verified',
+    threat: 'control: verify rerun past the deadline (after a crash between verify.json and outcome.json) decides timed_out whatever verify.json says',
+    mutate: d => {
+      relabel(d, { outcome: 'timed_out', step: 'verify', code: 'DEADLINE_PASSED' })
+      const deadline = readJson<{ deadline: string }>(d, 'admission.json').deadline
+      editJson(d, 'outcome.json', o => { o.decided_at = new Date(Date.parse(deadline) + 1000).toISOString() })
+      reseal(d, 'outcome.json')
+    },
+  },
+  { name: 'forge_admission_deadline_fail', from: 'go_verified', threat: 'D7: admission.json deadline moved an hour later and resealed (the lock and every step obey it)', mutate: d => { editJson(d, 'admission.json', a => { a.deadline = new Date(Date.parse(a.deadline) + 3_600_000).toISOString() }); reseal(d, 'admission.json') }, expect: 'ATTEMPT_BINDING_MISMATCH' },
+  {
+    name: 'forge_admission_timeout_fail',
+    from: 'go_verified',
+    threat: 'D7: admission.json timeout_seconds and deadline changed together, resealed: not the config\'s timeout',
+    mutate: d => { editJson(d, 'admission.json', a => { a.timeout_seconds = 300; a.deadline = new Date(Date.parse(a.admitted_at) + 300_000).toISOString() }); reseal(d, 'admission.json') },
+    expect: 'ATTEMPT_BINDING_MISMATCH',
+  },
+  { name: 'forge_baseline_case_identity_fail', from: 'not_reproduced', threat: 'D7: baseline.json is about another test than the admitted case', mutate: d => { editJson(d, 'baseline.json', b => { b.case_identity = 'TestSomethingElse' }); reseal(d, 'baseline.json') }, expect: TV },
+  { name: 'forge_verify_case_identity_fail', from: 'go_verified', threat: 'D7: verify.json is about another test than the admitted case', mutate: d => { editJson(d, 'verify.json', v => { v.case_identity = 'TestSomethingElse' }); reseal(d, 'verify.json') }, expect: TV },
+  { name: 'forge_red_then_green_identities_fail', from: 'node_verified', threat: 'D7: verify.json red_then_green names another red identity', mutate: d => { editJson(d, 'verify.json', v => { v.red_then_green.identities[0].identity = 'test/other.test.js::forged' }); reseal(d, 'verify.json') }, expect: TV },
   { name: 'route_admission_fail', from: 'go_verified', threat: 'the admitted route (and the receipt\'s copy) is not the one the policy gives', mutate: d => { editJson(d, 'admission.json', a => { a.route.cost_ceiling_usd = 5 }); editReceipt(d, r => { r.route.cost_ceiling_usd = 5 }); reseal(d, 'admission.json') }, expect: 'ROUTE_MISMATCH', alsoFires: ['ATTEMPT_BINDING_MISMATCH'] },
   { name: 'route_policy_fail', from: 'rejected', threat: 'inputs/routing-policy.json rewritten: another route and another key', mutate: d => { editJson(d, 'inputs/routing-policy.json', p => { p.cost_ceiling_usd = 5 }); reseal(d, 'inputs/routing-policy.json') }, expect: 'ROUTE_MISMATCH', alsoFires: ['ATTEMPT_BINDING_MISMATCH'] },
   { name: 'rerender_request_fail', from: 'provider_error', threat: 'request.json no longer what the retained inputs render', mutate: d => { editJson(d, 'request.json', r => { r.store = true }); reseal(d, 'request.json') }, expect: RR, alsoFires: ['MALFORMED'], exclusive: false },

@@ -18,7 +18,8 @@ import { readFileNoFollow } from '../read-file.ts'
 import { responsesUrl } from '../url.ts'
 import { INTERNAL_TEXT_CHECKER, renderSummaryText, validateText, validationPassed, VALIDATION_STAGES, VALIDATION_STAGE_ORDER } from '../text-contracts/index.ts'
 import { loadRenderInputs, renderAttempt, renderedFiles } from '../prompt/index.ts'
-import { openTreeReader } from '../tree-archive/index.ts'
+import { openTreeReader, verifyTreeArchive } from '../tree-archive/index.ts'
+import { isToolError } from '../errors.ts'
 import type { Findings } from './readback.ts'
 import { commandMisalignment } from './command-alignment.ts'
 import { commandOf, validationOf } from './seal.ts'
@@ -66,6 +67,10 @@ function checkBinding (c: CheckContext): void {
     if (dispatch.url !== responsesUrl(p.base_url) || dispatch.token_command_sha256 !== p.token_command_sha256 || !sent) {
       f.add('ATTEMPT_BINDING_MISMATCH', 'dispatch.json url or token_command_sha256 is not what inputs/execution.json says, or its model or max_output_tokens not what request.json says', 'dispatch.json')
     }
+  }
+  // The deadline every step and the lock obey: the config's timeout from admitted_at.
+  if (config !== undefined && (a.timeout_seconds !== config.timeout_seconds || Date.parse(a.deadline) !== Date.parse(a.admitted_at) + config.timeout_seconds * 1000)) {
+    f.add('ATTEMPT_BINDING_MISMATCH', `admission.json timeout_seconds ${a.timeout_seconds} and deadline ${a.deadline} are not inputs/execution.json timeout_seconds ${config.timeout_seconds} from admitted_at ${a.admitted_at}`, 'admission.json')
   }
   if (config !== undefined && (jcsSha256(config) !== k.config_sha256 || config.source_sha !== k.source_sha)) f.add('ATTEMPT_BINDING_MISMATCH', 'inputs/execution.json does not hash to the admitted config_sha256', 'inputs/execution.json')
   if (policy !== undefined && jcsSha256(policy) !== k.routing_policy_sha256) f.add('ATTEMPT_BINDING_MISMATCH', 'inputs/routing-policy.json does not hash to the admitted routing_policy_sha256', 'inputs/routing-policy.json')
@@ -118,6 +123,24 @@ function checkInnerDigests (c: CheckContext): void {
   if (gate !== undefined) {
     if (gate.proposal_sha256 !== undefined && files.has('proposal.json') && c.digestOf('proposal.json') !== gate.proposal_sha256) f.add('DIGEST_MISMATCH', 'proposal.json does not hash to gate.json proposal_sha256', 'proposal.json')
     if (gate.patch !== undefined && files.has('candidate.patch') && c.digestOf('candidate.patch') !== gate.patch.sha256) f.add('DIGEST_MISMATCH', 'candidate.patch does not hash to gate.json patch.sha256', 'candidate.patch')
+  }
+}
+
+/**
+ * tree.tar against the entries of tree-manifest.json, member by member (verifyTreeArchive).
+ * Only an archive that still hashes to the manifest's tar_sha256: any other is already a
+ * DIGEST_MISMATCH. Without this, an attempt that ended before anything read the tree (not
+ * reproduced, say) would vouch for a manifest whose entries the archive does not hold.
+ */
+function checkTree (c: CheckContext): void {
+  const manifest = c.docs.get('tree-manifest.json') as TreeManifest | undefined
+  if (manifest === undefined || !c.files.has('tree.tar') || c.digestOf('tree.tar') !== manifest.tar_sha256) return
+  try {
+    verifyTreeArchive(c.dir)
+  } catch (e) {
+    if (!isToolError(e)) throw e
+    // FILE_INVALID: the manifest contradicts itself (counts, sums, order, layout size).
+    c.findings.add('TREE_ARCHIVE_MISMATCH', e.message, e.code === 'FILE_INVALID' ? 'tree-manifest.json' : 'tree.tar')
   }
 }
 
@@ -248,8 +271,10 @@ function checkReceiptValidations (c: CheckContext): void {
  * The outcome a deciding step wrote must be the one its own record gives: reproduce's from
  * baseline.json (timed out, a fault, the case not failing: not_reproduced; a reproduced
  * baseline decides nothing), gate-patch's rejection from a gate.json that did not pass, and
- * verify's from verify.json's classification. A timed_out outcome is exempt: any step decides
- * it when it finds the deadline passed, whatever an earlier run of it left behind.
+ * verify's from verify.json's classification. A timed_out outcome is exempt from that where a
+ * step found the deadline passed (decided at or after it; whatever an earlier run of the step
+ * left behind) and where the step's record is missing; before the deadline, the deciding
+ * record that is there must say timed out too.
  */
 function checkDecidingRecord (c: CheckContext): void {
   const { outcome, docs, files, findings: f } = c
@@ -259,7 +284,13 @@ function checkDecidingRecord (c: CheckContext): void {
   if (baseline !== undefined && !baseline.reproduced && outcome.step !== 'reproduce' && outcome.outcome !== 'timed_out') {
     f.add('OUTCOME_MISMATCH', `${outcome.step} decided ${outcome.outcome}, but baseline.json says the case was not reproduced: reproduce decides such an attempt`, 'outcome.json')
   }
-  if (outcome.outcome === 'timed_out') return
+  if (outcome.outcome === 'timed_out') {
+    if (Date.parse(outcome.decided_at) >= Date.parse(c.admission.deadline)) return
+    const verify = docs.get('verify.json') as { classification: string } | undefined
+    const own = outcome.step === 'reproduce' ? baseline === undefined ? undefined : baseline.timed_out : outcome.step === 'verify' ? verify === undefined ? undefined : verify.classification === 'timed_out' : undefined
+    if (own === false) f.add('OUTCOME_MISMATCH', `${outcome.step} decided timed_out at ${outcome.decided_at}, before the deadline ${c.admission.deadline}, but its record says the run was not timed out`, 'outcome.json')
+    return
+  }
   const missing = (file: string): void => { f.add('OUTCOME_MISMATCH', `${outcome.step} decided ${outcome.outcome}, but ${file}, the record that decides it, is missing`, 'outcome.json') }
   switch (outcome.step) {
     case 'reproduce': {
@@ -314,6 +345,7 @@ function checkOutcomeClaims (c: CheckContext): void {
 const CHECKS: ReadonlyArray<[string, (c: CheckContext) => void | Promise<void>]> = [
   ['ATTEMPT_BINDING_MISMATCH', checkBinding],
   ['DIGEST_MISMATCH', checkInnerDigests],
+  ['TREE_ARCHIVE_MISMATCH', checkTree],
   ['TEST_VERDICT_MISMATCH', checkTestVerdicts],
   ['VALIDATION_MISMATCH', checkValidations],
   ['RERENDER_MISMATCH', checkRendered],

@@ -13,6 +13,7 @@ import { schemaErrors } from '../contracts.ts'
 import { ATTEMPT_JSON_FILES } from '../attempt-dir.ts'
 import { readFileNoFollow } from '../read-file.ts'
 import { sha256File } from '../digest.ts'
+import { printableLine } from '../printable-line.ts'
 import { holdsOnlyAdmission, listAttemptFiles, RECEIPT_FILE } from './files.ts'
 import { checkStagePrefix } from './stages.ts'
 import { compareUtf8 } from '../tree-rules/collisions.ts'
@@ -41,7 +42,7 @@ export interface ReadbackResult {
 export class Findings {
   readonly list: ReadbackFinding[] = []
   add (code: string, message: string, path?: string, severity: 'error' | 'notice' = 'error'): void {
-    this.list.push({ code, severity, message: message.replace(/[\r\n]+/g, ' ').slice(0, 2000), ...(path === undefined ? {} : { path }) })
+    this.list.push({ code, severity, message: printableLine(message, 2000), ...(path === undefined ? {} : { path }) })
   }
 
   has (code: string): boolean { return this.list.some(f => f.code === code) }

@@ -95,6 +95,9 @@ export function checkTestVerdicts (c: CheckContext): void {
   const baseline = c.docs.get('baseline.json') as Baseline | undefined
   if (baseline === undefined) return
   checkRunRecord(c, 'baseline.json', baseline)
+  // Both runs are judged on the admitted case's own test.
+  const caseIdentity = c.admission.case.test.name
+  if (baseline.case_identity !== caseIdentity) c.findings.add(CODE, `baseline.json is about ${baseline.case_identity}, but the admitted case is ${caseIdentity}`, 'baseline.json')
   const base = summaryOf(c, 'baseline.events.ndjson', baseline)
   if (base !== undefined) {
     checkSummary(c, 'baseline.json', 'baseline.events.ndjson', baseline, base.summary)
@@ -108,6 +111,7 @@ export function checkTestVerdicts (c: CheckContext): void {
   const verify = c.docs.get('verify.json') as VerifyReport | undefined
   if (verify === undefined) return
   checkRunRecord(c, 'verify.json', verify)
+  if (verify.case_identity !== caseIdentity) c.findings.add(CODE, `verify.json is about ${verify.case_identity}, but the admitted case is ${caseIdentity}`, 'verify.json')
   if (verify.passed !== (verify.classification === 'scoped_test_verified')) c.findings.add(CODE, `verify.json says passed ${String(verify.passed)} beside ${verify.classification}`, 'verify.json')
   const cand = summaryOf(c, 'candidate.events.ndjson', verify)
   if (cand === undefined) return
@@ -132,4 +136,6 @@ export function checkTestVerdicts (c: CheckContext): void {
   if (again.classification !== verify.classification) c.findings.add(CODE, `verify.json says ${verify.classification}; comparing its events with the baseline gives ${again.classification}`, 'verify.json')
   if (jcs(again.identities) !== jcs(verify.verdicts)) c.findings.add(CODE, 'verify.json per-identity verdicts are not what comparing its events with the baseline gives', 'verify.json')
   if (again.redThenGreen.shape !== verify.red_then_green.shape) c.findings.add(CODE, `verify.json says ${verify.red_then_green.shape}; the comparison gives ${again.redThenGreen.shape}`, 'verify.json')
+  const red = again.redThenGreen.identities.map(r => ({ identity: r.identity, baseline: 'fail', candidate: r.candidate }))
+  if (jcs(red) !== jcs(verify.red_then_green.identities)) c.findings.add(CODE, 'verify.json red_then_green identities are not what comparing its events with the baseline gives', 'verify.json')
 }

@@ -10,11 +10,12 @@ import type { TreeManifest, TreeManifestEntry } from '@repairline/schemas'
 import { ensureDir } from '../atomic.ts'
 import { readJsonFile, stateRootOf } from '../attempt-dir.ts'
 import { readFileNoFollow } from '../read-file.ts'
+import { gitBlobId } from '../digest.ts'
 import { hasErrno, isToolError, toolError } from '../errors.ts'
 import { PathCollisions } from '../tree-rules/collisions.ts'
 import { isInNodeModules } from '../tree-rules/node-modules.ts'
 import { unsafePathReason } from '../tree-rules/path-safety.ts'
-import { isEndOfArchive, parseTarEntry, tarLayout, type TarLayout, type TarSlot } from './tar-format.ts'
+import { isEndOfArchive, parseTarEntry, tarLayout, writeEntryHeaders, type TarLayout, type TarSlot } from './tar-format.ts'
 
 export const TREE_TAR = 'tree.tar'
 export const TREE_MANIFEST = 'tree-manifest.json'
@@ -137,6 +138,36 @@ function readEntry (attemptDir: string, m: TreeManifest, e: TreeManifestEntry, s
   } finally {
     closeSync(fd)
   }
+}
+
+/**
+ * Checks that tree.tar is exactly the archive extract-tree writes for tree-manifest.json's
+ * entries: each member's header as listed, its content with the listed sha256 and git blob
+ * id, and every other byte (PAX records, padding, the end of the archive) as the writer
+ * lays them out. For readers that never open the tree (readback of an attempt that ended
+ * before anything read a file), so a manifest cannot list what the archive does not hold.
+ * Throws TREE_ARCHIVE_MISMATCH, or the manifest's own FILE_INVALID.
+ */
+export function verifyTreeArchive (attemptDir: string): void {
+  const m = readTreeManifest(attemptDir)
+  const tar = readFileNoFollow(join(attemptDir, TREE_TAR), MAX_TAR_BYTES)
+  if (tar.length !== m.tar_bytes) throw archiveMismatch(`tree.tar has ${tar.length} bytes, the manifest says ${m.tar_bytes}`)
+  const layout = layoutOf(m)
+  const again = Buffer.alloc(layout.size)
+  for (let i = 0; i < m.entries.length; i++) {
+    const e = m.entries[i]
+    const slot = layout.slots[i]
+    if (e === undefined || slot === undefined) throw toolError('INTERNAL', `no slot for entry ${i}`)
+    const parsed = parseTarEntry(tar, slot.start)
+    checkHeader(e, parsed)
+    if (parsed.data !== slot.data) throw archiveMismatch(`unexpected header layout for ${e.path}`, e.path)
+    const content = tar.subarray(slot.data, slot.data + e.bytes)
+    if (hash('sha256', content, 'hex') !== e.sha256) throw archiveMismatch(`${e.path} does not have the manifest's sha256`, e.path)
+    if (gitBlobId(content) !== e.blob) throw archiveMismatch(`${e.path} is not the manifest's blob ${e.blob}`, e.path)
+    content.copy(again, slot.data)
+    writeEntryHeaders(again, slot, { path: e.path, mode: e.mode, size: e.bytes })
+  }
+  if (!again.equals(tar)) throw archiveMismatch('a byte outside the members\' contents (a header field, padding or the end of the archive) is not what extract-tree writes')
 }
 
 /** A work tree written by materializeTree. */
