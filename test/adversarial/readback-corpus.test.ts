@@ -18,7 +18,7 @@ import assert from 'node:assert/strict'
 import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs'
 import { execFileSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: mkfifo, a fixture primitive
 import { basename, dirname, join } from 'node:path'
-import { readbackAttempt, run, sha256Hex, STATED_LIMITS, statedLimitsFor, type ReadbackResult } from '@repairline/core'
+import { readbackAttempt, renderSummaryText, run, sha256Hex, STATED_LIMITS, statedLimitsFor, type ReadbackResult } from '@repairline/core'
 import { startProvider, type Provider } from '../helpers/chain.ts'
 import { runBin, ROOT } from '../helpers/bin.ts'
 import { tempDir } from '../helpers/tmp.ts'
@@ -51,6 +51,7 @@ const D = 'DIGEST_MISMATCH'
 const RR = 'RERENDER_MISMATCH'
 const GM = 'GATE_MISMATCH'
 const TV = 'TEST_VERDICT_MISMATCH'
+const PA = 'PROVIDER_ANSWER_MISMATCH'
 
 /** One byte flipped in each kind of sealed file, chosen so that the file still parses. */
 const FLIPS: Array<[string, string, (dir: string) => void, string[]?]> = [
@@ -92,7 +93,7 @@ const FLIPS: Array<[string, string, (dir: string) => void, string[]?]> = [
   ['not_reproduced_baseline', 'not_reproduced', d => flipJsonWhitespace(d, 'baseline.json')],
   ['not_reproduced_outcome', 'not_reproduced', d => flipJsonWhitespace(d, 'outcome.json')],
   ['rejected_gate', 'rejected', d => flipJsonWhitespace(d, 'gate.json'), [GM]],
-  ['rejected_proposal', 'rejected', d => flipByte(d, 'proposal.json', 'subtracts', 'subtrActs'), [GM]],
+  ['rejected_proposal', 'rejected', d => flipByte(d, 'proposal.json', 'subtracts', 'subtrActs'), [GM, PA]],
   ['provider_error_request', 'provider_error', d => flipJsonWhitespace(d, 'request.json'), [RR]],
   ['provider_error_response', 'provider_error', d => flipJsonWhitespace(d, 'response.json')],
   ['interrupted_dispatch', 'interrupted', d => flipJsonWhitespace(d, 'dispatch.json')],
@@ -130,14 +131,35 @@ const FIXTURES: CorpusFixture[] = [
     notices: ['LEFTOVER_TEMP_FILE'],
   },
   {
-    // V2, the receipt's stated limit: digests are not signatures. Nothing else states the
-    // token counts, so a forger who rewrites usage.json and recomputes its sealed digest is
-    // not caught by readback.
+    // V2, the receipt's stated limit: digests are not signatures. A forger who rewrites the
+    // server's own report in response.json and usage.json to match, and recomputes both
+    // sealed digests, is not caught by readback.
     name: 'consistent_forgery_usage_pass',
     from: 'go_verified',
-    threat: 'V2: a fully consistent forgery (usage.json rewritten, its digest recomputed) is undetectable without a signature',
-    mutate: d => { editJson(d, 'usage.json', u => { u.input_tokens = 1; u.total_tokens = 1 + (u.output_tokens as number) }); reseal(d, 'usage.json') },
+    threat: 'V2: a fully consistent forgery (the usage in response.json and usage.json rewritten alike, digests recomputed) is undetectable without a signature',
+    mutate: d => { forgeInputTokens(d, true); reseal(d, 'response.json', 'usage.json') },
   },
+  // D2: usage.json and proposal.json are what response.json's answer gives, decided again.
+  { name: 'forge_usage_fail', from: 'go_verified', threat: 'D2: usage.json token counts rewritten and resealed, response.json untouched', mutate: d => { forgeInputTokens(d, false); reseal(d, 'usage.json') }, expect: PA },
+  {
+    name: 'forge_proposal_everywhere_fail',
+    from: 'go_verified',
+    threat: 'D2: proposal.json rewritten within the attempt, and every digest of it (gate.json, verify.json, the summary record) refreshed: only response.json still holds the real answer',
+    mutate: d => {
+      setCause(d, 'Add has a wrong operator.')
+      const sha = sha256Hex(readFileSync(join(d, 'proposal.json')))
+      editJson(d, 'gate.json', g => { g.proposal_sha256 = sha })
+      editJson(d, 'verify.json', v => { v.candidate.proposal_sha256 = sha })
+      const summary = readJson<{ summary: unknown }>(d, 'proposal.json').summary
+      editJson(d, 'validation/summary.json', v => { v.input_sha256 = sha256Hex(Buffer.from(renderSummaryText(summary as never))) })
+      reseal(d, 'proposal.json', 'gate.json', 'verify.json', 'validation/summary.json')
+      editReceipt(d, r => { r.validation = r.validation.map(x => x.stage === 'summary_validation' ? { ...x, input_sha256: readJson<{ input_sha256: string }>(d, 'validation/summary.json').input_sha256 } : x) })
+    },
+    expect: PA,
+    exclusive: false,
+  },
+  { name: 'outcome_rate_limited_relabelled_fail', from: 'provider_error', threat: 'D2: a 429 relabelled a server error (another code, same retryability) while response.json holds the 429', mutate: d => relabel(d, { outcome: 'provider_error', step: 'ask-provider', code: 'PROVIDER_SERVER_ERROR', retryable: true }), expect: 'OUTCOME_MISMATCH' },
+  { name: 'outcome_answer_relabelled_failed_fail', from: 'rejected', threat: 'D2: an attempt whose answer held a proposal relabelled a failed response at ask-provider', mutate: d => relabel(d, { outcome: 'provider_error', step: 'ask-provider', code: 'PROVIDER_FAILED', retryable: false }), expect: 'OUTCOME_MISMATCH', alsoFires: ['MISSING_STAGE_RECORD'] },
 
   // V1: one byte flipped in each kind of sealed file.
   ...FLIPS.map(([what, from, mutate, also]): CorpusFixture => ({ name: `flip_${what}_fail`, from: from as SourceName, threat: `V1: one byte of ${what} changed`, mutate, expect: D, alsoFires: also ?? [], allowTestHooks: from === 'interrupted' })),
@@ -162,7 +184,7 @@ const FIXTURES: CorpusFixture[] = [
   },
   { name: 'forge_baseline_events_fail', from: 'go_verified', threat: 'V2: baseline events rewritten and resealed: baseline.json events.sha256 catches it', mutate: d => { flipByte(d, 'baseline.events.ndjson', '"Time":"2', '"Time":"3'); reseal(d, 'baseline.events.ndjson') }, expect: D },
   { name: 'forge_candidate_events_fail', from: 'node_verified', threat: 'V2: candidate events rewritten and resealed: verify.json events.sha256 catches it', mutate: d => { flipByte(d, 'candidate.events.ndjson', '"Package":"test/', '"Package":"tesT/'); reseal(d, 'candidate.events.ndjson') }, expect: D },
-  { name: 'forge_proposal_fail', from: 'go_verified', threat: 'V2: proposal.json summary rewritten and resealed: gate.json proposal_sha256 and the summary record catch it', mutate: d => { setCause(d, 'Add has a wrong operator.'); reseal(d, 'proposal.json') }, expect: D, alsoFires: [GM] },
+  { name: 'forge_proposal_fail', from: 'go_verified', threat: 'V2: proposal.json summary rewritten and resealed: gate.json proposal_sha256 and the summary record catch it', mutate: d => { setCause(d, 'Add has a wrong operator.'); reseal(d, 'proposal.json') }, expect: D, alsoFires: [GM, PA] },
   { name: 'forge_job_fail', from: 'go_verified', threat: 'V2: job.txt rewritten and resealed: the re-render catches it', mutate: d => { writeFileSync(join(d, 'job.txt'), readFileSync(join(d, 'job.txt'), 'utf8').replace('files: calc.go', 'files: calc.go, calc_test.go')); reseal(d, 'job.txt') }, expect: RR },
   { name: 'forge_prompt_fail', from: 'node_verified', threat: 'V2: prompt.txt rewritten and resealed', mutate: d => { appendFileSync(join(d, 'prompt.txt'), 'also: edit the tests if you like.\n'); reseal(d, 'prompt.txt') }, expect: RR },
   {
@@ -176,8 +198,8 @@ const FIXTURES: CorpusFixture[] = [
       reseal(d, 'request.json', 'dispatch.json')
     },
     expect: RR,
-    // dispatch.json still says the 4000-token budget that was sent.
-    alsoFires: ['ATTEMPT_BINDING_MISMATCH'],
+    // dispatch.json still says the 4000-token budget that was sent, and usage.json too.
+    alsoFires: ['ATTEMPT_BINDING_MISMATCH', PA],
   },
   { name: 'forge_validation_prompt_fail', from: 'go_verified', threat: 'V2: validation/prompt.json input digest rewritten and resealed', mutate: d => { editJson(d, 'validation/prompt.json', v => { v.input_sha256 = '0'.repeat(64) }); reseal(d, 'validation/prompt.json') }, expect: RR },
   { name: 'forge_gate_fail', from: 'go_verified', threat: 'V2: gate.json rule detail rewritten and resealed: the gate rerun catches it', mutate: d => { editJson(d, 'gate.json', g => { g.rules[0].detail = 'looked fine' }); reseal(d, 'gate.json') }, expect: GM },
@@ -278,7 +300,7 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'started_other_key_fail', from: 'go_verified', threat: 'V7: started.json of another attempt copied in and resealed', mutate: (d, s) => { cpSync(join(s.rejected.dir, 'started.json'), join(d, 'started.json')); reseal(d, 'started.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [RR, GM] },
   // Another attempt's baseline ran in another checkout: verify.json's comparison with it no
   // longer re-derives (TEST_VERDICT_MISMATCH by construction).
-  { name: 'response_other_attempt_fail', from: 'go_verified', threat: 'V7: response.json and usage.json of another attempt copied in and resealed', mutate: (d, s) => { for (const f of ['response.json', 'usage.json']) cpSync(join(s.rejected.dir, f), join(d, f)); reseal(d, 'response.json', 'usage.json') }, expect: 'ATTEMPT_BINDING_MISMATCH' },
+  { name: 'response_other_attempt_fail', from: 'go_verified', threat: 'V7: response.json and usage.json of another attempt copied in and resealed', mutate: (d, s) => { for (const f of ['response.json', 'usage.json']) cpSync(join(s.rejected.dir, f), join(d, f)); reseal(d, 'response.json', 'usage.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [PA] },
   { name: 'outcome_other_key_fail', from: 'go_verified', threat: 'V7: outcome.json names another attempt key, resealed', mutate: (d, s) => { editJson(d, 'outcome.json', o => { o.attempt_key = readJson<{ attempt_key: string }>(s.rejected.dir, 'admission.json').attempt_key }); reseal(d, 'outcome.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', exclusive: false },
   { name: 'dispatch_other_url_fail', from: 'go_verified', threat: 'V7: dispatch.json names another endpoint (and key helper), resealed', mutate: d => { editJson(d, 'dispatch.json', x => { x.url = 'https://provider.example/v1/responses'; x.token_command_sha256 = 'f'.repeat(64) }); reseal(d, 'dispatch.json') }, expect: 'ATTEMPT_BINDING_MISMATCH' },
   { name: 'baseline_other_attempt_fail', from: 'go_verified', threat: 'V7: baseline.json and its events from another attempt, resealed', mutate: (d, s) => { for (const f of ['baseline.json', 'baseline.events.ndjson']) cpSync(join(s.rejected.dir, f), join(d, f)); reseal(d, 'baseline.json', 'baseline.events.ndjson') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [TV] },
@@ -467,6 +489,8 @@ const FIXTURES: CorpusFixture[] = [
     threat: 'proposal.json summary rewritten, gate.json proposal_sha256 recomputed, both resealed',
     mutate: d => { setCause(d, 'Add has a wrong operator.'); editJson(d, 'gate.json', g => { g.proposal_sha256 = sha256Hex(readFileSync(join(d, 'proposal.json'))) }); reseal(d, 'proposal.json', 'gate.json') },
     expect: D,
+    // proposal.json is no longer the proposal response.json holds.
+    alsoFires: [PA],
   },
   {
     name: 'receipt_validation_block_fail',
@@ -492,11 +516,24 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'stated_limits_hooks_line_fail', from: 'interrupted', threat: 'a receipt made with test hooks that states the no-hooks line', mutate: d => editReceipt(d, r => { r.stated_limits = r.stated_limits.map(l => l.startsWith('Test hooks were enabled') ? 'Test hooks were not enabled: deadlines used the wall clock.' : l) }), expect: 'STATED_LIMITS_MISMATCH', allowTestHooks: true },
 ]
 
+/** usage.json's input_tokens set to 1 (and, with `inResponse`, the server's own report in response.json). */
+function forgeInputTokens (d: string, inResponse: boolean): void {
+  editJson(d, 'usage.json', u => { u.input_tokens = 1; u.total_tokens = 1 + (u.output_tokens as number) })
+  if (!inResponse) return
+  editJson(d, 'response.json', r => {
+    const body = JSON.parse(r.body as string) as { usage: { input_tokens: number, output_tokens: number, total_tokens: number } }
+    body.usage.input_tokens = 1
+    body.usage.total_tokens = 1 + body.usage.output_tokens
+    r.body = JSON.stringify(body)
+  })
+}
+
 /** outcome.json relabelled and resealed, with receipt.json's copy of the outcome to match. */
-function relabel (d: string, o: { outcome: string, step: string, code: string }): void {
-  editJson(d, 'outcome.json', x => { x.outcome = o.outcome; x.step = o.step; x.reason = { code: o.code, message: 'relabelled' }; delete x.retryable })
+function relabel (d: string, o: { outcome: string, step: string, code: string, retryable?: boolean }): void {
+  const retryable = o.retryable === undefined ? {} : { retryable: o.retryable }
+  editJson(d, 'outcome.json', x => { x.outcome = o.outcome; x.step = o.step; x.reason = { code: o.code, message: 'relabelled' }; delete x.retryable; Object.assign(x, retryable) })
   reseal(d, 'outcome.json')
-  editReceipt(d, r => { r.outcome = { outcome: o.outcome as never, step: o.step as never, code: o.code } })
+  editReceipt(d, r => { r.outcome = { outcome: o.outcome as never, step: o.step as never, code: o.code, ...retryable } })
 }
 
 // The corpus: one copy per fixture under one root, kept until the file ends.

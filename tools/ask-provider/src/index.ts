@@ -10,7 +10,8 @@
 //     or a prompt over max_input_bytes → rejected);
 //   request.json (the exact body) → provider.ca_file, every certificate parsed → token from
 //     the pinned helper → dispatch.json, durable →
-//     the one POST → response.json (redacted) → usage.json → proposal.json →
+//     the one POST → response.json (redacted) → usage.json → proposal.json (what the answer
+//     decides: core's decideAnswer, which readback reruns on response.json) →
 //     validation/summary.json (the return contract, before any edit is looked at).
 // A failure after admission is a terminal outcome (provider_error, rejected, timed_out);
 // exit 0 means a proposal whose summary passed is ready for gate-patch.
@@ -20,21 +21,18 @@
 
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import type { CheckRecord, Proposal, ProviderResponse, ProviderUsage } from '@repairline/schemas'
+import type { CheckRecord, ProviderResponse } from '@repairline/schemas'
 import {
-  EXIT, TREE_MANIFEST, TREE_TAR, checkBaseUrl, ensureDir, faultPoint, finishAttempt, isToolError, loadAttempt, loadRenderInputs,
-  openStep, openTreeReader, parseJsonBytes, parseJsonText, printableLine, readCaFile, readFileNoFollow, readJsonFile, redactJson, redactText, renderAttempt, renderedFiles,
-  renderSummaryText, resolveAttemptPath, responsesUrl, schemaErrors, secretPattern, sha256Hex, toolError, validateText, validationPassed, writeFileAtomic, writeJsonAtomic,
+  EXIT, TREE_MANIFEST, TREE_TAR, checkBaseUrl, decideAnswer, jsonDepth, MAX_JSON_DEPTH, usageRecord, ensureDir, faultPoint, finishAttempt, isToolError, loadAttempt, loadRenderInputs,
+  openStep, openTreeReader, parseJsonBytes, printableLine, readCaFile, readFileNoFollow, readJsonFile, redactJson, redactText, renderAttempt, renderedFiles,
+  renderSummaryText, resolveAttemptPath, responsesUrl, secretPattern, sha256Hex, toolError, validateText, validationPassed, writeFileAtomic, writeJsonAtomic,
   type Attempt, type DecidedOutcome, type Rendered, type SecretPattern, type ToolIo, type ToolResult,
 } from '@repairline/core'
 import { callResponses, type HttpResponse } from './client.ts'
 import { DEFAULT_LIMITS, type ProviderLimits } from './limits.ts'
-import { classifyStatus } from './rules/classify-status.ts'
 import { disableCoreDumps } from './rules/core-dumps.ts'
 import { errorSummary } from './rules/error-body.ts'
 import { assertNoHostileEnvironment } from './rules/hostile-environment.ts'
-import { jsonDepth, MAX_JSON_DEPTH } from './rules/json-depth.ts'
-import { parseAnswer, type ServerReport } from './rules/parse-response.ts'
 import { readToken } from './rules/token-helper.ts'
 
 export interface AskOptions {
@@ -179,28 +177,19 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
   const res = result.response
   const { body: redactedBody, redactions } = keep(res, true)
   const contentType = res.headers['content-type']
-  const cls = classifyStatus(res.status)
-  if (cls.kind === 'error') {
-    const where = cls.code === 'PROVIDER_REDIRECT' ? ` to ${printableLine(redactText(res.headers.location ?? '(no location)', pattern).value, 300)} (never followed)` : ''
-    const what = cls.code === 'PROVIDER_RESPONSE_INVALID' ? ' is not an HTTP status' : ''
-    return end({ outcome: 'provider_error', retryable: cls.retryable, code: cls.code, message: `HTTP ${res.status}${what}${where}: ${errorSummary(redactedBody, contentType)}` })
+  // The decision readback makes again from response.json; only the token checks are ours alone.
+  const decision = decideAnswer({ status: res.status, contentType, body: redactedBody, utf8: isUtf8(res.body), redactions }, body.max_output_tokens, {
+    inText: text => redactText(text, pattern).count > 0,
+    inValue: value => redactJson(value, pattern).count > 0,
+  })
+  if (decision.kind === 'status') {
+    const where = decision.code === 'PROVIDER_REDIRECT' ? ` to ${printableLine(redactText(res.headers.location ?? '(no location)', pattern).value, 300)} (never followed)` : ''
+    const what = decision.code === 'PROVIDER_RESPONSE_INVALID' ? ' is not an HTTP status' : ''
+    return end({ outcome: 'provider_error', retryable: decision.retryable, code: decision.code, message: `HTTP ${res.status}${what}${where}: ${errorSummary(redactedBody, contentType)}` })
   }
-
-  const parsed = parseAnswer(redactedBody, contentType, body.max_output_tokens)
-  writeJsonAtomic('usage', join(dir, 'usage.json'), usageRecord(attempt, body.model, body.max_output_tokens, parsed.report), w)
-  if (!parsed.ok) return end({ outcome: 'provider_error', retryable: parsed.retryable, code: parsed.code, message: parsed.message })
-  // An answer that echoed the token anywhere is never used, redacted or not: in the body
-  // (redacted above), across two output_text parts, or behind the answer's own JSON escapes.
-  const echoed = (where: string): DecidedOutcome => ({ outcome: 'provider_error', retryable: false, code: 'PROVIDER_ECHOED_TOKEN', message: `the answer echoed the provider token (${where}); it is never used` })
-  if (redactions > 0) return end(echoed(`${redactions} encoded form${redactions === 1 ? '' : 's'}, redacted in response.json`))
-  if (redactText(parsed.text, pattern).count > 0) return end(echoed('in the joined output_text'))
-
-  const json = parseJsonText(parsed.text)
-  if (!json.ok) return end({ outcome: 'provider_error', retryable: false, code: 'PROPOSAL_INVALID', message: `the answer is not strict JSON (truncated, or prose from a server that ignored text.format): ${printableLine(json.message, 200)}` })
-  if (redactJson(json.value, pattern).count > 0) return end(echoed('in a string of the proposal'))
-  const errs = schemaErrors('proposal', json.value)
-  if (errs.length > 0) return end({ outcome: 'provider_error', retryable: false, code: 'PROPOSAL_INVALID', message: `the answer breaks the proposal schema: ${printableLine(errs.slice(0, 5).join('; '), 600)}` })
-  const proposal = json.value as Proposal
+  writeJsonAtomic('usage', join(dir, 'usage.json'), usageRecord(attempt.key, body.model, body.max_output_tokens, admission.route.estimated_cost_usd, decision.report), w)
+  if (decision.kind === 'refused') return end({ outcome: 'provider_error', retryable: decision.retryable, code: decision.code, message: decision.message })
+  const { proposal, report } = decision
   writeJsonAtomic('proposal', join(dir, 'proposal.json'), proposal, w)
 
   const summary = validateText('summary_validation', { task: admission.task_register, prompt: admission.prompt_register }, renderSummaryText(proposal.summary))
@@ -208,7 +197,7 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
   if (!validationPassed(summary)) {
     return end({ outcome: 'rejected', code: 'SUMMARY_CONTRACT_FAILED', message: `proposal.summary broke the return contract: ${summary.findings.slice(0, 3).map(f => `${f.rule} line ${f.line}: ${f.detail}`).join('; ')}` })
   }
-  say(io, `HTTP ${res.status} from model ${parsed.report.model ?? '(unreported)'}: a proposal with ${proposal.edits.length} edit${proposal.edits.length === 1 ? '' : 's'}; its summary passes ${summary.checker.name} v${summary.checker.version}${summary.status === 'not_applicable' ? ' (not applicable)' : ''}`)
+  say(io, `HTTP ${res.status} from model ${report.model ?? '(unreported)'}: a proposal with ${proposal.edits.length} edit${proposal.edits.length === 1 ? '' : 's'}; its summary passes ${summary.checker.name} v${summary.checker.version}${summary.status === 'not_applicable' ? ' (not applicable)' : ''}`)
   return { exit: EXIT.OK }
 }
 
@@ -257,25 +246,6 @@ function isUtf8 (b: Buffer): boolean {
     return true
   } catch {
     return false
-  }
-}
-
-function usageRecord (attempt: Attempt, model: string, maxOutputTokens: number, report: ServerReport): ProviderUsage {
-  const t = report.tokens
-  return {
-    v: 1,
-    attempt_key: attempt.key,
-    requested_model: model,
-    server_model: report.model,
-    max_output_tokens: maxOutputTokens,
-    tokens_reported: t !== null,
-    input_tokens: t?.input ?? null,
-    output_tokens: t?.output ?? null,
-    total_tokens: t?.total ?? null,
-    reasoning_tokens: t?.reasoning ?? null,
-    cached_tokens: t?.cached ?? null,
-    estimated_cost_usd: attempt.admission.route.estimated_cost_usd,
-    ...(report.cost === null ? {} : { measured_cost_usd: report.cost }),
   }
 }
 

@@ -4,10 +4,8 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { classifyStatus } from '../src/rules/classify-status.ts'
+import { classifyStatus, isJsonMediaType, jsonDepth, MAX_JSON_DEPTH, parseAnswer } from '@repairline/core'
 import { errorSummary } from '../src/rules/error-body.ts'
-import { jsonDepth, MAX_JSON_DEPTH } from '../src/rules/json-depth.ts'
-import { isJsonMediaType, parseAnswer } from '../src/rules/parse-response.ts'
 import { assertNoHostileEnvironment, HOSTILE_VARIABLES } from '../src/rules/hostile-environment.ts'
 import { completedBody, GO_FIX_PROPOSAL, QUIRKS } from '../../../test/helpers/responses-server.ts'
 import { lenientResponseSchema, openaiExamples } from '../../../test/helpers/openai.ts'

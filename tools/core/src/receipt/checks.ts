@@ -10,7 +10,7 @@
 
 
 import { join } from 'node:path'
-import type { Admission, Case, ExecutionConfig, Receipt, OutcomeFile, Proposal, RegisterManifest, RoutingPolicy, TreeManifest, ValidationRecord } from '@repairline/schemas'
+import type { Admission, Case, ExecutionConfig, Receipt, OutcomeFile, Proposal, ProviderResponse, RegisterManifest, RoutingPolicy, TreeManifest, ValidationRecord } from '@repairline/schemas'
 import { attemptKey, caseInputSha256, resolveRoute, resolvePromptRegister, resolveTaskRegister } from '../admission.ts'
 import { jcs, jcsSha256, sha256Hex } from '../digest.ts'
 import { loadAttempt } from '../attempt-dir.ts'
@@ -20,6 +20,7 @@ import { INTERNAL_TEXT_CHECKER, renderSummaryText, validateText, validationPasse
 import { loadRenderInputs, renderAttempt, renderedFiles } from '../prompt/index.ts'
 import { openTreeReader, verifyTreeArchive } from '../tree-archive/index.ts'
 import { isToolError } from '../errors.ts'
+import { decideAnswer, retainedAnswer, usageRecord } from '../provider/answer.ts'
 import type { Findings } from './readback.ts'
 import { commandMisalignment } from './command-alignment.ts'
 import { commandOf, validationOf } from './seal.ts'
@@ -143,6 +144,45 @@ function checkTree (c: CheckContext): void {
     c.findings.add('TREE_ARCHIVE_MISMATCH', e.message, e.code === 'FILE_INVALID' ? 'tree-manifest.json' : 'tree.tar')
   }
 }
+
+/**
+ * The answer decided again from response.json (core's decideAnswer, which ask-provider used):
+ * usage.json must be what its server report gives, proposal.json the proposal it holds, and
+ * an outcome ask-provider decided after a complete answer the one it gives. Two of
+ * ask-provider's refusals need the token, which readback never holds (the token split across
+ * output_text parts, or escaped inside the proposal's own strings): PROVIDER_ECHOED_TOKEN
+ * beside an answer that otherwise holds a proposal is taken as recorded.
+ */
+function checkProviderAnswer (c: CheckContext): void {
+  const { docs, files, findings: f, admission, outcome } = c
+  const response = docs.get('response.json') as ProviderResponse | undefined
+  const request = docs.get('request.json') as { model: string, max_output_tokens: number } | undefined
+  if (response === undefined || request === undefined) return
+  const usage = docs.get('usage.json')
+  const proposal = docs.get('proposal.json')
+  if (!response.body_complete) {
+    // The call failed mid-body: nothing was decided from it.
+    for (const file of ['usage.json', 'proposal.json']) if (files.has(file)) f.add(CODE_ANSWER, `${file} exists, but response.json holds no complete answer to take it from`, file)
+    return
+  }
+  const d = decideAnswer(retainedAnswer(response), request.max_output_tokens)
+  if (d.kind === 'status') {
+    if (files.has('usage.json')) f.add(CODE_ANSWER, `usage.json exists, but HTTP ${response.http_status} is no answer (${d.code})`, 'usage.json')
+  } else if (usage !== undefined && !same(usage, usageRecord(admission.attempt_key, request.model, request.max_output_tokens, admission.route.estimated_cost_usd, d.report))) {
+    f.add(CODE_ANSWER, 'usage.json is not what response.json reports (server model, token counts, cost)', 'usage.json')
+  }
+  if (proposal !== undefined && (d.kind !== 'proposal' || !same(proposal, d.proposal))) {
+    f.add(CODE_ANSWER, d.kind === 'proposal' ? 'proposal.json is not the proposal response.json holds' : `proposal.json exists, but response.json gives ${d.code}`, 'proposal.json')
+  }
+  if (outcome?.step !== 'ask-provider' || outcome.outcome === 'timed_out' || outcome.outcome === 'interrupted' || outcome.reason.code === 'DISPATCH_INTERRUPTED') return
+  const want = d.kind === 'proposal' ? undefined : { code: d.code, retryable: d.retryable }
+  const ok = want === undefined
+    ? (outcome.outcome === 'rejected' && outcome.reason.code === 'SUMMARY_CONTRACT_FAILED') || (outcome.outcome === 'provider_error' && outcome.reason.code === 'PROVIDER_ECHOED_TOKEN')
+    : outcome.outcome === 'provider_error' && outcome.reason.code === want.code && outcome.retryable === want.retryable
+  if (!ok) f.add('OUTCOME_MISMATCH', `ask-provider decided ${outcome.outcome} ${outcome.reason.code}, but response.json gives ${want === undefined ? 'a proposal' : `provider_error ${want.code} (retryable: ${String(want.retryable)})`}`, 'outcome.json')
+}
+
+const CODE_ANSWER = 'PROVIDER_ANSWER_MISMATCH'
 
 /** Validation records: current checker, and the same verdict on the same bytes today. */
 function checkValidations (c: CheckContext): void {
@@ -347,6 +387,7 @@ const CHECKS: ReadonlyArray<[string, (c: CheckContext) => void | Promise<void>]>
   ['DIGEST_MISMATCH', checkInnerDigests],
   ['TREE_ARCHIVE_MISMATCH', checkTree],
   ['TEST_VERDICT_MISMATCH', checkTestVerdicts],
+  ['PROVIDER_ANSWER_MISMATCH', checkProviderAnswer],
   ['VALIDATION_MISMATCH', checkValidations],
   ['RERENDER_MISMATCH', checkRendered],
   ['GATE_MISMATCH', checkGate],

@@ -20,7 +20,8 @@
 // A charset other than UTF-8 and a completed status beside an error object are refused. The answer is their output_text parts joined with ''.
 // The server-reported model and usage are returned whatever the verdict (usage.json).
 
-import { parseJsonBytes, printableLine } from '@repairline/core'
+import { parseJsonBytes } from '../json.ts'
+import { printableLine } from '../printable-line.ts'
 import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.ts'
 
 export interface ServerReport {
