@@ -202,11 +202,11 @@ function startSpool (sourceRoot: string, files: ReadonlyArray<{ oid: string, siz
 
 /**
  * cat-file's request (820 KB for 20,000 ids) in an unnamed file in the first of `dirs` that
- * takes it (/dev/shm keeps it in memory), or undefined when none does (it is then piped). A pipe holds 64 KiB, and
- * this process refills it only when its event loop turns, which it does not while it checks
- * the rules or reads a run of records: measured on the 20,000-file bench commit, git waited
- * for its input and its part took ~520 ms instead of ~380. Never the attempt's filesystem:
- * its space is for the spool and the archive.
+ * takes it (/dev/shm keeps it in memory), or undefined when none does (it is then piped). A
+ * pipe holds 64 KiB, and this process refills it only when its event loop turns, which it
+ * does not while it checks the rules or reads a run of records: measured on the 20,000-file
+ * bench commit, git waited for its input and its part took ~520 ms instead of ~380. Never the
+ * attempt's filesystem: its space is for the spool and the archive.
  */
 function requestFile (request: Buffer, dirs: readonly string[]): number | undefined {
   for (const dir of dirs) {
