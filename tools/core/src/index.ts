@@ -43,7 +43,9 @@ export * from './sandbox/index.ts'
 export * from './runners/index.ts'
 export * from './printable-line.ts'
 export * from './redact.ts'
+// `export *`, not named re-exports: with those esbuild's splitting put the file validators in
+// a chunk every tool imported at start-up (test/contracts/startup-imports.test.ts).
 export * from './provider/answer.ts'
-export { classifyStatus, type StatusClass } from './provider/classify-status.ts'
-export { jsonDepth, MAX_JSON_DEPTH } from './provider/json-depth.ts'
-export { isJsonMediaType, parseAnswer, type ParsedAnswer, type ServerReport } from './provider/parse-response.ts'
+export * from './provider/classify-status.ts'
+export * from './provider/json-depth.ts'
+export * from './provider/parse-response.ts'
