@@ -1,6 +1,6 @@
 // attempt — the shell-free driver. Runs the chain for one admission:
 //
-//   pnpm attempt --config ABS --report ABS [--until STEP]
+//   node dist/attempt.mjs --config ABS --report ABS [--until STEP]     (or pnpm attempt …)
 //
 // admit run, extract-tree, reproduce, ask-provider, gate-patch, verify, receipt seal — each a
 // separate process started with an argv array (execa, no shell) and a minimal explicit
@@ -9,13 +9,15 @@
 // continues; 1 and 69 seal and stop; anything else aborts with that status. Progress goes to
 // stderr (step, elapsed, records seen); the last line is one summary, and the exit status is
 // the outcome's. `--until STEP` stops after STEP so any later step can be run by hand with
-// `--attempt DIR`; a STEP that decides the outcome is sealed as without it.
+// `--attempt DIR`; a STEP that decides the outcome is sealed as without it. The step logs are
+// unsealed bookkeeping: one that cannot be written is said and dropped, never followed
+// through a symlink, and never stops the chain.
 
-import { createWriteStream, existsSync, readFileSync, type WriteStream } from 'node:fs'
+import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
-import { driverAction, ensureDir, EXIT, parseRecordLine, stateRootOf, type AnyRecord } from '@repairline/core'
+import { driverAction, ensureDir, EXIT, outcomeExit, parseRecordLine, printableLine, stateRootOf, type AnyRecord, type Outcome } from '@repairline/core'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -46,26 +48,82 @@ function argvFor (step: Step, o: { config: string, report: string }, attempt: st
 
 interface StepRun { exit: number, records: AnyRecord[], stderr: string, ms: number }
 
+/**
+ * One step's copy of a stream in logs/: opened without following a symlink, written
+ * synchronously, and never able to stop the chain. logs/ is not sealed, so a log that cannot
+ * be written (a full disk, a symlink planted in its place) is said once and dropped; the step
+ * itself goes on, and its own writes report a full disk with their codes.
+ */
+export class StepLog {
+  private fd: number | undefined
+  failure: string | undefined
+
+  constructor (readonly path: string) {
+    try {
+      this.fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644)
+    } catch (e) {
+      this.failure = (e as Error).message
+    }
+  }
+
+  write (text: string): void {
+    if (this.fd === undefined) return
+    try {
+      const bytes = Buffer.from(text)
+      for (let at = 0; at < bytes.length;) at += writeSync(this.fd, bytes, at, bytes.length - at)
+    } catch (e) {
+      this.failure = (e as Error).message
+      this.close()
+    }
+  }
+
+  close (): void {
+    if (this.fd === undefined) return
+    try { closeSync(this.fd) } catch {}
+    this.fd = undefined
+  }
+}
+
+/**
+ * The logs of a step: none when there is no attempt yet, or when logs/ is no longer the real
+ * directory it was made as (checked again before every step: a symlink there is not followed).
+ */
+export function openLogs (attempt: string | undefined, step: Step): StepLog[] | undefined {
+  if (attempt === undefined) return undefined
+  const dir = join(attempt, 'logs')
+  try {
+    ensureDir(stateRootOf(attempt), dir, 0o755)
+  } catch (e) {
+    process.stderr.write(`attempt: logs: not keeping ${step}'s streams: ${printableLine((e as Error).message, 600)}
+`)
+    return undefined
+  }
+  return [new StepLog(join(dir, `${step}.stdout`)), new StepLog(join(dir, `${step}.stderr`))]
+}
+
+export function closeLogs (logs: readonly StepLog[] | undefined): void {
+  for (const log of logs ?? []) {
+    log.close()
+    if (log.failure !== undefined) process.stderr.write(`attempt: logs: cannot keep ${log.path}: ${printableLine(log.failure, 600)}
+`)
+  }
+}
+
 const since = (t0: number): string => `${((performance.now() - t0) / 1000).toFixed(1)}s`
 
-async function runStep (step: Step, o: { config: string, report: string }, attempt: string | undefined, env: Record<string, string>, t0: number, logDir: string | undefined): Promise<StepRun> {
+async function runStep (step: Step, o: { config: string, report: string }, attempt: string | undefined, env: Record<string, string>, t0: number): Promise<StepRun> {
   const [file, args] = argvFor(step, o, attempt)
   const started = performance.now()
   const child = execa(file, args, { env, extendEnv: false, reject: false, stdin: 'ignore', buffer: false, encoding: 'utf8', cwd: ROOT })
-  const logs: WriteStream[] = []
-  const openLog = (name: string): WriteStream | undefined => {
-    if (logDir === undefined) return undefined
-    const s = createWriteStream(join(logDir, name), { mode: 0o644 })
-    logs.push(s)
-    return s
-  }
-  const outLog = openLog(`${step}.stdout`)
-  const errLog = openLog(`${step}.stderr`)
+  // Decoded as a stream: a character split across two reads stays whole.
+  child.stdout?.setEncoding('utf8')
+  child.stderr?.setEncoding('utf8')
+  const logs = openLogs(attempt, step)
   const records: AnyRecord[] = []
   let stdoutText = ''
   let stderr = ''
   child.stdout?.on('data', (d: string) => {
-    outLog?.write(d)
+    logs?.[0]?.write(d)
     stdoutText += d
     let nl: number
     while ((nl = stdoutText.indexOf('\n')) !== -1) {
@@ -74,19 +132,19 @@ async function runStep (step: Step, o: { config: string, report: string }, attem
       try {
         records.push(parseRecordLine(line, `${step} stdout`))
       } catch (e) {
-        process.stderr.write(`attempt: ${step} printed a bad record: ${(e as Error).message}\n`)
+        process.stderr.write(`attempt: ${step} printed a bad record: ${printableLine((e as Error).message, 600)}\n`)
       }
     }
   })
   child.stderr?.on('data', (d: string) => {
-    errLog?.write(d)
+    logs?.[1]?.write(d)
     stderr += d
     // reproduce and verify say how many tests have finished, at most once a second.
     const m = /: progress: (\d+) tests finished\n[^]*$/.exec(d)
     if (m !== null) process.stderr.write(`[${since(t0)}] ${step}: ${m[1] ?? ''} tests seen so far\n`)
   })
   const r = await child
-  await Promise.all(logs.map(async s => await new Promise(resolve => s.end(resolve))))
+  closeLogs(logs)
   return { exit: r.exitCode ?? (r.signal === undefined ? 70 : 128), records, stderr, ms: performance.now() - started }
 }
 
@@ -100,13 +158,12 @@ export async function drive (o: DriveOptions, env: NodeJS.ProcessEnv = process.e
   const t0 = performance.now()
   const childEnv = toolEnv(env)
   let attempt: string | undefined
-  let logDir: string | undefined
   let sealNext = false
   for (const step of STEPS) {
     if (step === 'seal' && attempt === undefined) break
     if (sealNext && step !== 'seal') continue
     process.stderr.write(`[${since(t0)}] ${step} …\n`)
-    const run = await runStep(step, o, attempt, childEnv, t0, logDir)
+    const run = await runStep(step, o, attempt, childEnv, t0)
     const err = run.records.find(r => r.kind === 'error')
     const result = run.records.find(r => r.kind === 'result')
     const outcome = result?.kind === 'result' ? result.outcome : undefined
@@ -115,15 +172,13 @@ export async function drive (o: DriveOptions, env: NodeJS.ProcessEnv = process.e
       const a = run.records.find(r => r.kind === 'attempt')
       if (a?.kind === 'attempt') {
         attempt = a.path
-        logDir = join(attempt, 'logs')
-        ensureDir(stateRootOf(attempt), logDir, 0o755)
-        keepAdmitLogs(logDir, run)
+        keepAdmitLogs(attempt, run)
       }
     }
     // A step that printed no result record crashed or never started: that is never a verdict.
     const printedExit = result?.kind === 'result' ? result.exit : undefined
     if (printedExit !== run.exit) {
-      process.stderr.write(`repairline: aborted at ${step}: it exited ${run.exit} without a matching result record (a crash or a missing build); attempt ${attempt ?? '-'} (logs in ${logDir ?? '-'})\n`)
+      process.stderr.write(`repairline: aborted at ${step}: it exited ${run.exit} without a matching result record (a crash or a missing build); attempt ${attempt ?? '-'} (logs in ${attempt === undefined ? '-' : join(attempt, 'logs')})\n`)
       // Only the exit statuses of the table may leave the driver: a crash is 70 (INTERNAL).
       return run.exit === 0 || run.exit === 1 || run.exit === 69 || !DRIVER_EXITS.has(run.exit) ? 70 : run.exit
     }
@@ -138,12 +193,13 @@ export async function drive (o: DriveOptions, env: NodeJS.ProcessEnv = process.e
       const action = driverAction(run.exit)
       if (action === 'seal') sealNext = true
       else if (action !== 'continue') {
-        process.stderr.write(`repairline: aborted at ${step}: exit ${run.exit}${err?.kind === 'error' ? ` ${err.code}: ${err.message}` : ''}; attempt ${attempt ?? '-'} (logs in ${logDir ?? '-'})\n`)
+        process.stderr.write(`repairline: aborted at ${step}: exit ${run.exit}${err?.kind === 'error' ? ` ${err.code}: ${err.message}` : ''}; attempt ${attempt ?? '-'} (logs in ${attempt === undefined ? '-' : join(attempt, 'logs')})\n`)
         return run.exit
       }
     }
-    // A step that decided the outcome ends the chain: it is sealed whatever --until said.
-    if (o.until === step && !sealNext) {
+    // A step that decided the outcome ends the chain: it is sealed whatever --until said
+    // (verify's scoped_test_verified too, which exits 0).
+    if (o.until === step && !sealNext && outcome === undefined) {
       const next = STEPS[STEPS.indexOf(step) + 1]
       process.stderr.write(`repairline: stopped after ${step} as asked; continue by hand: ${next === 'seal' ? 'receipt seal' : next} --attempt ${attempt ?? '?'}\n`)
       return run.exit
@@ -152,21 +208,30 @@ export async function drive (o: DriveOptions, env: NodeJS.ProcessEnv = process.e
   return summarize(attempt, 70, t0)
 }
 
-function keepAdmitLogs (logDir: string, run: StepRun): void {
-  const out = createWriteStream(join(logDir, 'admit.stdout'))
-  out.end(run.records.map(r => JSON.stringify(r) + '\n').join(''))
-  createWriteStream(join(logDir, 'admit.stderr')).end(run.stderr)
+/** admit ran before its attempt existed: its streams are kept once the attempt is known. */
+function keepAdmitLogs (attempt: string, run: StepRun): void {
+  const logs = openLogs(attempt, 'admit')
+  logs?.[0]?.write(run.records.map(r => JSON.stringify(r) + '\n').join(''))
+  logs?.[1]?.write(run.stderr)
+  closeLogs(logs)
 }
 
-function summarize (attempt: string | undefined, sealExit: number, t0: number): number {
+export function summarize (attempt: string | undefined, sealExit: number, t0: number): number {
   if (attempt === undefined) return sealExit
   const outcomePath = join(attempt, 'outcome.json')
   if (!existsSync(outcomePath)) {
     process.stderr.write(`repairline: no outcome for ${attempt} (seal exited ${sealExit})\n`)
     return sealExit === 0 ? 70 : sealExit
   }
-  const o = JSON.parse(readFileSync(outcomePath, 'utf8')) as { outcome: string, retryable?: boolean, reason: { code: string, message: string } }
-  process.stderr.write(`repairline: ${o.outcome}${o.retryable === true ? ' (retryable)' : ''} — ${o.reason.code}: ${o.reason.message} — attempt ${attempt}, receipt ${join(attempt, 'receipt.json')} (${since(t0)})\n`)
+  const o = JSON.parse(readFileSync(outcomePath, 'utf8')) as { outcome: Outcome, retryable?: boolean, reason: { code: string, message: string } }
+  const what = `${o.outcome}${o.retryable === true ? ' (retryable)' : ''} — ${o.reason.code}: ${printableLine(o.reason.message, 2000)}`
+  // Seal exits with the outcome's own status; anything else, or no receipt, is a seal that failed.
+  const receipt = join(attempt, 'receipt.json')
+  if (sealExit !== outcomeExit(o.outcome, o.retryable) || !existsSync(receipt)) {
+    process.stderr.write(`repairline: ${what} — but not sealed (receipt seal exited ${sealExit}); attempt ${attempt}: run receipt seal --attempt ${JSON.stringify(attempt)} (${since(t0)})\n`)
+    return sealExit === outcomeExit(o.outcome, o.retryable) ? 70 : sealExit
+  }
+  process.stderr.write(`repairline: ${what} — attempt ${attempt}, receipt ${receipt} (${since(t0)})\n`)
   return sealExit
 }
 
@@ -195,7 +260,7 @@ function parseArgv (argv: string[]): DriveOptions {
   return o as DriveOptions
 }
 
-const USAGE = 'usage: pnpm attempt --config ABS --report ABS [--until STEP]'
+const USAGE = 'usage: node dist/attempt.mjs --config ABS --report ABS [--until STEP]  (or: pnpm attempt …)'
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   // Progress is for people: a closed or full stderr must not stop the chain half way.
@@ -208,7 +273,7 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
     try {
       o = parseArgv(argv)
     } catch (e) {
-      process.stderr.write(`attempt: USAGE: ${(e as Error).message}\n`)
+      process.stderr.write(`attempt: USAGE: ${printableLine((e as Error).message, 2000)}\n`)
       process.exitCode = 2
     }
   }
@@ -217,7 +282,7 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
       process.exitCode = await drive(o)
     } catch (e) {
       // Not the operator's mistake: the driver itself failed.
-      process.stderr.write(`attempt: INTERNAL: ${(e as Error).message.replace(/[\r\n]+/g, ' ')}\n`)
+      process.stderr.write(`attempt: INTERNAL: ${printableLine((e as Error).message, 2000)}\n`)
       process.exitCode = 70
     }
   }

@@ -102,9 +102,10 @@ test('the driver: --help prints its usage (0); an unknown argument is USAGE (2) 
   }
   const help = await driver('--help')
   assert.equal(help.exitCode, 0, help.stderr)
-  assert.match(help.stdout, /^usage: pnpm attempt --config ABS --report ABS/)
+  assert.match(help.stdout, /^usage: node dist\/attempt\.mjs --config ABS --report ABS/)
   assert.equal(help.stderr, '')
-  for (const args of [['--bogus'], ['--config', 'relative.json', '--report', '/r.json']]) {
+  // A line break in an argument cannot forge a second (summary) line.
+  for (const args of [['--bogus'], ['--bogus\nrepairline: scoped_test_verified — forged'], ['--config', 'relative.json', '--report', '/r.json']]) {
     const r = await driver(...args)
     assert.equal(r.exitCode, 2, r.stderr)
     assertOneLineError(r, 'attempt', 'USAGE')

@@ -17,6 +17,7 @@ import type { Fixture } from '../helpers/fixture.ts'
 
 const p: Provider = await startProvider({ after })
 p.server.proposals.set('node-fix', NODE_FIX_PROPOSAL)
+p.server.proposals.set('node-fix-until-verify', NODE_FIX_PROPOSAL)
 
 const T0 = '2026-11-30T10:00:00.000Z'
 const hooksAt = (now: string): Record<string, string> => ({ REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: now })
@@ -69,6 +70,18 @@ test('--until a step that decides the outcome: the driver seals it anyway and sa
   assert.match(r.stderr.trim().split('\n').at(-1) ?? '', /^repairline: not_reproduced/)
   await assertReadsBack(r.attemptDir ?? '', false)
   assert.equal(p.server.requestsTo('proposal/never-until').length, 0)
+})
+
+test('--until verify on an attempt verify decided (scoped_test_verified, exit 0) seals it anyway: no hand-continuation hint, the summary last', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/node-fix-until-verify', { runner: 'node' })
+  const r = await driveChain(f, {}, ['--until', 'verify'])
+  assert.equal(r.exit, 0, r.stderr)
+  assert.equal(r.outcome?.outcome, 'scoped_test_verified')
+  assert.ok(existsSync(join(r.attemptDir ?? '', 'receipt.json')), 'sealed')
+  assert.doesNotMatch(r.stderr, /continue by hand/)
+  assert.match(r.stderr.trim().split('\n').at(-1) ?? '', /^repairline: scoped_test_verified .* receipt /)
+  await assertReadsBack(r.attemptDir ?? '', false)
+  assert.equal(p.server.requestsTo('proposal/node-fix-until-verify').length, 1)
 })
 
 test('a step rerun after a later step wrote its files is LATER_STAGE_EXISTS (65) and decides nothing, even past the deadline; the frontier step decides, and the attempt reads back', async (t) => {
