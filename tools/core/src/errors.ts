@@ -72,6 +72,7 @@ export const ERROR_CODES = {
   RESOURCES_LOW: { exit: EXIT.TEMP, summary: 'available memory or free disk is below the 2 GiB floor' },
   // test runs that say nothing about the code (reproduce and verify end them as fault)
   TOOLCHAIN_UNSUPPORTED: { exit: EXIT.NO, summary: 'the tree needs a newer Go than the local toolchain can read' },
+  GO_REPLACE_OUTSIDE_TREE: { exit: EXIT.NO, summary: 'a go.mod replaces a module with a directory outside the tree, which the sandbox does not show' },
   TESTS_NOT_RUN: { exit: EXIT.NO, summary: 'the test command ran zero tests' },
   EVENTS_EXIT_MISMATCH: { exit: EXIT.NO, summary: 'the exit code and the test events disagree' },
   RESOURCE_LIMIT_HIT: { exit: EXIT.NO, summary: 'the run hit the memory or tasks limit' },

@@ -127,6 +127,29 @@ test('go: a go.mod the local Go cannot read is a fault that names the Go it need
   writeFileSync(join(dir, 'done'), '')
 })
 
+test('go: a go.mod replace with a directory outside the tree is a fault that says so, and nothing runs; one inside the tree runs', async t => {
+  const dir = sandboxTemp(t)
+  const scratch = makeTree(dir, 'scratch', {})
+  const lib = { 'lib/go.mod': 'module example.com/lib\n\ngo 1.19\n', 'lib/lib.go': 'package lib\n\nfunc One() int { return 1 }\n' }
+  for (const [name, replace] of [
+    ['parent', 'replace example.com/lib => ../lib // beside the checkout'],
+    ['absolute', 'replace example.com/lib v0.0.0 => /srv/lib'],
+    ['block', 'replace (\n\texample.com/other => ./other\n\t"example.com/lib" => "./lib/../../lib"\n)'],
+  ] as const) {
+    const tree = makeTree(dir, name, { ...strip(GO_FILES), 'go.mod': `module example.com/calc\n\ngo 1.19\n\nrequire example.com/lib v0.0.0\n\n${replace}\n` })
+    const r = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 60_000, limits: SANDBOX_LIMITS, hostGoCache: null })
+    assert.equal(r.fault?.code, 'GO_REPLACE_OUTSIDE_TREE', name)
+    assert.match(r.fault?.message ?? '', /^go\.mod replaces example\.com\/lib with \S+, a directory outside the tree: the sandbox shows only the tree/, name)
+    assert.equal(r.sandbox, undefined, 'nothing ran')
+  }
+  // Positive control: the same module replaced by a directory inside the tree runs.
+  const tree = makeTree(dir, 'inside', { ...strip(GO_FILES), ...lib, 'go.mod': 'module example.com/calc\n\ngo 1.19\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ./lib\n' })
+  const r = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 60_000, limits: TEST_LIMITS, hostGoCache: null })
+  assert.equal(r.fault, undefined, JSON.stringify(r.fault))
+  assert.deepEqual(r.summary.failing, ['example.com/calc::TestAdd'])
+  writeFileSync(join(dir, 'done'), '')
+})
+
 test('go.mod directives are read with a trailing // comment, as go reads them; a go 1.21.0 or toolchain line behind one is still found', t => {
   assert.equal(goModDirective('module example.com/calc // Deprecated: use example.com/calc2\n\ngo 1.19\n', 'module'), 'example.com/calc')
   assert.equal(goModDirective('module "example.com/calc"\t// quoted\r\ngo 1.19\r\n', 'module'), 'example.com/calc')

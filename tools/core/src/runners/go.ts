@@ -9,7 +9,7 @@
 // local toolchain that it can read is left to the toolchain.
 
 import { chownSync, copyFileSync, linkSync, lstatSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, posix } from 'node:path'
 import type { Env } from '../hooks.ts'
 
 /** Where the private GOCACHE copy is mounted (read-write) inside the sandbox. */
@@ -76,12 +76,7 @@ export function goModDirective (text: string, keyword: 'module' | 'go' | 'toolch
 export function goModUnreadable (tree: string, testPackages: readonly string[], localVersion: string): string | undefined {
   const local = versionParts(localVersion)
   if (!versionLess(local, [1, 21])) return undefined
-  const dirs = new Set<string>([''])
-  for (const p of testPackages) {
-    const parts = p.replace(/^\.\/?/, '').split('/').filter(x => x !== '')
-    for (let i = 1; i <= parts.length; i++) dirs.add(parts.slice(0, i).join('/'))
-  }
-  for (const d of [...dirs].sort()) {
+  for (const d of goModDirs(testPackages)) {
     const file = join(tree, d, 'go.mod')
     let text: string
     try { text = readFileSync(file, 'utf8') } catch { continue }
@@ -98,6 +93,63 @@ export function goModUnreadable (tree: string, testPackages: readonly string[], 
   }
   return undefined
 }
+
+/**
+ * A `replace` in a go.mod on the way to a test package whose replacement is a directory
+ * outside the tree (an absolute path, or a relative one that climbs above the tree's root),
+ * or undefined. The sandbox shows the tree and nothing beside it: go would not find the
+ * directory, and the run would say nothing about the case.
+ */
+export function goModReplacesOutside (tree: string, testPackages: readonly string[]): string | undefined {
+  for (const d of goModDirs(testPackages)) {
+    let text: string
+    try { text = readFileSync(join(tree, d, 'go.mod'), 'utf8') } catch { continue }
+    const rel = d === '' ? 'go.mod' : `${d}/go.mod`
+    for (const r of goModReplacements(text)) {
+      // Only a path is a directory: go reads `./x`, `../x` and absolute paths so (go.mod reference).
+      if (!r.to.startsWith('./') && !r.to.startsWith('../') && !r.to.startsWith('/')) continue
+      const resolved = posix.normalize(posix.join(d === '' ? '.' : d, r.to))
+      if (r.to.startsWith('/') || resolved === '..' || resolved.startsWith('../')) {
+        return `${rel} replaces ${r.from} with ${r.to}, a directory outside the tree: the sandbox shows only the tree (vendor the module, or replace it with a directory inside the tree)`
+      }
+    }
+  }
+  return undefined
+}
+
+/** The go.mod files go reads for the test packages: the root's and those on the way down. */
+function goModDirs (testPackages: readonly string[]): string[] {
+  const dirs = new Set<string>([''])
+  for (const p of testPackages) {
+    const parts = p.replace(/^\.\/?/, '').split('/').filter(x => x !== '')
+    for (let i = 1; i <= parts.length; i++) dirs.add(parts.slice(0, i).join('/'))
+  }
+  return [...dirs].sort()
+}
+
+/** The `replace` directives of a go.mod, one-line and in blocks: `old [v] => new [v]`. */
+export function goModReplacements (text: string): Array<{ from: string, to: string }> {
+  const out: Array<{ from: string, to: string }> = []
+  let inBlock = false
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\/\/.*$/, '').trim()
+    let spec: string | undefined
+    if (inBlock) {
+      if (line === ')') { inBlock = false; continue }
+      spec = line
+    } else if (/^replace[ \t]*\($/.test(line)) {
+      inBlock = true
+      continue
+    } else if (/^replace[ \t]/.test(line)) {
+      spec = line.slice('replace'.length)
+    }
+    const m = spec === undefined ? null : /^\s*("[^"]*"|\S+)(?:\s+\S+)?\s*=>\s*("[^"]*"|\S+)/.exec(spec)
+    if (m !== null) out.push({ from: unquote(m[1] ?? ''), to: unquote(m[2] ?? '') })
+  }
+  return out
+}
+
+const unquote = (s: string): string => (s.startsWith('"') && s.endsWith('"') && s.length >= 2 ? s.slice(1, -1) : s)
 
 /** The host's build cache, as `go env GOCACHE` would find it from this environment. */
 export function hostGoCache (env: Env): string | undefined {

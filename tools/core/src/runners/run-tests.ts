@@ -16,7 +16,7 @@ import { runSandbox, type PlacedSandbox, type SandboxRunReport } from '../sandbo
 import { SANDBOX_GID, SANDBOX_UID, euid, goInstall, nodeInstall } from '../sandbox/host.ts'
 import { GO_ADDRESS_SPACE_BYTES, SANDBOX_LIMITS, type SandboxLimits } from '../sandbox/limits.ts'
 import type { SandboxMount } from '../sandbox/argv.ts'
-import { GO_CACHE_DEST, goCommand, goEnv, goModUnreadable, hostGoCache, prepareGoCache, type GoCacheCopy } from './go.ts'
+import { GO_CACHE_DEST, goCommand, goEnv, goModReplacesOutside, goModUnreadable, hostGoCache, prepareGoCache, type GoCacheCopy } from './go.ts'
 import { ProgressCounter } from './progress.ts'
 import { NODE_REPORTER_DEST, NodeEventNormalizer, nodeCommand, nodeEnv, writeNodeReporter } from './node.ts'
 
@@ -141,6 +141,10 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
     const unreadable = goModUnreadable(spec.tree, spec.testPackages, go.version)
     if (unreadable !== undefined) {
       return { runner: 'go', toolchain, command, events: [], summary: emptySummary(), fault: { code: 'TOOLCHAIN_UNSUPPORTED', message: unreadable }, timedOut: false, stderrTail: '' }
+    }
+    const outside = goModReplacesOutside(spec.tree, spec.testPackages)
+    if (outside !== undefined) {
+      return { runner: 'go', toolchain, command, events: [], summary: emptySummary(), fault: { code: 'GO_REPLACE_OUTSIDE_TREE', message: outside }, timedOut: false, stderrTail: '' }
     }
     systemDirs.push(go.goroot)
     limits = { ...base, addressSpaceBytes: base.addressSpaceBytes ?? GO_ADDRESS_SPACE_BYTES }

@@ -27,7 +27,8 @@ export interface OwnRunVerdict { fault?: RunVerdictFault, timedOut: boolean }
 
 /** The own verdict of a recorded run, from its sandbox report and the summary of its events. */
 export function recordedRunVerdict (record: RunRecordView, summary: TestSummary): OwnRunVerdict {
-  if (record.run === undefined) return { fault: { code: 'TOOLCHAIN_UNSUPPORTED', message: 'the run was refused before the sandbox started' }, timedOut: false }
+  // Refused before the sandbox started, from the tree's go.mod files: one of the two refusals.
+  if (record.run === undefined) return { fault: { code: record.fault?.code === 'GO_REPLACE_OUTSIDE_TREE' ? 'GO_REPLACE_OUTSIDE_TREE' : 'TOOLCHAIN_UNSUPPORTED', message: 'the run was refused before the sandbox started' }, timedOut: false }
   const fault = decideFault(record.run, summary)
   return { ...(fault === undefined ? {} : { fault }), timedOut: stoppedAtDeadline(record.run) }
 }

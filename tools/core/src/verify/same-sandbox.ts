@@ -23,6 +23,8 @@ export interface RunRecordView {
   command?: readonly string[]
   reporter_sha256?: string
   run?: SandboxRun
+  /** The recorded fault (its code names which refusal stopped a run that never started). */
+  fault?: { code: string }
 }
 
 /** A TestRun as the record reproduce or verify writes of it would show it. */
