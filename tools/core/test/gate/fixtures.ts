@@ -221,3 +221,63 @@ export const ACCEPTED: GateCase[] = [
   { name: 'two-allowed-files', why: 'edits to two allowed files, one of them executable (mode kept)', baseline: GO_BASELINE, edits: [go('return a - b', 'return a + b'), go('return 1', 'return 2', 'run.go')], fails: [] },
   { name: 'existing-framing-string-kept', why: 'a literal already in the baseline may stay when the code around it changes', baseline: { ...GO_BASELINE, files: { ...GO_BASELINE.files, 'calc.go': { text: GO_CALC.replace('"n=%d"', '"--- PASS n=%d"') } } }, edits: [go('return a - b', 'return a + b')], fails: [] },
 ]
+
+// ---- JavaScript: implicit calls, rebinding, export surface, heritage and directives ----
+// Its own block (pushed onto REJECTED and ACCEPTED below) so it merges apart from the Go cases.
+
+/** A CommonJS file: sloppy mode, module.exports, an existing toString and then. */
+export const CJS_CALC = `const util = require('node:util')
+
+function add (a, b) {
+  return a - b
+}
+
+function describe (n) {
+  return util.format('n=%d', n)
+}
+
+function later (n) {
+  return Promise.resolve(n).then(add)
+}
+
+function hex (n) {
+  let out = ''
+  for (let i = 0; i <= n; i++) {
+    out += i.toString(16)
+  }
+  return out
+}
+
+class Base {}
+
+class Counter extends Base {
+  count = 0
+
+  inc (by = 1) {
+    'use strict'
+    this.count += by
+    return this.count
+  }
+}
+
+module.exports = { add, describe, later, hex, Counter }
+`
+
+export const CJS_BASELINE: Baseline = {
+  runner: 'node',
+  files: { 'package.json': { text: '{}\n' }, 'src/calc.cjs': { text: CJS_CALC } },
+  allowed: ['src/calc.cjs'],
+}
+
+const cjs = (search: string, replace: string): GateEdit => ({ path: 'src/calc.cjs', search, replace })
+
+const JS_REJECTED: GateCase[] = [
+  { name: 'proposal-cjs-octal-framing', why: "a legacy octal escape spells framing in a sloppy file ('\\55-- PASS' prints --- PASS)", baseline: CJS_BASELINE, edits: [cjs("'n=%d'", "'\\55-- PASS: TestAdd n=%d'")], fails: ['no-test-framing'] },
+  { name: 'proposal-cjs-octal-tap', why: "'\\157k 1' prints ok 1 (TAP)", baseline: CJS_BASELINE, edits: [cjs("'n=%d'", "'\\157k 1 n=%d'")], fails: ['no-test-framing'] },
+]
+
+const JS_ACCEPTED: GateCase[] = [
+]
+
+REJECTED.push(...JS_REJECTED)
+ACCEPTED.push(...JS_ACCEPTED)

@@ -121,6 +121,10 @@ test('framing: every pattern is found; near misses are not', () => {
 test('literal values are decoded before matching: go escapes, raw strings, JS escapes and template substitutions', async () => {
   assert.equal(decodeGo('ok  \\t\\x41\\101\\u00e9\\U0001F600\\"\\\\'), 'ok  \tAA\u00e9\u{1F600}"\\')
   assert.equal(decodeJs('\\x20\\u0041\\u{1F600}\\n\\q\\\n'), ' A\u{1F600}\nq')
+  // Legacy octal escapes, as a sloppy-mode (.cjs) file reads them: up to three digits from \0-\3, two from \4-\7.
+  assert.equal(decodeJs('\\55-- PASS'), '--- PASS')
+  assert.equal(decodeJs('\\157k 1'), 'ok 1')
+  assert.equal(decodeJs('\\0x\\08\\377\\400\\8\\9'), '\0x\u00008\u00ff\u00200\u0038\u0039')
   const go = await parseSource('go', 'package a\n\nvar a = "x\\ty"\nvar b = `r\r\naw`\n')
   assert.deepEqual(stringsOf(go), ['x\ty', 'r\naw'])
   const js = await parseSource('javascript', "const a = 'x\\ty'; const b = `ok ${n} - ${'q'}\\n`\n")

@@ -6,6 +6,7 @@
 // not checked: they print nothing. Literals already in the baseline may stay.
 
 import { checkStructure } from '../syntax/compare.ts'
+import { decodeJsString } from '../syntax/js-string.ts'
 import { descendants, textOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import type { GateContext, RuleOutcome } from '../types.ts'
 
@@ -70,18 +71,8 @@ export function decodeGo (body: string): string {
   })
 }
 
-const SIMPLE_JS: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', 0: '\0' }
-
-/** The value of a JavaScript string literal's or template fragment's body. */
-export function decodeJs (body: string): string {
-  return body.replace(/\\(?:u\{([0-9a-fA-F]+)\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(\r\n|[\n\r\u2028\u2029])|([\s\S]))/g, (_m, cp: string | undefined, u: string | undefined, x: string | undefined, nl: string | undefined, c: string | undefined) => {
-    if (cp !== undefined) { const v = parseInt(cp, 16); return v <= 0x10ffff ? String.fromCodePoint(v) : '' }
-    if (u !== undefined) return String.fromCharCode(parseInt(u, 16))
-    if (x !== undefined) return String.fromCharCode(parseInt(x, 16))
-    if (nl !== undefined) return ''
-    return SIMPLE_JS[c as string] ?? (c as string)
-  })
-}
+/** The value of a JavaScript string literal's or template fragment's body (legacy octal escapes included). */
+export const decodeJs = decodeJsString
 
 export function checkNoTestFraming (ctx: GateContext): RuleOutcome {
   return checkStructure(ctx, {
