@@ -269,14 +269,31 @@ export const CJS_BASELINE: Baseline = {
   allowed: ['src/calc.cjs'],
 }
 
+/** JS_CALC with one ordinary call in double: the audit's baseline for the Function-constructor attack. */
+export const JS_ROUND_BASELINE: Baseline = { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CALC.replace('  return n * 2\n', '  return Math.round(n * 2)\n') } } }
+
 const cjs = (search: string, replace: string): GateEdit => ({ path: 'src/calc.cjs', search, replace })
 
 const JS_REJECTED: GateCase[] = [
   { name: 'proposal-cjs-octal-framing', why: "a legacy octal escape spells framing in a sloppy file ('\\55-- PASS' prints --- PASS)", baseline: CJS_BASELINE, edits: [cjs("'n=%d'", "'\\55-- PASS: TestAdd n=%d'")], fails: ['no-test-framing'] },
   { name: 'proposal-cjs-octal-tap', why: "'\\157k 1' prints ok 1 (TAP)", baseline: CJS_BASELINE, edits: [cjs("'n=%d'", "'\\157k 1 n=%d'")], fails: ['no-test-framing'] },
+  { name: 'proposal-js-function-ctor-through-existing-callee', why: 'the audit attack: a.constructor.constructor is Function, bound to the existing callee Math.round, and run through valueOf; the callee text is unchanged and no new identifier is used', baseline: JS_ROUND_BASELINE, edits: [js('  return Math.round(n * 2)\n', '  return n * 2\n'), js('  return a - b\n', "  Math.round = a.constructor.constructor\n  return +{ valueOf: Math.round('var a, b; return process.exit(0)') } || a - b\n")], fails: ['names-preserved'] },
+  { name: 'proposal-js-function-ctor-moved-callee', why: 'the same through Math.min, moved inside clamp', baseline: JS_BASELINE, edits: [js('  return Math.min(n, LIMIT)\n', "  Math.min = n.constructor.constructor\n  return +{ valueOf: Math.min('process.exit(0)') }\n")], fails: ['names-preserved'] },
+  { name: 'proposal-js-constructor-by-string-subscript', why: "a['constructor'] spells the property as a string", baseline: JS_BASELINE, edits: [js('return a - b', "return a['constructor']['constructor'] && a + b")], fails: ['names-preserved'] },
+  { name: 'proposal-js-constructor-by-template-subscript', why: 'a template without substitutions is a string too, escapes decoded', baseline: JS_BASELINE, edits: [js('return a - b', 'return a[`constr\\u0075ctor`] && a + b')], fails: ['names-preserved'] },
+  { name: 'proposal-js-then-as-string-key', why: "{ 'then': f } makes a thenable that await calls", baseline: JS_BASELINE, edits: [js('return a - b', "return { 'then': double } && a + b")], fails: ['names-preserved'] },
+  { name: 'proposal-js-tostring-coerces-existing-function', why: '`${{ toString: clamp }}` at top level calls clamp at load with no call expression', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = `${{ toString: clamp }}`\n')], fails: ['names-preserved'] },
+  { name: 'proposal-js-to-primitive-key', why: 'Symbol.toPrimitive in a file that already uses Symbol', baseline: { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CALC.replace('  return n * 2\n', '  return n * 2 + Symbol.length\n') } } }, edits: [js('return a - b', 'return { [Symbol.toPrimitive]: add } && a + b')], fails: ['names-preserved'] },
+  { name: 'proposal-js-bind-existing-function', why: 'bind retargets what an existing function is called with', baseline: JS_BASELINE, edits: [js('return a - b', 'return add.bind && a + b')], fails: ['names-preserved'] },
 ]
 
 const JS_ACCEPTED: GateCase[] = [
+  { name: 'cjs-fix-beside-existing-tostring-and-then', why: 'a file that already uses toString and then may be fixed around them', baseline: CJS_BASELINE, edits: [cjs('for (let i = 0; i <= n; i++) {', 'for (let i = 0; i < n; i++) {'), cjs('return Promise.resolve(n).then(add)', 'return Promise.resolve(n).then(describe)')], fails: [] },
+  { name: 'cjs-fix-moves-existing-tostring-argument', why: 'an existing toString call may change its argument', baseline: CJS_BASELINE, edits: [cjs('out += i.toString(16)', 'out += i.toString(10)')], fails: [] },
+  { name: 'cjs-operator-change', why: 'the fix itself', baseline: CJS_BASELINE, edits: [cjs('return a - b', 'return a + b')], fails: [] },
+  { name: 'js-off-by-one', why: 'a bound changed by one', baseline: JS_BASELINE, edits: [js('return Math.min(n, LIMIT)', 'return Math.min(n, LIMIT - 1)')], fails: [] },
+  { name: 'js-fix-in-class-method', why: 'an existing member assignment changed inside a method', baseline: JS_BASELINE, edits: [js('      this.count = 0\n', '      this.count = by\n')], fails: [] },
+  { name: 'cjs-fix-in-strict-method', why: "a method with a 'use strict' directive keeps it", baseline: CJS_BASELINE, edits: [cjs('this.count += by', 'this.count -= by')], fails: [] },
 ]
 
 REJECTED.push(...JS_REJECTED)

@@ -7,11 +7,22 @@
 // scoped_test_verified). Every such channel needs a name the file never used (process,
 // Symbol, globalThis, Reflect, …): a fix that needs a new name is broader than local, and is
 // rejected for review. Names are identifiers, including shorthand properties ({ process });
-// property names after a dot or as object keys are not. The languages' own constants are
-// exempt (go: true, false, nil, iota; JavaScript: undefined, NaN, Infinity). A go package
-// clause is a name too, so a file cannot move to another package.
+// property names after a dot or as object keys are not, except the ones below. The languages'
+// own constants are exempt (go: true, false, nil, iota; JavaScript: undefined, NaN,
+// Infinity). A go package clause is a name too, so a file cannot move to another package.
+//
+// JavaScript also reaches code through property names alone: `a.constructor.constructor` is
+// the Function constructor, `{ valueOf: f }`, `{ then: f }` and `{ [Symbol.toPrimitive]: f }`
+// make the engine call an existing function with no call expression, `call`/`apply`/`bind`
+// and `__proto__`/`prototype`/`setPrototypeOf` rebind what a call reaches. So in a JavaScript
+// file every use of a REACHING name is counted — as an identifier, a property (`a.then`), a
+// key or method name (`{ valueOf: f }`, `get toString ()`), a destructuring key, or a string or
+// template without substitutions that spells it (`a['constructor']`, `{ 'then': f }`), escapes
+// decoded — and a use added is rejected. Uses already in the baseline may stay or move, so a
+// file that already calls `n.toString(16)` can still be fixed around it.
 
 import { checkStructure } from '../syntax/compare.ts'
+import { literalKey } from '../syntax/member-path.ts'
 import { descendants, textOf, type SyntaxTree } from '../syntax/parse.ts'
 import type { GateContext, RuleOutcome } from '../types.ts'
 
@@ -24,6 +35,24 @@ const CONSTANTS = {
   go: new Set(['true', 'false', 'nil', 'iota', '_']),
   javascript: new Set(['undefined', 'NaN', 'Infinity']),
 } as const
+
+/**
+ * JavaScript names that reach code or rebind what a call reaches: the Function constructor
+ * and eval, the methods the engine calls implicitly (coercion, thenables, well-known
+ * symbols, JSON, stack formatting), the function-object methods that call or rebind, and
+ * the reflection and prototype surface.
+ */
+export const REACHING_NAMES: ReadonlySet<string> = new Set([
+  'constructor', 'prototype', '__proto__', 'eval', 'Function', 'AsyncFunction', 'GeneratorFunction', 'Reflect', 'Proxy', 'globalThis',
+  'valueOf', 'toString', 'toLocaleString', 'toJSON', 'then', 'toPrimitive', 'hasInstance', 'toStringTag', 'iterator', 'asyncIterator', 'species', 'unscopables',
+  'call', 'apply', 'bind', 'caller', 'callee', 'arguments',
+  'defineProperty', 'defineProperties', 'getPrototypeOf', 'setPrototypeOf', 'getOwnPropertyDescriptor', 'getOwnPropertyDescriptors',
+  '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__', 'prepareStackTrace',
+])
+
+const PROPERTY_NODES = new Set(['identifier', 'property_identifier', 'shorthand_property_identifier', 'shorthand_property_identifier_pattern', 'string', 'template_string'])
+
+const SEP = '\u0000'
 
 /** The distinct names a file uses, sorted. */
 export function namesOf (tree: SyntaxTree): string[] {
@@ -38,6 +67,27 @@ export function namesOf (tree: SyntaxTree): string[] {
   return [...names].sort()
 }
 
+/** Every use of a reaching name in a JavaScript file, one entry per use. */
+export function reachingUsesOf (tree: SyntaxTree): string[] {
+  if (tree.grammar !== 'javascript') return []
+  const out: string[] = []
+  for (const n of descendants(tree.root)) {
+    if (!PROPERTY_NODES.has(n.type)) continue
+    const name = n.type === 'string' || n.type === 'template_string' ? literalKey(tree, n) : textOf(tree, n)
+    if (name !== undefined && REACHING_NAMES.has(name)) out.push(name)
+  }
+  return out
+}
+
+/** The file's distinct names, then one entry per use of a reaching name (`SEP` marks those). */
+function namesAndUses (tree: SyntaxTree): string[] {
+  return [...namesOf(tree), ...reachingUsesOf(tree).map(u => `${SEP}${u}`)]
+}
+
+function show (e: string): string {
+  return e.startsWith(SEP) ? `use of ${e.slice(1)} (reaches code or rebinds a call)` : `name ${e}`
+}
+
 export function checkNamesPreserved (ctx: GateContext): RuleOutcome {
-  return checkStructure(ctx, { what: 'names', extract: namesOf, direction: 'added', show: name => `name ${name}` })
+  return checkStructure(ctx, { what: 'names', extract: namesAndUses, direction: 'added', show })
 }
