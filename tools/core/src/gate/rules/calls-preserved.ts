@@ -5,10 +5,20 @@
 //   `new <callee>`, and tagged templates by their tag.
 // Arguments may change (a changed string in an existing call passes); a call may not be
 // added, removed or pointed at another callee.
+//
+// A JavaScript call also changes callee when what its callee text names is rebound, so in a
+// JavaScript file these may not be added either (counted per file, before and after):
+//   - an assignment whose target is a callee of the file (`Math.round = …`, `fn ||= …`,
+//     `fn++`, `[fn] = …`, `({ x: obj.fn } = …)`, `for (fn of …)`, `delete obj.fn`), the
+//     target and callees compared as access paths (`a.b`, `a?.b` and `a['b']` are one path;
+//     a computed `a[k]` matches any property). Since the callees themselves must not change,
+//     the file's callees before and after are the same set;
+//   - a `with` statement, which rebinds every name in its body.
 
 import { checkStructure } from '../syntax/compare.ts'
-import { descendants, field, tokensOf, type SyntaxTree } from '../syntax/parse.ts'
-import type { GateContext, RuleOutcome } from '../types.ts'
+import { memberPath, samePath } from '../syntax/member-path.ts'
+import { descendants, field, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
+import { fail, type GateContext, type RuleOutcome } from '../types.ts'
 
 /** Every call of a file by callee text. */
 export function callsOf (tree: SyntaxTree): string[] {
@@ -38,6 +48,67 @@ export function callsOf (tree: SyntaxTree): string[] {
   return out
 }
 
+/** The access paths a JavaScript file calls: call expressions, `new` and tagged templates. */
+function calleePaths (tree: SyntaxTree): string[][] {
+  const out: string[][] = []
+  for (const n of descendants(tree.root)) {
+    const callee = n.type === 'call_expression' ? field(n, 'function') : n.type === 'new_expression' ? field(n, 'constructor') : undefined
+    if (callee !== undefined) out.push(memberPath(tree, callee))
+  }
+  return out
+}
+
+/** The targets a pattern or left-hand side assigns (destructuring unfolded). */
+function assignedTargets (n: SyntaxNode | undefined): SyntaxNode[] {
+  if (n === undefined) return []
+  switch (n.type) {
+    case 'object_pattern':
+    case 'array_pattern':
+      return n.children.filter(c => c.named).flatMap(c => assignedTargets(c))
+    case 'pair_pattern': return assignedTargets(field(n, 'value'))
+    case 'assignment_pattern':
+    case 'object_assignment_pattern':
+      return assignedTargets(field(n, 'left'))
+    case 'rest_pattern': return n.children.filter(c => c.named).flatMap(c => assignedTargets(c))
+    case 'parenthesized_expression': return n.children.filter(c => c.named).flatMap(c => assignedTargets(c))
+    default: return [n]
+  }
+}
+
+/** Every rebinding of a callee in a JavaScript file (`rebinding <path>`), and every `with` statement. */
+export function rebindingsOf (tree: SyntaxTree): string[] {
+  if (tree.grammar !== 'javascript') return []
+  const callees = calleePaths(tree)
+  const out: string[] = []
+  const target = (t: SyntaxNode, how: string): void => {
+    const path = memberPath(tree, t)
+    if (callees.some(c => samePath(c, path))) out.push(`${how} of callee ${path.join('.')}`)
+  }
+  for (const n of descendants(tree.root)) {
+    switch (n.type) {
+      case 'assignment_expression':
+      case 'augmented_assignment_expression':
+        for (const t of assignedTargets(field(n, 'left'))) target(t, 'assignment')
+        break
+      case 'update_expression': { const arg = field(n, 'argument'); if (arg !== undefined) target(arg, 'update') } break
+      case 'unary_expression': {
+        const arg = field(n, 'argument')
+        if (arg !== undefined && n.children.some(c => !c.named && textOf(tree, c) === 'delete')) target(arg, 'delete')
+        break
+      }
+      case 'for_in_statement':
+        if (!n.children.some(c => !c.named && ['var', 'let', 'const'].includes(textOf(tree, c)))) for (const t of assignedTargets(field(n, 'left'))) target(t, 'loop assignment')
+        break
+      case 'with_statement': out.push('with statement'); break
+    }
+  }
+  return out
+}
+
 export function checkCallsPreserved (ctx: GateContext): RuleOutcome {
-  return checkStructure(ctx, { what: 'calls', extract: callsOf, direction: 'both', show: c => `call ${c.length > 120 ? `${c.slice(0, 120)}…` : c}` })
+  const calls = checkStructure(ctx, { what: 'calls', extract: callsOf, direction: 'both', show: c => `call ${c.length > 120 ? `${c.slice(0, 120)}…` : c}` })
+  const rebound = checkStructure(ctx, { what: 'rebindings', extract: rebindingsOf, direction: 'added', show: r => r.length > 120 ? `${r.slice(0, 120)}…` : r })
+  if (rebound.status !== 'fail') return calls
+  if (calls.status !== 'fail') return rebound
+  return fail(`${calls.detail}; ${rebound.detail}`, [...calls.findings, ...rebound.findings])
 }
