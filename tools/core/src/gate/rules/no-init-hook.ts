@@ -1,19 +1,28 @@
 // no-init-hook: no code is added that runs when the package or module loads (or that takes
 // over a test binary).
 //   go: `func init`, `func TestMain`, and a package-level var whose initializer calls;
-//   JavaScript: top-level expression statements that call (`new` and tagged templates
-//   count), top-level var/let/const whose initializer calls, `export default` of a call,
-//   class static blocks, and static class fields whose initializer calls.
-// Hooks are compared as a multiset, so an existing hook may keep changing its arguments.
+//   JavaScript: every top-level expression statement (one that calls is keyed by its
+//   callees, any other by its text: coercion, `await` of a thenable and accessors run code
+//   with no call expression), every other top-level statement that runs at load (if, for,
+//   while, do, switch, try, throw, blocks, labels), every top-level `await` (also inside a
+//   declaration or `for await`), top-level var/let/const whose initializer calls, `export
+//   default` of a call, class static blocks, and static class fields whose initializer calls.
+// Hooks are compared as a multiset, so an existing hook may keep changing its arguments (an
+// existing call statement its arguments, an existing top-level `if` or loop its body).
 
 import { checkStructure } from '../syntax/compare.ts'
-import { descendants, field, fields, textOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
+import { descendants, field, fields, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import { patternNames } from './declarations-preserved.ts'
 import { callsOf } from './calls-preserved.ts'
 import type { GateContext, RuleOutcome } from '../types.ts'
 
 const GO_CALLS = new Set(['call_expression'])
 const JS_CALLS = new Set(['call_expression', 'new_expression'])
+
+/** Top-level JavaScript statements, other than declarations and expressions, that run code at load. */
+const LOAD_STATEMENTS = new Set(['if_statement', 'for_statement', 'for_in_statement', 'while_statement', 'do_statement', 'switch_statement', 'try_statement', 'throw_statement', 'statement_block', 'labeled_statement', 'with_statement'])
+
+const FUNCTION_BODIES = new Set(['function_declaration', 'generator_function_declaration', 'function_expression', 'generator_function', 'arrow_function', 'method_definition', 'class_body'])
 
 function calls (n: SyntaxNode | undefined, types: ReadonlySet<string>): boolean {
   if (n === undefined) return false
@@ -41,6 +50,10 @@ export function initHooksOf (tree: SyntaxTree): string[] {
     const top = stmt.type === 'export_statement' ? field(stmt, 'declaration') ?? stmt : stmt
     if (top.type === 'expression_statement' && calls(top, JS_CALLS)) {
       out.push(`top-level statement calling ${callsOf({ ...tree, root: top }).sort().join(', ')}`)
+    } else if (top.type === 'expression_statement') {
+      out.push(`top-level statement ${tokensOf(tree, top, ' ')}`)
+    } else if (LOAD_STATEMENTS.has(top.type)) {
+      out.push(`top-level ${top.type.replace(/_statement$/, '')} statement`)
     } else if (top.type === 'export_statement' && calls(field(top, 'value'), JS_CALLS)) {
       out.push(`export default calling ${callsOf({ ...tree, root: field(top, 'value') as SyntaxNode }).sort().join(', ')}`)
     } else if (top.type === 'lexical_declaration' || top.type === 'variable_declaration') {
@@ -50,12 +63,24 @@ export function initHooksOf (tree: SyntaxTree): string[] {
     }
   }
   for (const n of descendants(tree.root)) {
+    if ((n.type === 'await_expression' || (n.type === 'for_in_statement' && n.children.some(c => !c.named && textOf(tree, c) === 'await'))) && atTopLevel(n)) out.push('top-level await')
     if (n.type === 'class_static_block') out.push(`class static block in ${classOf(tree, n)}`)
     else if (n.type === 'field_definition' && n.children.some(c => !c.named && textOf(tree, c) === 'static') && calls(field(n, 'value'), JS_CALLS)) {
       out.push(`static field ${classOf(tree, n)}.${textOf(tree, field(n, 'property') ?? n)} initialized by a call`)
     }
   }
   return out
+}
+
+/** Whether a node runs at module load: no function, method or class body encloses it. */
+function atTopLevel (n: SyntaxNode): boolean {
+  for (let p = n.parent; p !== undefined; p = p.parent) if (FUNCTION_BODIES.has(p.type)) return false
+  return true
+}
+
+function clip (s: string): string {
+  const one = s.replace(/\s+/g, ' ')
+  return one.length > 120 ? `${one.slice(0, 120)}…` : one
 }
 
 function classOf (tree: SyntaxTree, n: SyntaxNode): string {
@@ -69,5 +94,5 @@ function classOf (tree: SyntaxTree, n: SyntaxNode): string {
 }
 
 export function checkNoInitHook (ctx: GateContext): RuleOutcome {
-  return checkStructure(ctx, { what: 'load-time hooks', extract: initHooksOf, direction: 'added', show: h => `init hook: ${h}` })
+  return checkStructure(ctx, { what: 'load-time hooks', extract: initHooksOf, direction: 'added', show: h => `init hook: ${clip(h)}` })
 }
