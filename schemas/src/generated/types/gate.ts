@@ -52,6 +52,7 @@ export interface GateReport {
     | 'parses'
     | 'imports-preserved'
     | 'declarations-preserved'
+    | 'exports-preserved'
     | 'signatures-preserved'
     | 'calls-preserved'
     | 'names-preserved'
@@ -61,8 +62,8 @@ export interface GateReport {
   /**
    * Every rule, in rule order.
    *
-   * @minItems 15
-   * @maxItems 15
+   * @minItems 16
+   * @maxItems 16
    */
   rules: GateRuleResult[]
   /**
@@ -107,6 +108,7 @@ export interface GateRuleResult {
     | 'parses'
     | 'imports-preserved'
     | 'declarations-preserved'
+    | 'exports-preserved'
     | 'signatures-preserved'
     | 'calls-preserved'
     | 'names-preserved'

@@ -25,6 +25,7 @@ export interface RuleRecord {
     | 'parses'
     | 'imports-preserved'
     | 'declarations-preserved'
+    | 'exports-preserved'
     | 'signatures-preserved'
     | 'calls-preserved'
     | 'names-preserved'

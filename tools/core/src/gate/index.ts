@@ -14,6 +14,7 @@ import { checkParses } from './rules/parses.ts'
 import { checkImportsPreserved } from './rules/imports-preserved.ts'
 import { checkNamesPreserved } from './rules/names-preserved.ts'
 import { checkDeclarationsPreserved } from './rules/declarations-preserved.ts'
+import { checkExportsPreserved } from './rules/exports-preserved.ts'
 import { checkSignaturesPreserved } from './rules/signatures-preserved.ts'
 import { checkCallsPreserved } from './rules/calls-preserved.ts'
 import { checkNoInitHook } from './rules/no-init-hook.ts'
@@ -29,6 +30,7 @@ export { grammarFor, parseSource, wasmPath, WASM_FILES, type SyntaxTree, type Sy
 export { diffMultisets } from './syntax/compare.ts'
 export { importsOf } from './rules/imports-preserved.ts'
 export { declarationsOf, showDeclaration } from './rules/declarations-preserved.ts'
+export { exportsOf } from './rules/exports-preserved.ts'
 export { signaturesOf } from './rules/signatures-preserved.ts'
 export { callsOf } from './rules/calls-preserved.ts'
 export { initHooksOf } from './rules/no-init-hook.ts'
@@ -52,6 +54,7 @@ export const GATE_RULES: readonly GateRule[] = [
   { id: 'parses', check: checkParses },
   { id: 'imports-preserved', check: checkImportsPreserved },
   { id: 'declarations-preserved', check: checkDeclarationsPreserved },
+  { id: 'exports-preserved', check: checkExportsPreserved },
   { id: 'signatures-preserved', check: checkSignaturesPreserved },
   { id: 'calls-preserved', check: checkCallsPreserved },
   { id: 'names-preserved', check: checkNamesPreserved },

@@ -16,6 +16,7 @@ export const RULE_IDS = [
   'parses',
   'imports-preserved',
   'declarations-preserved',
+  'exports-preserved',
   'signatures-preserved',
   'calls-preserved',
   'names-preserved',

@@ -296,6 +296,12 @@ const JS_REJECTED: GateCase[] = [
   { name: 'proposal-js-top-level-await-in-initializer', why: 'a top-level await suspends module loading; only the init-hook rule sees it', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = await 100\n')], fails: ['no-init-hook'] },
   { name: 'proposal-js-top-level-expression-without-call', why: 'a top-level statement runs at load even with no call in it', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = 100\n\nvoid LIMIT\n')], fails: ['no-init-hook'] },
   { name: 'proposal-js-top-level-loop', why: 'a top-level loop runs at load', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = 100\n\nwhile (LIMIT < 0) {}\n')], fails: ['no-init-hook'] },
+  { name: 'proposal-js-export-swap', why: 'add stops being exported and double is exported as add: every importer of add now calls double', baseline: JS_BASELINE, edits: [js('export function add (a, b) {', 'function add (a, b) {'), js('export class Counter {', 'export { double as add }\n\nexport class Counter {')], fails: ['exports-preserved'] },
+  { name: 'proposal-js-unexport', why: 'double stops being exported beside the fix', baseline: JS_BASELINE, edits: [js('export function double (n) {', 'function double (n) {'), js('return a - b', 'return a + b')], fails: ['exports-preserved'] },
+  { name: 'proposal-js-export-default-added', why: 'export default LIMIT adds an export', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = 100\nexport default LIMIT\n')], fails: ['exports-preserved'] },
+  { name: 'proposal-js-export-default-existing-class', why: 'export class Counter becomes export default class Counter', baseline: JS_BASELINE, edits: [js('export class Counter {', 'export default class Counter {')], fails: ['exports-preserved'] },
+  { name: 'proposal-cjs-module-exports-swap', why: 'module.exports = { add: describe, … } exports describe under the name add', baseline: CJS_BASELINE, edits: [cjs('module.exports = { add, describe,', 'module.exports = { add: describe, describe,')], fails: ['exports-preserved', 'no-init-hook'] },
+  { name: 'proposal-cjs-exports-property-added', why: 'an added module.exports.x = … exports another function under a tested name', baseline: CJS_BASELINE, edits: [cjs('  return util.format(\'n=%d\', n)\n', '  module.exports.add = hex\n  return util.format(\'n=%d\', n)\n')], fails: ['exports-preserved'] },
 ]
 
 const JS_ACCEPTED: GateCase[] = [

@@ -43,7 +43,7 @@ test('the rules that need a candidate are not_checked (not passed) when the edit
   const c = REJECTED.find(x => x.name === 'proposal-search-occurs-twice') as GateCase
   const r = await evaluate(c)
   const notChecked = r.rules.filter(x => x.status === 'not_checked').map(x => x.rule)
-  assert.deepEqual(notChecked, ['modes-unchanged', 'diff-size', 'parses', 'imports-preserved', 'declarations-preserved', 'signatures-preserved', 'calls-preserved', 'names-preserved', 'no-init-hook', 'no-test-framing'])
+  assert.deepEqual(notChecked, ['modes-unchanged', 'diff-size', 'parses', 'imports-preserved', 'declarations-preserved', 'exports-preserved', 'signatures-preserved', 'calls-preserved', 'names-preserved', 'no-init-hook', 'no-test-framing'])
   assert.equal(r.patch, undefined)
   assert.equal(r.changed, undefined)
 })
@@ -88,4 +88,8 @@ test('findings name what changed: the call, the declaration tuple, the signature
   assert.deepEqual(await find('proposal-adds-pass-string', 'no-test-framing'), ['calc.go: added literal "--- PASS: TestX n=%d" with test framing (--- PASS)'])
   assert.deepEqual(await find('proposal-adds-tap-template', 'no-test-framing'), ['src/calc.js: added literal "ok 1 - x" with test framing (ok <n>)'])
   assert.deepEqual(await find('proposal-adds-import', 'imports-preserved'), ['calc.go: added import "os"'])
+  assert.deepEqual(await find('proposal-js-export-swap', 'exports-preserved'), ['src/calc.js: added export add -> double', 'src/calc.js: removed export add -> function add'])
+  assert.deepEqual(await find('proposal-cjs-module-exports-swap', 'exports-preserved'), ['src/calc.cjs: added export (commonjs) module.exports.add -> describe', 'src/calc.cjs: removed export (commonjs) module.exports.add -> add'])
+  assert.deepEqual(await find('proposal-js-rebinds-existing-callee', 'calls-preserved'), ['src/calc.js: added assignment of callee Math.min'])
+  assert.deepEqual(await find('proposal-js-function-ctor-through-existing-callee', 'names-preserved'), ['src/calc.js: added use of constructor (reaches code or rebinds a call)', 'src/calc.js: added use of constructor (reaches code or rebinds a call)', 'src/calc.js: added use of valueOf (reaches code or rebinds a call)'])
 })
