@@ -2,10 +2,13 @@
 // types, as text (tokens, comments left out, so only whitespace may differ).
 //   go: functions (with type parameters), methods (with the receiver), function literals,
 //       interface methods, and each type definition's text;
-//   JavaScript: function declarations and expressions, arrow functions, generators, methods.
+//   JavaScript: function declarations and expressions, arrow functions, generators, methods
+//       (each with its body's directive prologue: an added or removed `'use strict'` changes
+//       how the body runs), every class's heritage (`extends X`, or none), and the file's
+//       own directive prologue.
 
 import { checkStructure } from '../syntax/compare.ts'
-import { descendants, field, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
+import { descendants, field, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import { scopeName, scopeOf, showScope } from '../syntax/scope.ts'
 import type { GateContext, RuleOutcome } from '../types.ts'
 
@@ -32,8 +35,28 @@ export function signaturesOf (tree: SyntaxTree): string[] {
     if (JS_FUNCS.has(n.type)) {
       const params = field(n, 'parameters') ?? field(n, 'parameter')
       const mods = n.children.filter(c => !c.named && ['async', '*', 'get', 'set', 'static'].includes(tree.source.slice(c.start, c.end))).map(c => tree.source.slice(c.start, c.end))
-      out.push([scopeOf(tree, n), scopeName(tree, n) ?? n.type, [...mods, t(params)].join(' ')].join(SEP))
+      const body = field(n, 'body')
+      out.push([scopeOf(tree, n), scopeName(tree, n) ?? n.type, [...mods, t(params), ...(body?.type === 'statement_block' ? directives(tree, body) : [])].join(' ')].join(SEP))
+    } else if (n.type === 'class_declaration' || n.type === 'class') {
+      const heritage = n.children.find(c => c.type === 'class_heritage')
+      out.push([scopeOf(tree, n), `class ${scopeName(tree, n) ?? n.type}`, heritage === undefined ? '(no heritage)' : t(heritage)].join(SEP))
     }
+  }
+  if (tree.grammar === 'javascript') {
+    const prologue = directives(tree, tree.root)
+    if (prologue.length > 0) out.push(['', '(file directives)', prologue.join(' ')].join(SEP))
+  }
+  return out
+}
+
+/** The directive prologue of a program or function body: its leading string statements, as written. */
+function directives (tree: SyntaxTree, body: SyntaxNode): string[] {
+  const out: string[] = []
+  for (const c of body.children) {
+    if (!c.named || c.type === 'comment' || c.type === 'hash_bang_line') continue
+    const only = c.type === 'expression_statement' ? c.children.filter(x => x.named && x.type !== 'comment') : []
+    if (only.length !== 1 || only[0]?.type !== 'string') break
+    out.push(textOf(tree, only[0]))
   }
   return out
 }
