@@ -114,7 +114,35 @@ test('rejected: a node proposal that forges the test runner\'s frames through im
   const gate = JSON.parse(readFileSync(join(dir, 'gate.json'), 'utf8')) as { rules: Array<{ rule: string, status: string, findings?: string[] }> }
   const failed = gate.rules.filter(x => x.status === 'fail')
   assert.deepEqual(failed.map(x => x.rule), ['names-preserved'])
-  assert.deepEqual(failed[0]?.findings, ['src/calc.js: added name Symbol', 'src/calc.js: added name process'])
+  const findings = failed[0]?.findings ?? []
+  for (const name of ['Symbol', 'process']) assert.ok(findings.includes(`src/calc.js: added name ${name}`), findings.join(' | '))
+  assert.ok(findings.includes('src/calc.js: added use of hasInstance (reaches code or rebinds a call)'), findings.join(' | '))
+  assert.equal(existsSync(join(dir, 'candidate.events.ndjson')), false)
+  await assertReadsBack(dir)
+})
+
+// Found by the gate audit: the same forged frames with no new identifier at all. The code is
+// a string given to the Function constructor, reached as a.constructor.constructor and bound
+// to an existing callee (Math.round, its one call moved), and the function it makes runs by
+// coercion (valueOf). The call multiset is unchanged, so before the reaching names and the
+// rebinding check it reached scoped_test_verified with a - b still in place.
+test('rejected: a node proposal that runs the forged frames through the Function constructor bound to an existing callee; no candidate run', async (t) => {
+  const calc = (NODE_FILES['src/calc.js'] as string).replace('  return n * 2\n', '  return Math.round(n * 2)\n')
+  const forged = (JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'proposals', 'node-forged-frames.edits.json'), 'utf8')) as Array<{ replace: string }>)[0]?.replace ?? ''
+  const body = `var a, b; return ${forged.slice('return '.length, -' && a - b'.length)}`
+  const edits = [
+    { path: 'src/calc.js', search: '  return Math.round(n * 2)\n', replace: '  return n * 2\n' },
+    { path: 'src/calc.js', search: '  return a - b\n', replace: `  Math.round = a.constructor.constructor\n  return +{ valueOf: Math.round(${JSON.stringify(body)}) } || a - b\n` },
+  ]
+  p.server.proposals.set('node-function-ctor', { ...NODE_FIX_PROPOSAL, edits })
+  const f = await chainFixture(t, p, 'proposal/node-function-ctor', { runner: 'node', files: { ...NODE_FILES, 'src/calc.js': calc } })
+  const r = await driveChain(f)
+  const dir = assertSealed(f, r, 1, 'rejected')
+  const gate = JSON.parse(readFileSync(join(dir, 'gate.json'), 'utf8')) as { rules: Array<{ rule: string, status: string, findings?: string[] }> }
+  const failed = gate.rules.filter(x => x.status === 'fail')
+  assert.deepEqual(failed.map(x => x.rule), ['calls-preserved', 'names-preserved'])
+  assert.deepEqual(failed[0]?.findings, ['src/calc.js: added assignment of callee Math.round'])
+  assert.ok(failed[1]?.findings?.includes('src/calc.js: added use of constructor (reaches code or rebinds a call)'))
   assert.equal(existsSync(join(dir, 'candidate.events.ndjson')), false)
   await assertReadsBack(dir)
 })
