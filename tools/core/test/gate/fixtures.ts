@@ -322,3 +322,20 @@ const JS_ACCEPTED: GateCase[] = [
 
 REJECTED.push(...JS_REJECTED)
 ACCEPTED.push(...JS_ACCEPTED)
+
+// ---- Nesting depth ------------------------------------------------------------------------
+// Trees deep enough to exhaust a recursive walk (parses). Appended here, apart from the lists
+// above, so that other fixture blocks merge beside it.
+
+/** `(` × n, `a + b`, `)` × n: a tree n levels deep from 2n + 5 characters. */
+export const nested = (n: number): string => '('.repeat(n) + 'a + b' + ')'.repeat(n)
+
+REJECTED.push(
+  { name: 'proposal-go-nested-20000-deep', why: '20,000 nested parentheses (40 kB) overflowed the recursive tree copy: the tool crashed (exit 70) instead of rejecting', baseline: GO_BASELINE, edits: [go('return a - b', `return ${nested(20000)}`)], maxPatchBytes: 262144, fails: ['parses'] },
+  { name: 'proposal-js-nested-20000-deep', why: 'the same depth attack on a JavaScript file', baseline: JS_BASELINE, edits: [js('return a - b', `return ${nested(20000)}`)], maxPatchBytes: 262144, fails: ['parses'] },
+  { name: 'proposal-go-nested-past-bound', why: 'a tree deeper than MAX_DEPTH (1000) is refused, not walked', baseline: GO_BASELINE, edits: [go('return a - b', `return ${nested(1200)}`)], maxPatchBytes: 262144, fails: ['parses'] },
+)
+
+ACCEPTED.push(
+  { name: 'nested-parentheses-within-bound', why: 'nesting well inside MAX_DEPTH is ordinary code', baseline: GO_BASELINE, edits: [go('return a - b', `return ${nested(200)}`)], fails: [] },
+)
