@@ -9,6 +9,7 @@ import { readFileNoFollow } from '../read-file.ts'
 import { jsonFileBytes } from '../atomic.ts'
 import { parseDocument } from '../contracts.ts'
 import { sha256Hex } from '../digest.ts'
+import { printableLine } from '../printable-line.ts'
 import { hasErrno, toolError } from '../errors.ts'
 import { openTreeReader } from '../tree-archive/index.ts'
 import { evaluateGate, GATE_CHECKER, type GateEvaluation } from './index.ts'
@@ -23,10 +24,13 @@ export interface GateOutput {
   patchBytes: Buffer | undefined
 }
 
-/** One line of at most 2000 characters (schema bound of gate.json's texts). */
+/**
+ * One line of at most 2000 code points (schema bound of gate.json's texts). Findings quote the
+ * proposal, so the cut is by code points and a lone surrogate becomes U+FFFD: a split pair has
+ * no UTF-8 form, and gate.json holding one could not be written (gate-patch crashed, exit 70).
+ */
 function clip (s: string): string {
-  const one = s.replace(/[\r\n]+/g, ' ')
-  return one.length > 2000 ? `${one.slice(0, 1999)}…` : one
+  return printableLine(s, 2000)
 }
 
 export async function computeAttemptGate (attempt: Attempt): Promise<GateOutput> {

@@ -325,6 +325,10 @@ ACCEPTED.push(...JS_ACCEPTED)
 
 // ---- Nesting depth ------------------------------------------------------------------------
 // Trees deep enough to exhaust a recursive walk (parses). Appended here, apart from the lists
+
+// ---- Nesting depth and clipped findings ---------------------------------------------------
+// Trees deep enough to exhaust a recursive walk (parses), and findings whose clip could split
+// a surrogate pair (exact-application, calls-preserved). Appended here, apart from the lists
 // above, so that other fixture blocks merge beside it.
 
 /** `(` × n, `a + b`, `)` × n: a tree n levels deep from 2n + 5 characters. */
@@ -334,6 +338,8 @@ REJECTED.push(
   { name: 'proposal-go-nested-20000-deep', why: '20,000 nested parentheses (40 kB) overflowed the recursive tree copy: the tool crashed (exit 70) instead of rejecting', baseline: GO_BASELINE, edits: [go('return a - b', `return ${nested(20000)}`)], maxPatchBytes: 262144, fails: ['parses'] },
   { name: 'proposal-js-nested-20000-deep', why: 'the same depth attack on a JavaScript file', baseline: JS_BASELINE, edits: [js('return a - b', `return ${nested(20000)}`)], maxPatchBytes: 262144, fails: ['parses'] },
   { name: 'proposal-go-nested-past-bound', why: 'a tree deeper than MAX_DEPTH (1000) is refused, not walked', baseline: GO_BASELINE, edits: [go('return a - b', `return ${nested(1200)}`)], maxPatchBytes: 262144, fails: ['parses'] },
+  { name: 'proposal-search-absent-split-surrogate', why: 'the clipped search text ends inside a surrogate pair: gate.json could not be written (exit 70)', baseline: GO_BASELINE, edits: [go(`${'x'.repeat(78)}😀😀😀`, 'y')], fails: ['exact-application'] },
+  { name: 'proposal-adds-call-split-surrogate', why: 'a callee of 119 letters then astral ones (𝑥, a go letter): the clipped call ends inside a pair', baseline: GO_BASELINE, edits: [go('\treturn a - b\n', `\t${'a'.repeat(119)}𝑥𝑥𝑥()\n\treturn a + b\n`)], fails: ['calls-preserved', 'names-preserved'] },
 )
 
 ACCEPTED.push(

@@ -16,6 +16,7 @@
 //   - a `with` statement, which rebinds every name in its body.
 
 import { checkStructure } from '../syntax/compare.ts'
+import { printableLine } from '../../printable-line.ts'
 import { memberPath, samePath } from '../syntax/member-path.ts'
 import { descendants, field, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import { fail, type GateContext, type RuleOutcome } from '../types.ts'
@@ -106,8 +107,8 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
 }
 
 export function checkCallsPreserved (ctx: GateContext): RuleOutcome {
-  const calls = checkStructure(ctx, { what: 'calls', extract: callsOf, direction: 'both', show: c => `call ${c.length > 120 ? `${c.slice(0, 120)}…` : c}` })
-  const rebound = checkStructure(ctx, { what: 'rebindings', extract: rebindingsOf, direction: 'added', show: r => r.length > 120 ? `${r.slice(0, 120)}…` : r })
+  const calls = checkStructure(ctx, { what: 'calls', extract: callsOf, direction: 'both', show: c => `call ${printableLine(c, 120)}` })
+  const rebound = checkStructure(ctx, { what: 'rebindings', extract: rebindingsOf, direction: 'added', show: r => printableLine(r, 120) })
   if (rebound.status !== 'fail') return calls
   if (calls.status !== 'fail') return rebound
   return fail(`${calls.detail}; ${rebound.detail}`, [...calls.findings, ...rebound.findings])

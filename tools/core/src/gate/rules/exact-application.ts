@@ -4,6 +4,7 @@
 // text (its bytes round-trip exactly), the edit texts must be well-formed Unicode, and the
 // edits together must change something.
 
+import { printableLine } from '../../printable-line.ts'
 import { fail, notChecked, pass, type Application, type CandidateFile, type GateContext, type GateInput, type RuleOutcome } from '../types.ts'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
@@ -69,9 +70,9 @@ export function comparePaths (a: string, b: string): number {
   return Buffer.compare(Buffer.from(a), Buffer.from(b))
 }
 
+/** A search text for a finding: JSON-quoted, at most 80 code points (a cut never splits a pair). */
 function preview (s: string): string {
-  const j = JSON.stringify(s)
-  return j.length > 80 ? `${j.slice(0, 80)}…` : j
+  return printableLine(JSON.stringify(s.slice(0, 200)), 80)
 }
 
 export function checkExactApplication (ctx: GateContext): RuleOutcome {
