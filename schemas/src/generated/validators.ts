@@ -6704,8 +6704,8 @@ return errors === 0;
 validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:gate:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","checker","proposal_sha256","passed","failed_rules","rules","changed_files"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"gate"},"version":{"type":"integer","minimum":1}}},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"passed":{"type":"boolean"},"failed_rules":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"}},"rules":{"type":"array","minItems":16,"maxItems":16,"items":{"type":"object","additionalProperties":false,"required":["rule","status","detail","findings"],"properties":{"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}}},"changed_files":{"type":"array","maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","mode","baseline_sha256","candidate_sha256","candidate_bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"baseline_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_bytes":{"type":"integer","minimum":0}}}},"patch":{"type":"object","additionalProperties":false,"required":["sha256","bytes","max_bytes"],"properties":{"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":1},"max_bytes":{"type":"integer","minimum":1024,"maximum":262144}}}}};
-const schema105 = {"type":"string","enum":["path-tricks","allowlist","classifier","no-new-files","modes-unchanged","exact-application","diff-size","parses","imports-preserved","declarations-preserved","exports-preserved","signatures-preserved","calls-preserved","names-preserved","no-init-hook","no-test-framing"]};
+const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:gate:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","checker","proposal_sha256","passed","failed_rules","rules","changed_files"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"gate"},"version":{"type":"integer","minimum":1}}},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"passed":{"type":"boolean"},"failed_rules":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"}},"rules":{"type":"array","minItems":17,"maxItems":17,"items":{"type":"object","additionalProperties":false,"required":["rule","status","detail","findings"],"properties":{"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}}},"changed_files":{"type":"array","maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","mode","baseline_sha256","candidate_sha256","candidate_bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"baseline_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_bytes":{"type":"integer","minimum":0}}}},"patch":{"type":"object","additionalProperties":false,"required":["sha256","bytes","max_bytes"],"properties":{"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":1},"max_bytes":{"type":"integer","minimum":1024,"maximum":262144}}}}};
+const schema105 = {"type":"string","enum":["path-tricks","allowlist","classifier","no-new-files","modes-unchanged","exact-application","diff-size","parses","imports-preserved","declarations-preserved","exports-preserved","signatures-preserved","calls-preserved","names-preserved","no-init-hook","no-test-framing","directives-preserved"]};
 const schema107 = {"type":"string","enum":["pass","fail","not_checked"]};
 const pattern56 = new RegExp("^[^\\n\\r]*$", "u");
 
@@ -7022,7 +7022,7 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(!((((((((((((((((data9 === "path-tricks") || (data9 === "allowlist")) || (data9 === "classifier")) || (data9 === "no-new-files")) || (data9 === "modes-unchanged")) || (data9 === "exact-application")) || (data9 === "diff-size")) || (data9 === "parses")) || (data9 === "imports-preserved")) || (data9 === "declarations-preserved")) || (data9 === "exports-preserved")) || (data9 === "signatures-preserved")) || (data9 === "calls-preserved")) || (data9 === "names-preserved")) || (data9 === "no-init-hook")) || (data9 === "no-test-framing"))){
+if(!(((((((((((((((((data9 === "path-tricks") || (data9 === "allowlist")) || (data9 === "classifier")) || (data9 === "no-new-files")) || (data9 === "modes-unchanged")) || (data9 === "exact-application")) || (data9 === "diff-size")) || (data9 === "parses")) || (data9 === "imports-preserved")) || (data9 === "declarations-preserved")) || (data9 === "exports-preserved")) || (data9 === "signatures-preserved")) || (data9 === "calls-preserved")) || (data9 === "names-preserved")) || (data9 === "no-init-hook")) || (data9 === "no-test-framing")) || (data9 === "directives-preserved"))){
 const err26 = {instancePath:instancePath+"/failed_rules/" + i0,schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
@@ -7048,8 +7048,8 @@ errors++;
 if(data.rules !== undefined){
 let data10 = data.rules;
 if(Array.isArray(data10)){
-if(data10.length > 16){
-const err28 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"};
+if(data10.length > 17){
+const err28 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/maxItems",keyword:"maxItems",params:{limit: 17},message:"must NOT have more than 17 items"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -7058,8 +7058,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(data10.length < 16){
-const err29 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/minItems",keyword:"minItems",params:{limit: 16},message:"must NOT have fewer than 16 items"};
+if(data10.length < 17){
+const err29 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/minItems",keyword:"minItems",params:{limit: 17},message:"must NOT have fewer than 17 items"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -7136,7 +7136,7 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(!((((((((((((((((data12 === "path-tricks") || (data12 === "allowlist")) || (data12 === "classifier")) || (data12 === "no-new-files")) || (data12 === "modes-unchanged")) || (data12 === "exact-application")) || (data12 === "diff-size")) || (data12 === "parses")) || (data12 === "imports-preserved")) || (data12 === "declarations-preserved")) || (data12 === "exports-preserved")) || (data12 === "signatures-preserved")) || (data12 === "calls-preserved")) || (data12 === "names-preserved")) || (data12 === "no-init-hook")) || (data12 === "no-test-framing"))){
+if(!(((((((((((((((((data12 === "path-tricks") || (data12 === "allowlist")) || (data12 === "classifier")) || (data12 === "no-new-files")) || (data12 === "modes-unchanged")) || (data12 === "exact-application")) || (data12 === "diff-size")) || (data12 === "parses")) || (data12 === "imports-preserved")) || (data12 === "declarations-preserved")) || (data12 === "exports-preserved")) || (data12 === "signatures-preserved")) || (data12 === "calls-preserved")) || (data12 === "names-preserved")) || (data12 === "no-init-hook")) || (data12 === "no-test-framing")) || (data12 === "directives-preserved"))){
 const err36 = {instancePath:instancePath+"/rules/" + i1+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err36];
@@ -13764,7 +13764,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!((((((((((((((((data2 === "path-tricks") || (data2 === "allowlist")) || (data2 === "classifier")) || (data2 === "no-new-files")) || (data2 === "modes-unchanged")) || (data2 === "exact-application")) || (data2 === "diff-size")) || (data2 === "parses")) || (data2 === "imports-preserved")) || (data2 === "declarations-preserved")) || (data2 === "exports-preserved")) || (data2 === "signatures-preserved")) || (data2 === "calls-preserved")) || (data2 === "names-preserved")) || (data2 === "no-init-hook")) || (data2 === "no-test-framing"))){
+if(!(((((((((((((((((data2 === "path-tricks") || (data2 === "allowlist")) || (data2 === "classifier")) || (data2 === "no-new-files")) || (data2 === "modes-unchanged")) || (data2 === "exact-application")) || (data2 === "diff-size")) || (data2 === "parses")) || (data2 === "imports-preserved")) || (data2 === "declarations-preserved")) || (data2 === "exports-preserved")) || (data2 === "signatures-preserved")) || (data2 === "calls-preserved")) || (data2 === "names-preserved")) || (data2 === "no-init-hook")) || (data2 === "no-test-framing")) || (data2 === "directives-preserved"))){
 const err9 = {instancePath:instancePath+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];

@@ -13,7 +13,7 @@ import { BASE_ENV, ROOT, runBin, errorOf, type BinResult } from '../../../test/h
 import { tempDir } from '../../../test/helpers/tmp.ts'
 import { applyToCleanWorktree, assertSameTree, candidateTree, fixture, gateReady } from './helpers.ts'
 
-const RULES = ['path-tricks', 'allowlist', 'classifier', 'no-new-files', 'modes-unchanged', 'exact-application', 'diff-size', 'parses', 'imports-preserved', 'declarations-preserved', 'exports-preserved', 'signatures-preserved', 'calls-preserved', 'names-preserved', 'no-init-hook', 'no-test-framing']
+const RULES = ['path-tricks', 'allowlist', 'classifier', 'no-new-files', 'modes-unchanged', 'exact-application', 'diff-size', 'parses', 'imports-preserved', 'declarations-preserved', 'exports-preserved', 'signatures-preserved', 'calls-preserved', 'names-preserved', 'no-init-hook', 'no-test-framing', 'directives-preserved']
 
 async function gate (dir: string, extra: string[] = [], env: Record<string, string> = {}): Promise<BinResult> {
   return await runBin('gate-patch', ['--attempt', dir, ...extra], { env })

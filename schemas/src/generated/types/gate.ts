@@ -58,12 +58,13 @@ export interface GateReport {
     | 'names-preserved'
     | 'no-init-hook'
     | 'no-test-framing'
+    | 'directives-preserved'
   )[]
   /**
    * Every rule, in rule order.
    *
-   * @minItems 16
-   * @maxItems 16
+   * @minItems 17
+   * @maxItems 17
    */
   rules: GateRuleResult[]
   /**
@@ -114,6 +115,7 @@ export interface GateRuleResult {
     | 'names-preserved'
     | 'no-init-hook'
     | 'no-test-framing'
+    | 'directives-preserved'
   /**
    * pass, fail, or not_checked when a rule it depends on left nothing to check (no candidate because the edits did not apply; a file that does not parse).
    */

@@ -31,6 +31,7 @@ export interface RuleRecord {
     | 'names-preserved'
     | 'no-init-hook'
     | 'no-test-framing'
+    | 'directives-preserved'
   /**
    * pass, fail or not_checked.
    */

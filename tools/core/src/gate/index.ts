@@ -19,6 +19,7 @@ import { checkSignaturesPreserved } from './rules/signatures-preserved.ts'
 import { checkCallsPreserved } from './rules/calls-preserved.ts'
 import { checkNoInitHook } from './rules/no-init-hook.ts'
 import { checkNoTestFraming } from './rules/no-test-framing.ts'
+import { checkDirectivesPreserved } from './rules/directives-preserved.ts'
 import { grammarFor, parseSource } from './syntax/parse.ts'
 import { buildUnifiedDiff } from './unified-diff.ts'
 import type { CandidateFile, FileMode, GateContext, GateInput, GateRule, ParsedPair, RuleId, RuleOutcome } from './types.ts'
@@ -35,12 +36,13 @@ export { signaturesOf } from './rules/signatures-preserved.ts'
 export { callsOf } from './rules/calls-preserved.ts'
 export { initHooksOf } from './rules/no-init-hook.ts'
 export { stringsOf, framingIn, decodeGo, decodeJs } from './rules/no-test-framing.ts'
+export { directivesOf } from './rules/directives-preserved.ts'
 
 /**
  * The checker's identity, recorded in gate.json. Bump `version` whenever a rule changes what
  * it accepts: readback refuses a gate.json made by another version (STALE_CHECKER_VERSION).
  */
-export const GATE_CHECKER = { name: 'gate', version: 2 } as const
+export const GATE_CHECKER = { name: 'gate', version: 3 } as const
 
 /** Every rule, in gate.json order. */
 export const GATE_RULES: readonly GateRule[] = [
@@ -60,6 +62,7 @@ export const GATE_RULES: readonly GateRule[] = [
   { id: 'names-preserved', check: checkNamesPreserved },
   { id: 'no-init-hook', check: checkNoInitHook },
   { id: 'no-test-framing', check: checkNoTestFraming },
+  { id: 'directives-preserved', check: checkDirectivesPreserved },
 ]
 
 export interface GateEvaluation {

@@ -22,6 +22,7 @@ export const RULE_IDS = [
   'names-preserved',
   'no-init-hook',
   'no-test-framing',
+  'directives-preserved',
 ] as const
 export type RuleId = (typeof RULE_IDS)[number]
 

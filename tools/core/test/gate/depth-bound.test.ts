@@ -44,7 +44,7 @@ test('a file too deep to copy fails parses and leaves the structure rules not_ch
   assert.ok(c !== undefined)
   const r = await evaluateGate(gateInput(c.baseline, c.edits, c.maxPatchBytes))
   assert.deepEqual(r.rules.find(x => x.rule === 'parses')?.findings, ['calc.go (candidate): line 17: nested more than 1000 levels deep'])
-  for (const id of ['declarations-preserved', 'calls-preserved'] as const) {
+  for (const id of ['declarations-preserved', 'calls-preserved', 'directives-preserved'] as const) {
     const x = r.rules.find(y => y.rule === id)
     assert.equal(x?.status, 'not_checked', id)
     assert.match(x?.detail ?? '', /not compared \(does not parse\): calc\.go/)

@@ -331,10 +331,48 @@ ACCEPTED.push(...JS_ACCEPTED)
 // a surrogate pair (exact-application, calls-preserved). Appended here, apart from the lists
 // above, so that other fixture blocks merge beside it.
 
+// ---- Go directives, cgo preambles, nesting depth and clipped findings ----------------------
+// What go reads from comments (directives-preserved), trees deep enough to exhaust a recursive
+// walk (parses), and findings whose clip could split a surrogate pair (exact-application,
+// calls-preserved). Appended here, apart from the lists above, so that other fixture blocks
+// merge beside it.
+
+/** A go file that already uses cgo: its preamble (the comment before `import "C"`) is C code. */
+export const GO_CGO_CALC = 'package calc\n\n/*\n#include <stdlib.h>\nstatic int twice(int n) { return 2 * n; }\n*/\nimport "C"\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n\n// Double returns twice n.\nfunc Double(n int) int {\n\treturn int(C.twice(C.int(n)))\n}\n'
+
+/** A cgo file whose preamble is line comments, with a `#cgo` directive, inside `import ( … )`. */
+export const GO_CGO_GROUPED_CALC = 'package calc\n\nimport (\n\t"errors"\n\n\t// #cgo CFLAGS: -O2\n\t// static int twice(int n) { return 2 * n; }\n\t"C"\n)\n\nvar ErrNegative = errors.New("negative input")\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n\n// Double returns twice n.\nfunc Double(n int) int {\n\treturn int(C.twice(C.int(n)))\n}\n'
+
+/** A go file with build constraints in its header and a `//go:noinline` function. */
+export const GO_DIRECTIVES_CALC = '//go:build !windows\n// +build !windows\n\n// Package calc adds.\npackage calc\n\n// Add returns the sum of a and b.\n//\n//go:noinline\nfunc Add(a, b int) int {\n\treturn a - b\n}\n\n// Double returns twice n.\nfunc Double(n int) int {\n\treturn n * 2\n}\n'
+
+const goWith = (text: string): Baseline => ({ ...GO_BASELINE, files: { ...GO_BASELINE.files, 'calc.go': { text } } })
+export const GO_CGO_BASELINE = goWith(GO_CGO_CALC)
+export const GO_CGO_GROUPED_BASELINE = goWith(GO_CGO_GROUPED_CALC)
+export const GO_DIRECTIVES_BASELINE = goWith(GO_DIRECTIVES_CALC)
+
 /** `(` × n, `a + b`, `)` × n: a tree n levels deep from 2n + 5 characters. */
 export const nested = (n: number): string => '('.repeat(n) + 'a + b' + ')'.repeat(n)
 
+/** The audit's C constructor: runs before any test, prints go test's framing, exits 0. */
+export const CGO_FORGED_RUN = '#include <stdio.h>\n__attribute__((constructor)) static void rl(void) { fputs("=== RUN   TestAdd\\n--- PASS: TestAdd (0.00s)\\n=== RUN   TestDouble\\n--- PASS: TestDouble (0.00s)\\nPASS\\n", stdout); fflush(stdout); exit(0); }\nstatic int twice'
+
 REJECTED.push(
+  { name: 'proposal-cgo-preamble-constructor', why: 'C code added to the cgo preamble runs before any test, forges its output and exits 0; comments are otherwise unchecked', baseline: GO_CGO_BASELINE, edits: [go('static int twice', CGO_FORGED_RUN)], fails: ['directives-preserved'] },
+  { name: 'proposal-cgo-preamble-in-line-comments', why: 'a preamble written as // comments inside import ( … ) is C code too', baseline: GO_CGO_GROUPED_BASELINE, edits: [go('\t// static int twice', '\t// __attribute__((constructor)) static void rl(void) { exit(0); }\n\t// static int twice')], fails: ['directives-preserved'] },
+  { name: 'proposal-cgo-adds-ldflags', why: 'a #cgo line changes how the package is compiled and linked', baseline: GO_CGO_BASELINE, edits: [go('#include <stdlib.h>\n', '#cgo LDFLAGS: -Wl,--wrap=exit\n#include <stdlib.h>\n')], fails: ['directives-preserved'] },
+  { name: 'proposal-cgo-comment-between-preamble-and-import', why: 'a comment slipped in before import "C" becomes part of the preamble', baseline: GO_CGO_BASELINE, edits: [go('*/\nimport "C"', '*/\n// static void rl(void) {}\nimport "C"')], fails: ['directives-preserved'] },
+  { name: 'proposal-adds-go-build-ignore', why: '`//go:build ignore` drops the file from the build', baseline: GO_BASELINE, edits: [go('package calc\n', '//go:build ignore\n\npackage calc\n')], fails: ['directives-preserved'] },
+  { name: 'proposal-adds-go-build-not-linux', why: '`//go:build !linux` swaps the file out where the tests run', baseline: GO_BASELINE, edits: [go('package calc\n', '//go:build !linux\n\npackage calc\n')], fails: ['directives-preserved'] },
+  { name: 'proposal-adds-plus-build', why: 'the old `// +build` form of a build constraint', baseline: GO_BASELINE, edits: [go('package calc\n', '// +build ignore\n\npackage calc\n')], fails: ['directives-preserved'] },
+  { name: 'proposal-adds-header-comment', why: 'the file header is where go reads build constraints: it must stay byte-identical', baseline: GO_BASELINE, edits: [go('package calc\n', '// Package calc adds.\npackage calc\n')], fails: ['directives-preserved'] },
+  { name: 'proposal-swaps-go-build', why: 'an existing constraint flipped swaps which files build', baseline: GO_DIRECTIVES_BASELINE, edits: [go('//go:build !windows\n// +build !windows\n', '//go:build windows\n// +build windows\n')], fails: ['directives-preserved'] },
+  { name: 'proposal-removes-go-build', why: 'a removed constraint adds the file where it did not build', baseline: GO_DIRECTIVES_BASELINE, edits: [go('//go:build !windows\n// +build !windows\n\n', '')], fails: ['directives-preserved'] },
+  { name: 'proposal-adds-linkname', why: '`//go:linkname` binds a name to another package\'s symbol', baseline: GO_BASELINE, edits: [go('var base = 2\n', '//go:linkname base runtime.ncpu\nvar base = 2\n')], fails: ['directives-preserved'] },
+  { name: 'proposal-adds-line-directive', why: '`//line` rewrites the positions go reports (a failure blamed on the test file)', baseline: GO_BASELINE, edits: [go('\treturn a - b\n', '//line calc_test.go:1\n\treturn a + b\n')], fails: ['directives-preserved'] },
+  { name: 'proposal-adds-block-line-directive', why: 'the /*line */ form of a line directive', baseline: GO_BASELINE, edits: [go('return a - b', 'return /*line calc_test.go:1*/ a + b')], fails: ['directives-preserved'] },
+  { name: 'proposal-adds-export-directive', why: '`//export` makes a function callable from C', baseline: GO_CGO_BASELINE, edits: [go('// Add returns the sum of a and b.\n', '// Add returns the sum of a and b.\n//\n//export Add\n')], fails: ['directives-preserved'] },
+  { name: 'proposal-moves-noinline', why: 'a //go: directive applies to what follows it: moved, it changes another function', baseline: GO_DIRECTIVES_BASELINE, edits: [go('//\n//go:noinline\nfunc Add', 'func Add'), go('func Double', '//go:noinline\nfunc Double')], fails: ['directives-preserved'] },
   { name: 'proposal-go-nested-20000-deep', why: '20,000 nested parentheses (40 kB) overflowed the recursive tree copy: the tool crashed (exit 70) instead of rejecting', baseline: GO_BASELINE, edits: [go('return a - b', `return ${nested(20000)}`)], maxPatchBytes: 262144, fails: ['parses'] },
   { name: 'proposal-js-nested-20000-deep', why: 'the same depth attack on a JavaScript file', baseline: JS_BASELINE, edits: [js('return a - b', `return ${nested(20000)}`)], maxPatchBytes: 262144, fails: ['parses'] },
   { name: 'proposal-go-nested-past-bound', why: 'a tree deeper than MAX_DEPTH (1000) is refused, not walked', baseline: GO_BASELINE, edits: [go('return a - b', `return ${nested(1200)}`)], maxPatchBytes: 262144, fails: ['parses'] },
@@ -343,5 +381,10 @@ REJECTED.push(
 )
 
 ACCEPTED.push(
+  { name: 'cgo-file-fix', why: 'a fix in a file with a cgo preamble that leaves the preamble alone', baseline: GO_CGO_BASELINE, edits: [go('return a - b', 'return a + b')], fails: [] },
+  { name: 'cgo-grouped-file-fix', why: 'a fix in a file whose preamble is line comments inside import ( … )', baseline: GO_CGO_GROUPED_BASELINE, edits: [go('return a - b', 'return a + b')], fails: [] },
+  { name: 'go-build-file-fix', why: 'a fix in a file with //go:build and // +build lines', baseline: GO_DIRECTIVES_BASELINE, edits: [go('return a - b', 'return a + b')], fails: [] },
+  { name: 'noinline-function-fix', why: 'a fix inside a //go:noinline function, its directive left in place', baseline: GO_DIRECTIVES_BASELINE, edits: [go('\treturn a - b\n', '\tif b == 0 {\n\t\treturn a\n\t}\n\treturn a + b\n')], fails: [] },
+  { name: 'doc-comment-edit-in-directives-file', why: 'an ordinary comment may change; only directives may not', baseline: GO_DIRECTIVES_BASELINE, edits: [go('// Double returns twice n.', '// Double returns n doubled.')], fails: [] },
   { name: 'nested-parentheses-within-bound', why: 'nesting well inside MAX_DEPTH is ordinary code', baseline: GO_BASELINE, edits: [go('return a - b', `return ${nested(200)}`)], fails: [] },
 )

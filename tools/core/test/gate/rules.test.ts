@@ -43,7 +43,7 @@ test('the rules that need a candidate are not_checked (not passed) when the edit
   const c = REJECTED.find(x => x.name === 'proposal-search-occurs-twice') as GateCase
   const r = await evaluate(c)
   const notChecked = r.rules.filter(x => x.status === 'not_checked').map(x => x.rule)
-  assert.deepEqual(notChecked, ['modes-unchanged', 'diff-size', 'parses', 'imports-preserved', 'declarations-preserved', 'exports-preserved', 'signatures-preserved', 'calls-preserved', 'names-preserved', 'no-init-hook', 'no-test-framing'])
+  assert.deepEqual(notChecked, ['modes-unchanged', 'diff-size', 'parses', 'imports-preserved', 'declarations-preserved', 'exports-preserved', 'signatures-preserved', 'calls-preserved', 'names-preserved', 'no-init-hook', 'no-test-framing', 'directives-preserved'])
   assert.equal(r.patch, undefined)
   assert.equal(r.changed, undefined)
 })
