@@ -1,0 +1,61 @@
+// End to end through the driver: go proposals that the gate once let through or crashed on.
+// A C constructor added to a cgo preamble ran before any test, printed go test's framing and
+// exited 0, and the chain sealed scoped_test_verified with a - b still in place (the preamble
+// is a comment, and comments went unchecked); a replace nested 20,000 levels deep crashed
+// gate-patch (exit 70, no gate.json, no outcome). Both must end `rejected` and read back; the
+// legitimate fix in the same cgo file is the positive control.
+
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { readbackAttempt } from '@repairline/core'
+import { GO_FILES } from '../helpers/fixture.ts'
+import { GO_FIX_PROPOSAL } from '../helpers/responses-server.ts'
+import { chainFixture, driveChain, startProvider, type Provider } from '../helpers/chain.ts'
+
+const p: Provider = await startProvider({ after })
+
+const CGO_CALC = 'package calc\n\n/*\n#include <stdlib.h>\nstatic int twice(int n) { return 2 * n; }\n*/\nimport "C"\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n\n// Double returns twice n.\nfunc Double(n int) int {\n\treturn int(C.twice(C.int(n)))\n}\n'
+const FORGED_RUN = '#include <stdio.h>\n__attribute__((constructor)) static void rl(void) { fputs("=== RUN   TestAdd\\n--- PASS: TestAdd (0.00s)\\n=== RUN   TestDouble\\n--- PASS: TestDouble (0.00s)\\nPASS\\n", stdout); fflush(stdout); exit(0); }\nstatic int twice'
+const nested = (n: number): string => '('.repeat(n) + 'a + b' + ')'.repeat(n)
+
+p.server.proposals.set('cgo-constructor', { ...GO_FIX_PROPOSAL, edits: [{ path: 'calc.go', search: 'static int twice', replace: FORGED_RUN }] })
+p.server.proposals.set('cgo-fix', GO_FIX_PROPOSAL)
+p.server.proposals.set('deep', { ...GO_FIX_PROPOSAL, edits: [{ path: 'calc.go', search: 'return a - b', replace: `return ${nested(20000)}` }] })
+
+function gateOf (dir: string): { failed_rules: string[], rules: Array<{ rule: string, findings: string[] }> } {
+  return JSON.parse(readFileSync(join(dir, 'gate.json'), 'utf8')) as { failed_rules: string[], rules: Array<{ rule: string, findings: string[] }> }
+}
+
+test('rejected: a C constructor added to the cgo preamble (forged go test output, exit 0); directives-preserved names it; no candidate run', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/cgo-constructor', { runner: 'go', files: { ...GO_FILES, 'calc.go': CGO_CALC } })
+  const r = await driveChain(f)
+  assert.equal(r.exit, 1, r.stderr)
+  assert.equal(r.outcome?.outcome, 'rejected', r.stderr)
+  assert.equal(r.outcome?.step, 'gate-patch')
+  const dir = r.attemptDir ?? ''
+  assert.deepEqual(gateOf(dir).failed_rules, ['directives-preserved'])
+  assert.match(gateOf(dir).rules.find(x => x.rule === 'directives-preserved')?.findings[0] ?? '', /^calc\.go: added cgo preamble ".*__attribute__\(\(constructor\)\)/)
+  assert.equal(existsSync(join(dir, 'candidate.events.ndjson')), false)
+  const rb = await readbackAttempt(dir, { allowTestHooks: false })
+  assert.equal(rb.valid, true, JSON.stringify(rb.findings))
+})
+
+test('positive control: the one-line fix in the same cgo file passes the gate and is verified', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/cgo-fix', { runner: 'go', files: { ...GO_FILES, 'calc.go': CGO_CALC } })
+  const r = await driveChain(f)
+  assert.equal(r.outcome?.outcome, 'scoped_test_verified', r.stderr)
+  assert.deepEqual(gateOf(r.attemptDir ?? '').failed_rules, [])
+})
+
+test('rejected: a replace nested 20,000 levels deep does not parse (no crash: gate.json and the outcome are written, and read back)', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/deep', { runner: 'go' })
+  const r = await driveChain(f)
+  assert.equal(r.exit, 1, r.stderr)
+  assert.equal(r.outcome?.outcome, 'rejected', r.stderr)
+  const dir = r.attemptDir ?? ''
+  assert.deepEqual(gateOf(dir).failed_rules, ['diff-size', 'parses'])
+  const rb = await readbackAttempt(dir, { allowTestHooks: false })
+  assert.equal(rb.valid, true, JSON.stringify(rb.findings))
+})
