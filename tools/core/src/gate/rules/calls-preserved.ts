@@ -13,6 +13,8 @@
 //     target and callees compared as access paths (`a.b`, `a?.b` and `a['b']` are one path;
 //     a computed `a[k]` matches any property). Since the callees themselves must not change,
 //     the file's callees before and after are the same set;
+//     An assignment to a named property the file calls as a method (`x.round = …` beside
+//     `Math.round(…)`) counts too, since an alias reaches the same object;
 //   - a `with` statement, which rebinds every name in its body.
 
 import { checkStructure } from '../syntax/compare.ts'
@@ -83,7 +85,15 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
   const out: string[] = []
   const target = (t: SyntaxNode, how: string): void => {
     const path = memberPath(tree, t)
-    if (callees.some(c => samePath(c, path))) out.push(`${how} of callee ${path.join('.')}`)
+    if (callees.some(c => samePath(c, path))) {
+      out.push(`${how} of callee ${path.join('.')}`)
+      return
+    }
+    // Through an alias (`x = Math; x.round = …`) the path differs but the property is the
+    // one a call reaches: a named property the file calls as a method is not assigned either.
+    const last = path.length >= 2 ? path[path.length - 1] : undefined
+    const called = last === undefined || last === '[*]' ? undefined : callees.find(c => c.length >= 2 && c[c.length - 1] === last)
+    if (called !== undefined) out.push(`${how} of property ${last ?? ''}, which the file calls as ${called.join('.')}`)
   }
   for (const n of descendants(tree.root)) {
     switch (n.type) {
