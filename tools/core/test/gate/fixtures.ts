@@ -199,6 +199,8 @@ export const REJECTED: GateCase[] = [
   { name: 'proposal-adds-escaped-ok-tab', why: '`ok  \\t` written with an escape', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d"', 'fmt.Sprintf("ok  \\texample.com/calc n=%d"')], fails: ['no-test-framing'] },
   { name: 'proposal-adds-tap-template', why: 'a template literal `ok 1 - x` forges TAP output', baseline: JS_BASELINE, edits: [js("new RangeError('negative input')", 'new RangeError(`ok 1 - x`)')], fails: ['no-test-framing'] },
   { name: 'proposal-adds-tap-template-substitution', why: '`ok ${n} - x` is still TAP', baseline: JS_BASELINE, edits: [js("new RangeError('negative input')", 'new RangeError(`ok ${n} - x`)')], fails: ['no-test-framing'] },
+  { name: 'proposal-adds-go-concatenated-pass', why: '`--- PASS` split across two literals joined by +: the chain prints it whole', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d"', 'fmt.Sprintf("--- PA"+"SS: TestX n=%d"')], fails: ['no-test-framing'] },
+  { name: 'proposal-adds-js-concatenated-tap', why: "`'ok ' + n + ' - x'`: TAP built by concatenation, the variable counted as 0", baseline: JS_BASELINE, edits: [js("new RangeError('negative input')", "new RangeError('o' + ('k ' + n) + ' - x')")], fails: ['no-test-framing'] },
   { name: 'proposal-adds-tap-escaped', why: 'TAP framing written with \\x escapes', baseline: JS_BASELINE, edits: [js("format('n=%d'", "format('not\\x20ok 2 n=%d'")], fails: ['no-test-framing'] },
 ]
 
@@ -215,6 +217,7 @@ export const ACCEPTED: GateCase[] = [
   { name: 'js-changed-string-in-existing-call', why: 'arguments of an existing call may change', baseline: JS_BASELINE, edits: [js("format('n=%d'", "format('value=%d'")], fails: [] },
   { name: 'added-if-with-return', why: 'a guard clause is local control flow', baseline: GO_BASELINE, edits: [go('\treturn a - b\n', '\tif b == 0 {\n\t\treturn a\n\t}\n\treturn a + b\n')], fails: [] },
   { name: 'js-added-if-with-return', why: 'a guard clause is local control flow', baseline: JS_BASELINE, edits: [js('  return a - b\n', '  if (b === 0) {\n    return a\n  }\n  return a + b\n')], fails: [] },
+  { name: 'concatenation-without-framing', why: 'a message built with + that frames nothing', baseline: JS_BASELINE, edits: [js("new RangeError('negative input')", "new RangeError('negative input: ' + n)")], fails: [] },
   { name: 'comment-with-framing', why: 'comments print nothing and are not checked', baseline: GO_BASELINE, edits: [go('\treturn a - b\n', '\t// --- PASS: TestX, ok  \tpkg\n\treturn a + b\n')], fails: [] },
   { name: 'whitespace-in-signature', why: 'signatures compare tokens, not spacing', baseline: GO_BASELINE, edits: [go('func Add(a, b int) int {\n\treturn a - b', 'func Add(a,  b int)  int {\n\treturn a + b')], fails: [] },
   { name: 'two-edits-in-order', why: 'the second edit searches text the first one wrote', baseline: GO_BASELINE, edits: [go('return a - b', 'return a - b + 0'), go('a - b + 0', 'a + b')], fails: [] },

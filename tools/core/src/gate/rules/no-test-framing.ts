@@ -2,8 +2,10 @@
 // contains test-runner framing that could forge a result in test output: `=== RUN`,
 // `=== PAUSE`, `=== CONT`, `--- PASS`, `--- FAIL`, `--- SKIP`, a line that is `PASS` or
 // `FAIL`, `ok  \t`, `FAIL\t`, `"Action":`, `TAP version`, `ok <n>`, `not ok <n>`, `# pass`,
-// `# fail`. A template substitution counts as `0`, so `ok ${n} - x` is caught. Comments are
-// not checked: they print nothing. Literals already in the baseline may stay.
+// `# fail`. A template substitution counts as `0`, so `ok ${n} - x` is caught. A `+` chain
+// that holds a string literal counts as one value too, each other operand as `0`, so
+// `"--- PA" + "SS"` and `'ok ' + n` are caught. Comments are not checked: they print nothing.
+// Literals already in the baseline may stay.
 
 import { checkStructure } from '../syntax/compare.ts'
 import { decodeJsString } from '../syntax/js-string.ts'
@@ -46,7 +48,59 @@ export function stringsOf (tree: SyntaxTree): string[] {
     if (n.type === 'string') out.push(decodeJs(textOf(tree, n).slice(1, -1)))
     else if (n.type === 'template_string') out.push(templateValue(tree, n))
   }
+  for (const n of descendants(tree.root)) {
+    // The whole chain once, from its outermost `+`.
+    if (!isPlus(tree, n) || (n.parent !== undefined && isPlus(tree, n.parent))) continue
+    const value = concatValue(tree, n)
+    if (value !== undefined) out.push(value)
+  }
   return out
+}
+
+function isPlus (tree: SyntaxTree, n: SyntaxNode): boolean {
+  if (n.type !== 'binary_expression') return false
+  const op = n.children.find(c => c.field === 'operator') ?? n.children.find(c => !c.named)
+  return op !== undefined && textOf(tree, op) === '+'
+}
+
+/** The value of a `+` chain holding at least one string literal (any other operand as `0`), else undefined. */
+function concatValue (tree: SyntaxTree, root: SyntaxNode): string | undefined {
+  let literal = false
+  let value = ''
+  // Left to right without recursion: a chain is as long as the proposal makes it.
+  const stack: SyntaxNode[] = [root]
+  while (stack.length > 0) {
+    let n = stack.pop() as SyntaxNode
+    while (n.type === 'parenthesized_expression') {
+      const inner = n.children.filter(c => c.named && c.type !== 'comment')
+      if (inner.length !== 1) break
+      n = inner[0] as SyntaxNode
+    }
+    if (isPlus(tree, n)) {
+      const operands = n.children.filter(c => c.named && c.type !== 'comment')
+      for (let i = operands.length - 1; i >= 0; i--) stack.push(operands[i] as SyntaxNode)
+      continue
+    }
+    const v = literalValue(tree, n)
+    if (v === undefined) value += '0'
+    else {
+      literal = true
+      value += v
+    }
+  }
+  return literal ? value : undefined
+}
+
+/** A string literal's decoded value, or undefined for any other node. */
+function literalValue (tree: SyntaxTree, n: SyntaxNode): string | undefined {
+  if (tree.grammar === 'go') {
+    if (n.type === 'interpreted_string_literal') return decodeGo(textOf(tree, n).slice(1, -1))
+    if (n.type === 'raw_string_literal') return textOf(tree, n).slice(1, -1).replace(/\r/g, '')
+    return undefined
+  }
+  if (n.type === 'string') return decodeJs(textOf(tree, n).slice(1, -1))
+  if (n.type === 'template_string') return templateValue(tree, n)
+  return undefined
 }
 
 function templateValue (tree: SyntaxTree, n: SyntaxNode): string {
