@@ -5,7 +5,8 @@
 //     `export * from 'm'` and `export * as ns from 'm'`;
 //   - `export default`: of a declaration, its kind and name (`function add`); of an
 //     identifier or member path, the path; of an object literal, each key and value; of any
-//     other expression, its kind (so a fix inside an exported arrow's body passes);
+//     other expression, its kind (so a fix inside an exported arrow's body passes); a
+//     method of an exported object literal, its name;
 //   - CommonJS: an assignment to `module.exports`, `module.exports.x`, `exports.x` (also by
 //     subscript), read the same way as `export default`.
 // Swapping which function a name exports (`export { double as add }`, `module.exports = {
@@ -54,6 +55,10 @@ function entriesOf (tree: SyntaxTree, prefix: string, v: SyntaxNode | undefined)
       out.push(`${prefix}.${key === undefined ? '?' : tokensOf(tree, key, '')} -> ${valueOf(tree, field(c, 'value'))}`)
     } else if (c.type === 'shorthand_property_identifier') {
       out.push(`${prefix}.${textOf(tree, c)} -> ${textOf(tree, c)}`)
+    } else if (c.type === 'method_definition') {
+      // A method exports itself under its name; a fix in its body is not an export change.
+      const name = field(c, 'name')
+      out.push(`${prefix}.${name === undefined ? '?' : tokensOf(tree, name, '')} -> method`)
     } else if (c.named && c.type !== 'comment') {
       out.push(`${prefix}.<${c.type}> -> ${tokensOf(tree, c, ' ')}`)
     }

@@ -2,8 +2,9 @@
 // over a test binary).
 //   go: `func init`, `func TestMain`, and a package-level var whose initializer calls;
 //   JavaScript: every top-level expression statement (one that calls is keyed by its
-//   callees, any other by its text: coercion, `await` of a thenable and accessors run code
-//   with no call expression), every other top-level statement that runs at load (if, for,
+//   callees, any other by its tokens with function bodies elided: coercion, `await` of a
+//   thenable and accessors run code with no call expression, while a fix inside
+//   `exports.add = function (…) { … }` changes nothing that runs at load), every other top-level statement that runs at load (if, for,
 //   while, do, switch, try, throw, blocks, labels), every top-level `await` (also inside a
 //   declaration or `for await`), top-level var/let/const whose initializer calls, `export
 //   default` of a call, class static blocks, and static class fields whose initializer calls.
@@ -11,7 +12,7 @@
 // existing call statement its arguments, an existing top-level `if` or loop its body).
 
 import { checkStructure } from '../syntax/compare.ts'
-import { descendants, field, fields, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
+import { descendants, field, fields, textOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import { patternNames } from './declarations-preserved.ts'
 import { callsOf } from './calls-preserved.ts'
 import type { GateContext, RuleOutcome } from '../types.ts'
@@ -51,7 +52,7 @@ export function initHooksOf (tree: SyntaxTree): string[] {
     if (top.type === 'expression_statement' && calls(top, JS_CALLS)) {
       out.push(`top-level statement calling ${callsOf({ ...tree, root: top }).sort().join(', ')}`)
     } else if (top.type === 'expression_statement') {
-      out.push(`top-level statement ${tokensOf(tree, top, ' ')}`)
+      out.push(`top-level statement ${shapeOf(tree, top)}`)
     } else if (LOAD_STATEMENTS.has(top.type)) {
       out.push(`top-level ${top.type.replace(/_statement$/, '')} statement`)
     } else if (top.type === 'export_statement' && calls(field(top, 'value'), JS_CALLS)) {
@@ -70,6 +71,22 @@ export function initHooksOf (tree: SyntaxTree): string[] {
     }
   }
   return out
+}
+
+/**
+ * A statement's tokens with every function, method and class body read as `ƒ`: those do not
+ * run at load, so a fix inside `exports.add = function (a, b) { … }` keeps its key.
+ */
+function shapeOf (tree: SyntaxTree, n: SyntaxNode): string {
+  const tokens: string[] = []
+  const stack: SyntaxNode[] = [n]
+  while (stack.length > 0) {
+    const c = stack.pop() as SyntaxNode
+    if (c !== n && FUNCTION_BODIES.has(c.type)) tokens.push('ƒ')
+    else if (c.children.length === 0) tokens.push(textOf(tree, c))
+    else for (let i = c.children.length - 1; i >= 0; i--) stack.push(c.children[i] as SyntaxNode)
+  }
+  return tokens.filter(t => t.trim() !== '').join(' ')
 }
 
 /** Whether a node runs at module load: no function, method or class body encloses it. */
