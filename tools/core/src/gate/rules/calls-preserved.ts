@@ -15,6 +15,8 @@
 //     the file's callees before and after are the same set;
 //     An assignment to a named property the file calls as a method (`x.round = …` beside
 //     `Math.round(…)`) counts too, since an alias reaches the same object;
+//   - an assignment to a binding the module exports (`add = double`, also inside an
+//     initializer: `const LIMIT = (add = double, 100)`), which swaps what importers call;
 //   - a `with` statement, which rebinds every name in its body.
 
 import { checkStructure } from '../syntax/compare.ts'
@@ -78,13 +80,59 @@ function assignedTargets (n: SyntaxNode | undefined): SyntaxNode[] {
   }
 }
 
+/** The local names a JavaScript module exports: ESM declarations and specifiers, and what CommonJS exports hold. */
+function exportedLocals (tree: SyntaxTree): Set<string> {
+  const out = new Set<string>()
+  const addValue = (v: SyntaxNode | undefined): void => {
+    if (v === undefined) return
+    if (v.type === 'identifier') out.add(textOf(tree, v))
+    else if (v.type === 'object') {
+      for (const c of v.children) {
+        if (c.type === 'shorthand_property_identifier') out.add(textOf(tree, c))
+        else if (c.type === 'pair') addValue(field(c, 'value'))
+      }
+    }
+  }
+  for (const stmt of tree.root.children) {
+    if (stmt.type !== 'export_statement' || field(stmt, 'source') !== undefined) continue
+    const decl = field(stmt, 'declaration')
+    const name = decl === undefined ? undefined : field(decl, 'name')
+    if (name !== undefined) out.add(textOf(tree, name))
+    for (const d of decl?.children.filter(c => c.type === 'variable_declarator') ?? []) {
+      const id = field(d, 'name')
+      if (id?.type === 'identifier') out.add(textOf(tree, id))
+    }
+    addValue(field(stmt, 'value'))
+    for (const clause of stmt.children.filter(c => c.type === 'export_clause')) {
+      for (const spec of clause.children.filter(c => c.type === 'export_specifier')) {
+        const local = field(spec, 'name')
+        if (local !== undefined) out.add(textOf(tree, local))
+      }
+    }
+  }
+  for (const n of descendants(tree.root)) {
+    if (n.type !== 'assignment_expression') continue
+    const left = field(n, 'left')
+    const path = left === undefined ? [] : memberPath(tree, left)
+    if ((path[0] === 'module' && path[1] === 'exports') || path[0] === 'exports') addValue(field(n, 'right'))
+  }
+  return out
+}
+
 /** Every rebinding of a callee in a JavaScript file (`rebinding <path>`), and every `with` statement. */
 export function rebindingsOf (tree: SyntaxTree): string[] {
   if (tree.grammar !== 'javascript') return []
   const callees = calleePaths(tree)
+  const exported = exportedLocals(tree)
   const out: string[] = []
   const target = (t: SyntaxNode, how: string): void => {
     const path = memberPath(tree, t)
+    // An exported binding assigned anywhere (`(add = double, 100)` in an initializer) makes
+    // every importer, the tests first, call something else.
+    if (path.length === 1 && exported.has(path[0] ?? '')) {
+      out.push(`${how} of exported binding ${path[0] ?? ''}`)
+      return
+    }
     if (callees.some(c => samePath(c, path))) {
       out.push(`${how} of callee ${path.join('.')}`)
       return

@@ -19,11 +19,13 @@
 // key or method name (`{ valueOf: f }`, `get toString ()`), a destructuring key, or a string or
 // template without substitutions that spells it (`a['constructor']`, `{ 'then': f }`), escapes
 // decoded — and a use added is rejected. Uses already in the baseline may stay or move, so a
-// file that already calls `n.toString(16)` can still be fixed around it.
+// file that already calls `n.toString(16)` can still be fixed around it. A computed key
+// assembled from strings (`a['constr' + 'uctor']`, `` { [`value${''}Of`]: f } ``) can spell
+// any of them, so each such key counts as a use too.
 
 import { checkStructure } from '../syntax/compare.ts'
 import { literalKey } from '../syntax/member-path.ts'
-import { descendants, textOf, type SyntaxTree } from '../syntax/parse.ts'
+import { descendants, field, textOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import type { GateContext, RuleOutcome } from '../types.ts'
 
 const NAME_NODES = {
@@ -67,11 +69,27 @@ export function namesOf (tree: SyntaxTree): string[] {
   return [...names].sort()
 }
 
+/** The computed key of a subscript (`a[k]`) or of an object key (`{ [k]: v }`), if `n` has one. */
+function computedKey (n: SyntaxNode): SyntaxNode | undefined {
+  if (n.type === 'subscript_expression') return field(n, 'index')
+  if (n.type === 'computed_property_name') return n.children.find(c => c.named && c.type !== 'comment')
+  return undefined
+}
+
+/** A key that is not one literal but holds a string: built from strings (`'constr' + 'uctor'`, `` `a${b}` ``). */
+function builtFromStrings (key: SyntaxNode): boolean {
+  if (key.type === 'string' || key.type === 'number' || (key.type === 'template_string' && !key.children.some(c => c.type === 'template_substitution'))) return false
+  return [...descendants(key)].some(d => d.type === 'string' || d.type === 'template_string')
+}
+
 /** Every use of a reaching name in a JavaScript file, one entry per use. */
 export function reachingUsesOf (tree: SyntaxTree): string[] {
   if (tree.grammar !== 'javascript') return []
   const out: string[] = []
   for (const n of descendants(tree.root)) {
+    // A key spelled by assembling strings can spell any reaching name, so each counts as a use.
+    const key = computedKey(n)
+    if (key !== undefined && builtFromStrings(key)) out.push(BUILT_KEY)
     if (!PROPERTY_NODES.has(n.type)) continue
     const name = n.type === 'string' || n.type === 'template_string' ? literalKey(tree, n) : textOf(tree, n)
     if (name !== undefined && REACHING_NAMES.has(name)) out.push(name)
@@ -84,7 +102,11 @@ function namesAndUses (tree: SyntaxTree): string[] {
   return [...namesOf(tree), ...reachingUsesOf(tree).map(u => `${SEP}${u}`)]
 }
 
+/** How a computed key assembled from strings is counted among the reaching uses. */
+const BUILT_KEY = 'a computed key built from strings'
+
 function show (e: string): string {
+  if (e === `${SEP}${BUILT_KEY}`) return `use of ${BUILT_KEY} (it can spell any name that reaches code)`
   return e.startsWith(SEP) ? `use of ${e.slice(1)} (reaches code or rebinds a call)` : `name ${e}`
 }
 
