@@ -272,6 +272,9 @@ export const CJS_BASELINE: Baseline = {
   allowed: ['src/calc.cjs'],
 }
 
+/** GO_CALC with a func-typed seam, a package var Add calls (second gate audit). */
+export const GO_SEAM_BASELINE: Baseline = { ...GO_BASELINE, files: { ...GO_BASELINE.files, 'calc.go': { text: GO_CALC.replace('var base = 2\n', 'var base = 2\n\nvar round = Double\n').replace('\treturn a - b\n', '\treturn round(a) - b\n') } } }
+
 /** CommonJS and ESM modules that export functions defined in place, the common style (second gate audit). */
 export const CJS_EXPORTS_BASELINE: Baseline = {
   runner: 'node',
@@ -289,6 +292,8 @@ export const JS_ROUND_BASELINE: Baseline = { ...JS_BASELINE, files: { ...JS_BASE
 const cjs = (search: string, replace: string): GateEdit => ({ path: 'src/calc.cjs', search, replace })
 
 const JS_REJECTED: GateCase[] = [
+  { name: 'proposal-go-assigns-called-seam', why: 'round = Clamp inside Describe: every later Add calls Clamp through the unchanged call round(a)', baseline: GO_SEAM_BASELINE, edits: [go('\tif n < 0 {\n', '\tround = Clamp\n\tif n < 0 {\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-reinitializes-called-seam', why: 'var round = Clamp: the package-level seam Add calls now holds another function from init on', baseline: GO_SEAM_BASELINE, edits: [go('var round = Double\n', 'var round = Clamp\n')], fails: ['calls-preserved'] },
   // The second gate audit's bypasses: keys assembled from strings, and exported bindings reassigned.
   { name: 'proposal-js-function-ctor-through-built-keys', why: "a['constr' + 'uctor'] twice is the Function constructor, bound to Math.min through an alias and run by a computed valueOf: no literal spells a reaching name", baseline: JS_BASELINE, edits: [js('export function add (a, b) {\n  return a - b\n}', "export function add (a, b) {\n  a = Math\n  a['mi' + 'n'] = a['constr' + 'uctor']['constr' + 'uctor']\n  return +{ ['value' + 'Of']: Math.min('process.exit(0)') }\n}"), js('  return Math.min(n, LIMIT)\n', '  return n < LIMIT ? n : LIMIT\n')], fails: ['names-preserved'] },
   { name: 'proposal-js-function-ctor-through-template-keys', why: 'the same keys spelled by templates with a substitution', baseline: JS_BASELINE, edits: [js('export function add (a, b) {\n  return a - b\n}', "export function add (a, b) {\n  a = Math\n  a[`mi${''}n`] = a[`constr${''}uctor`][`constr${''}uctor`]\n  return +{ [`value${''}Of`]: Math.min('process.exit(0)') }\n}"), js('  return Math.min(n, LIMIT)\n', '  return n < LIMIT ? n : LIMIT\n')], fails: ['names-preserved'] },
@@ -334,6 +339,7 @@ const JS_REJECTED: GateCase[] = [
 ]
 
 const JS_ACCEPTED: GateCase[] = [
+  { name: 'go-changes-uncalled-var', why: 'control: var base = 3 beside the seam: base is not called', baseline: GO_SEAM_BASELINE, edits: [go('var base = 2\n', 'var base = 3\n')], fails: [] },
   { name: 'cjs-fix-in-function-assigned-to-exports', why: 'a fix inside exports.add = function (…) { … }: nothing that runs at load changed', baseline: CJS_EXPORTS_BASELINE, edits: [{ path: 'src/ops.cjs', search: '  return a - b\n', replace: '  return a + b\n' }], fails: [] },
   { name: 'cjs-fix-in-arrow-assigned-to-module-exports', why: 'a fix inside module.exports.sub = (…) => { … }', baseline: CJS_EXPORTS_BASELINE, edits: [{ path: 'src/ops.cjs', search: '  return a + b\n}', replace: '  return a - b\n}' }], fails: [] },
   { name: 'cjs-fix-in-method-of-exported-object', why: 'a fix inside a method of an exported object literal', baseline: CJS_EXPORTS_BASELINE, edits: [{ path: 'src/ops.cjs', search: 'Math.min(a + b, LIMIT)', replace: 'Math.min(a * b, LIMIT)' }], fails: [] },

@@ -18,6 +18,8 @@
 //   - an assignment to a binding the module exports (`add = double`, also inside an
 //     initializer: `const LIMIT = (add = double, 100)`), which swaps what importers call;
 //   - a `with` statement, which rebinds every name in its body.
+// In a go file: an added assignment to a variable or field the file calls (a func-typed
+// seam: `round = Clamp`), and a changed initializer of such a variable.
 
 import { checkStructure } from '../syntax/compare.ts'
 import { printableLine } from '../../printable-line.ts'
@@ -80,6 +82,32 @@ function assignedTargets (n: SyntaxNode | undefined): SyntaxNode[] {
   }
 }
 
+/**
+ * go: an assignment to a variable or field the file calls (`round = Clamp` where `round(a)`
+ * is called: a func-typed seam), and the initializer of such a variable, so that changing
+ * `var round = Double` to `var round = Clamp` is a rebinding too.
+ */
+function goRebindingsOf (tree: SyntaxTree): string[] {
+  const callees = new Set(callsOf(tree))
+  const out: string[] = []
+  for (const n of descendants(tree.root)) {
+    if (n.type === 'assignment_statement') {
+      for (const t of field(n, 'left')?.children.filter(c => c.named) ?? []) {
+        const text = tokensOf(tree, t, '')
+        if (callees.has(text)) out.push(`assignment of callee ${text}`)
+      }
+    } else if (n.type === 'var_spec' || n.type === 'const_spec') {
+      const value = field(n, 'value')
+      if (value === undefined) continue
+      for (const name of n.children.filter(c => c.field === 'name')) {
+        const text = textOf(tree, name)
+        if (callees.has(text)) out.push(`var ${text} = ${tokensOf(tree, value, ' ')}`)
+      }
+    }
+  }
+  return out
+}
+
 /** The local names a JavaScript module exports: ESM declarations and specifiers, and what CommonJS exports hold. */
 function exportedLocals (tree: SyntaxTree): Set<string> {
   const out = new Set<string>()
@@ -121,7 +149,7 @@ function exportedLocals (tree: SyntaxTree): Set<string> {
 
 /** Every rebinding of a callee in a JavaScript file (`rebinding <path>`), and every `with` statement. */
 export function rebindingsOf (tree: SyntaxTree): string[] {
-  if (tree.grammar !== 'javascript') return []
+  if (tree.grammar === 'go') return goRebindingsOf(tree)
   const callees = calleePaths(tree)
   const exported = exportedLocals(tree)
   const out: string[] = []
