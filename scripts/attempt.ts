@@ -94,8 +94,7 @@ export function openLogs (attempt: string | undefined, step: Step): StepLog[] | 
   try {
     ensureDir(stateRootOf(attempt), dir, 0o755)
   } catch (e) {
-    process.stderr.write(`attempt: logs: not keeping ${step}'s streams: ${printableLine((e as Error).message, 600)}
-`)
+    process.stderr.write(`attempt: logs: not keeping ${step}'s streams: ${printableLine((e as Error).message, 600)}\n`)
     return undefined
   }
   return [new StepLog(join(dir, `${step}.stdout`)), new StepLog(join(dir, `${step}.stderr`))]
@@ -104,8 +103,7 @@ export function openLogs (attempt: string | undefined, step: Step): StepLog[] | 
 export function closeLogs (logs: readonly StepLog[] | undefined): void {
   for (const log of logs ?? []) {
     log.close()
-    if (log.failure !== undefined) process.stderr.write(`attempt: logs: cannot keep ${log.path}: ${printableLine(log.failure, 600)}
-`)
+    if (log.failure !== undefined) process.stderr.write(`attempt: logs: cannot keep ${log.path}: ${printableLine(log.failure, 600)}\n`)
   }
 }
 
