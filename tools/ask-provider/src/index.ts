@@ -19,6 +19,7 @@
 // --check re-renders job.txt, prompt.txt, the three owned-text records and request.json
 // from retained inputs and compares them byte for byte; it never writes and never calls.
 
+import { isUtf8 } from 'node:buffer'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CheckRecord, ProviderResponse } from '@repairline/schemas'
@@ -159,11 +160,11 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
     ...(caPem === undefined ? {} : { caPem }),
     limits: { ...limits, totalMs, headersTimeoutMs: Math.min(limits.headersTimeoutMs, totalMs) },
   })
-  const keep = (res: HttpResponse, complete: boolean): { body: Buffer, redactions: number } => {
+  const keep = (res: HttpResponse, complete: boolean): { body: Buffer, redactions: number, utf8: boolean } => {
     const kept = redactResponse(res, pattern)
     writeJsonAtomic('response', join(dir, 'response.json'), { v: 1, attempt_key: attempt.key, received_at: io.now().toISOString(), ...kept.fields, body_complete: complete }, w)
     faultPoint(io.env, 'provider-response')
-    return { body: kept.body, redactions: kept.fields.redactions }
+    return { body: kept.body, redactions: kept.fields.redactions, utf8: kept.fields.body_utf8 }
   }
 
   if (result.kind === 'failed') {
@@ -175,10 +176,10 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
   }
 
   const res = result.response
-  const { body: redactedBody, redactions } = keep(res, true)
+  const { body: redactedBody, redactions, utf8 } = keep(res, true)
   const contentType = res.headers['content-type']
   // The decision readback makes again from response.json; only the token checks are ours alone.
-  const decision = decideAnswer({ status: res.status, contentType, body: redactedBody, utf8: isUtf8(res.body), redactions }, body.max_output_tokens, {
+  const decision = decideAnswer({ status: res.status, contentType, body: redactedBody, utf8, redactions }, body.max_output_tokens, {
     inText: text => redactText(text, pattern).count > 0,
     inValue: value => redactJson(value, pattern).count > 0,
   })
@@ -237,15 +238,6 @@ function redactResponse (res: HttpResponse, pattern: SecretPattern): { fields: O
   return {
     fields: { http_status: res.status, headers, body_bytes: res.body.length, body_utf8: utf8, body: res.body.length === 0 ? null : kept, redactions },
     body,
-  }
-}
-
-function isUtf8 (b: Buffer): boolean {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(b)
-    return true
-  } catch {
-    return false
   }
 }
 

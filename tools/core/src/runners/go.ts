@@ -128,7 +128,7 @@ function goModDirs (testPackages: readonly string[]): string[] {
 }
 
 /** The `replace` directives of a go.mod, one-line and in blocks: `old [v] => new [v]`. */
-export function goModReplacements (text: string): Array<{ from: string, to: string }> {
+function goModReplacements (text: string): Array<{ from: string, to: string }> {
   const out: Array<{ from: string, to: string }> = []
   let inBlock = false
   for (const raw of text.split('\n')) {
