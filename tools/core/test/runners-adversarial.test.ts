@@ -271,10 +271,14 @@ test('S12: SIGKILLing the supervisor while the sandbox runs leaves no sandbox pr
   // The dead supervisor's groups are left empty; another supervisor starting meanwhile may
   // already have removed them as stale (it removes only empty ones).
   const gone = (e: unknown): boolean => (e as { code?: string }).code === 'ENOENT'
+  // A killed task stays listed in a cgroup v1 group until its zombie is reaped, after it has
+  // left /proc's cmdlines, so the group is polled to empty within a bound, as the processes are.
+  const procsOf = (g: string): string => {
+    try { return readFileSync(join(g, 'cgroup.procs'), 'utf8').trim() } catch (e) { if (gone(e)) return ''; throw e }
+  }
   for (const g of supervised.cgroups) {
-    let procs = ''
-    try { procs = readFileSync(join(g, 'cgroup.procs'), 'utf8').trim() } catch (e) { if (!gone(e)) throw e }
-    assert.equal(procs, '', `${g} is empty`)
+    await until(() => procsOf(g) === '', 10_000)
+    assert.equal(procsOf(g), '', `${g} is empty`)
   }
   for (const g of groups.splice(0)) try { rmdirSync(g) } catch (e) { if (!gone(e)) throw e }
 
