@@ -422,3 +422,82 @@ ACCEPTED.push(
   { name: 'doc-comment-edit-in-directives-file', why: 'an ordinary comment may change; only directives may not', baseline: GO_DIRECTIVES_BASELINE, edits: [go('// Double returns twice n.', '// Double returns n doubled.')], fails: [] },
   { name: 'nested-parentheses-within-bound', why: 'nesting well inside MAX_DEPTH is ordinary code', baseline: GO_BASELINE, edits: [go('return a - b', `return ${nested(200)}`)], fails: [] },
 )
+
+// ---- Calls on an object chain, and function literals as callees -----------------------------
+// A callee's text leaves out what an inner call passes and a literal's body (calls-preserved):
+// the common fixes inside a chain, a callback or a goroutine pass; a new or retargeted call
+// there, and a changed index, still fail.
+
+export const JS_CHAIN_CALC = `// initial upper-cases the first letter.
+export function initial (s) {
+  return s.slice(0, 1).toUpperCase()
+}
+
+export function total (items) {
+  return items.map(i => i.price + i.qty).reduce((a, b) => a + b, 0)
+}
+
+export const triple = (function () {
+  return n => n * 2
+})()
+
+export function pick (obj) {
+  return obj[keyOf(1)]()
+}
+
+function keyOf (n) {
+  return n === 1 ? 'a' : 'b'
+}
+`
+
+export const GO_CHAIN_CALC = `package calc
+
+import "strings"
+
+// Add returns the sum of a and b.
+func Add(a, b int) int {
+	return a - b
+}
+
+// Title replaces the first letter.
+func Title(s string) string {
+	return strings.NewReplacer("a", "B").Replace(s[:1]) + s[1:]
+}
+
+// Sum adds up xs in a goroutine.
+func Sum(xs []int) int {
+	ch := make(chan int)
+	go func() {
+		t := 0
+		for _, x := range xs {
+			t -= x
+		}
+		ch <- t
+	}()
+	return <-ch
+}
+
+// Pick calls the handler of one key.
+func Pick(m map[string]func() int) int {
+	return m[strings.ToLower("A")]()
+}
+`
+
+export const JS_CHAIN_BASELINE: Baseline = { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CHAIN_CALC } } }
+export const GO_CHAIN_BASELINE = goWith(GO_CHAIN_CALC)
+
+REJECTED.push(
+  { name: 'proposal-js-retargets-method-by-index', why: 'obj[keyOf(2)]() calls another method of obj: an index is part of the callee', baseline: JS_CHAIN_BASELINE, edits: [js('obj[keyOf(1)]()', 'obj[keyOf(2)]()')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-adds-call-in-chained-callback', why: 'a new call inside the map callback is counted where it is', baseline: JS_CHAIN_BASELINE, edits: [js('i => i.price + i.qty', 'i => Number(i.price) * i.qty')], fails: ['calls-preserved', 'names-preserved'] },
+  { name: 'proposal-js-retargets-inner-call-of-chain', why: 's.slice → s.substring: the inner call is counted on its own', baseline: JS_CHAIN_BASELINE, edits: [js('s.slice(0, 1)', 's.substring(0, 1)')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-retargets-handler-by-index', why: 'm[strings.ToLower("B")]() calls another handler: an index is part of the callee', baseline: GO_CHAIN_BASELINE, edits: [go('strings.ToLower("A")', 'strings.ToLower("B")')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-adds-call-in-goroutine-literal', why: 'a new call inside go func() { … }() is counted where it is', baseline: GO_CHAIN_BASELINE, edits: [go('\t\t\tt -= x\n', '\t\t\tt += len(xs)\n')], fails: ['calls-preserved', 'names-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'js-chain-inner-argument', why: 's.slice(0, 1).toUpperCase() → slice(0, 2): an inner call\'s argument, every callee kept', baseline: JS_CHAIN_BASELINE, edits: [js('s.slice(0, 1)', 's.slice(0, 2)')], fails: [] },
+  { name: 'js-fix-in-chained-callback', why: 'a fix inside the map callback of items.map(…).reduce(…)', baseline: JS_CHAIN_BASELINE, edits: [js('i => i.price + i.qty', 'i => i.price * i.qty')], fails: [] },
+  { name: 'js-fix-in-iife-body', why: 'a fix inside an immediately called function literal', baseline: JS_CHAIN_BASELINE, edits: [js('return n => n * 2', 'return n => n * 3')], fails: [] },
+  { name: 'go-chain-inner-argument', why: 'strings.NewReplacer("a", "A").Replace(…): an inner call\'s argument', baseline: GO_CHAIN_BASELINE, edits: [go('NewReplacer("a", "B")', 'NewReplacer("a", "A")')], fails: [] },
+  { name: 'go-fix-in-goroutine-literal', why: 'a fix inside go func() { … }()', baseline: GO_CHAIN_BASELINE, edits: [go('\t\t\tt -= x\n', '\t\t\tt += x\n')], fails: [] },
+)

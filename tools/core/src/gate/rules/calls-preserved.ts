@@ -4,7 +4,12 @@
 //   JavaScript: call expressions (`import(…)` and `super(…)` included), `new` expressions as
 //   `new <callee>`, and tagged templates by their tag.
 // Arguments may change (a changed string in an existing call passes); a call may not be
-// added, removed or pointed at another callee.
+// added, removed or pointed at another callee. A callee's text leaves out what a call on its
+// object chain passes and the body of a function or class literal in it, so that
+// `s.slice(0, 1).toUpperCase()` → `s.slice(0, 2).toUpperCase()`, a fix inside
+// `xs.map(x => …).reduce(…)`, or one inside `defer func() { … }()` keeps every callee: the
+// inner call is counted on its own, and the literal's calls are counted where they are. An
+// index is kept whole (`obj[key(1)]()` → `obj[key(2)]()` calls another method).
 //
 // A JavaScript call also changes callee when what its callee text names is rebound, so in a
 // JavaScript file these may not be added either (counted per file, before and after):
@@ -27,6 +32,33 @@ import { memberPath, samePath } from '../syntax/member-path.ts'
 import { descendants, field, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import { fail, type GateContext, type RuleOutcome } from '../types.ts'
 
+/** Function and class literals, whose body a callee's text leaves out. */
+const LITERALS_WITH_BODY = new Set(['function_expression', 'generator_function', 'arrow_function', 'class', 'func_literal'])
+
+/**
+ * The text of a callee without whitespace or comments, down its object chain (member and
+ * selector operands, call functions, parentheses): a call there shows as `(…)` (or `…` for
+ * a tagged template), a function or class literal without its body; an index, a property and
+ * anything else whole. Recursive along the chain only, which the parse bound keeps shallow.
+ */
+function calleeText (tree: SyntaxTree, n: SyntaxNode): string {
+  const part = (c: SyntaxNode): string => tokensOf(tree, c, '')
+  switch (n.type) {
+    case 'member_expression':
+    case 'subscript_expression':
+    case 'selector_expression':
+    case 'index_expression':
+      return n.children.map(c => c.field === 'object' || c.field === 'operand' ? calleeText(tree, c) : part(c)).join('')
+    case 'call_expression':
+      return n.children.map(c => c.field === 'function' ? calleeText(tree, c) : c.field === 'arguments' ? (c.type === 'template_string' ? '`…`' : '(…)') : part(c)).join('')
+    case 'parenthesized_expression':
+      return n.children.map(c => c.named && c.type !== 'comment' ? calleeText(tree, c) : part(c)).join('')
+    default:
+      if (LITERALS_WITH_BODY.has(n.type)) return n.children.map(c => c.field === 'body' ? '{…}' : part(c)).join('')
+      return part(n)
+  }
+}
+
 /** Every call of a file by callee text. */
 export function callsOf (tree: SyntaxTree): string[] {
   const out: string[] = []
@@ -35,7 +67,7 @@ export function callsOf (tree: SyntaxTree): string[] {
       if (n.type === 'call_expression') {
         const fn = field(n, 'function')
         const targs = field(n, 'type_arguments')
-        out.push(`${fn === undefined ? '?' : tokensOf(tree, fn, '')}${targs === undefined ? '' : tokensOf(tree, targs, '')}`)
+        out.push(`${fn === undefined ? '?' : calleeText(tree, fn)}${targs === undefined ? '' : tokensOf(tree, targs, '')}`)
       } else if (n.type === 'type_conversion_expression') {
         const type = field(n, 'type')
         out.push(type === undefined ? '?' : tokensOf(tree, type, ''))
@@ -45,11 +77,11 @@ export function callsOf (tree: SyntaxTree): string[] {
     if (n.type === 'call_expression') {
       const fn = field(n, 'function')
       const args = field(n, 'arguments')
-      const callee = fn === undefined ? '?' : tokensOf(tree, fn, '')
+      const callee = fn === undefined ? '?' : calleeText(tree, fn)
       out.push(args?.type === 'template_string' ? `${callee}\`…\`` : callee)
     } else if (n.type === 'new_expression') {
       const ctor = field(n, 'constructor')
-      out.push(`new ${ctor === undefined ? '?' : tokensOf(tree, ctor, '')}`)
+      out.push(`new ${ctor === undefined ? '?' : calleeText(tree, ctor)}`)
     }
   }
   return out
