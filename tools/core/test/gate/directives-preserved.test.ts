@@ -14,7 +14,7 @@ test('directivesOf keys the header, each //go: directive with what it precedes, 
     'file header: //go:build !windows\n// +build !windows\n\n// Package calc adds.\n',
     'directive: //go:build !windows before package calc',
     'directive: // +build !windows',
-    'directive: //go:noinline before func Add(a, b int) int {',
+    'directive: //go:noinline before func Add(a, b int) int',
   ])
   assert.deepEqual(show(directivesOf(await parseSource('go', GO_CGO_CALC))), [
     'file header: ',

@@ -501,3 +501,18 @@ ACCEPTED.push(
   { name: 'go-chain-inner-argument', why: 'strings.NewReplacer("a", "A").Replace(…): an inner call\'s argument', baseline: GO_CHAIN_BASELINE, edits: [go('NewReplacer("a", "B")', 'NewReplacer("a", "A")')], fails: [] },
   { name: 'go-fix-in-goroutine-literal', why: 'a fix inside go func() { … }()', baseline: GO_CHAIN_BASELINE, edits: [go('\t\t\tt -= x\n', '\t\t\tt += x\n')], fails: [] },
 )
+
+// ---- Near misses of the go directive and TAP rules ------------------------------------------
+
+/** A `//go:noinline` function written on one line. */
+export const GO_ONE_LINE_NOINLINE_BASELINE = goWith('package calc\n\n// Add returns the sum of a and b.\n//\n//go:noinline\nfunc Add(a, b int) int { return a - b }\n\n// Double returns twice n.\nfunc Double(n int) int { return n * 2 }\n')
+
+REJECTED.push(
+  { name: 'proposal-moves-noinline-between-one-line-functions', why: 'the directive moved to the other one-line function', baseline: GO_ONE_LINE_NOINLINE_BASELINE, edits: [go('//go:noinline\nfunc Add', 'func Add'), go('func Double', '//go:noinline\nfunc Double')], fails: ['directives-preserved'] },
+  { name: 'proposal-adds-tap-line-after-newline', why: "'\\nok 1 - add adds' starts a TAP result line", baseline: JS_BASELINE, edits: [js("new RangeError('negative input')", "new RangeError('negative input\\nok 1 - add adds')")], fails: ['no-test-framing'] },
+)
+
+ACCEPTED.push(
+  { name: 'noinline-one-line-function-fix', why: 'a fix in the body of a one-line //go:noinline function: its head is unchanged', baseline: GO_ONE_LINE_NOINLINE_BASELINE, edits: [go('{ return a - b }', '{ return a + b }')], fails: [] },
+  { name: 'js-ok-status-text', why: "'status ok 200' is text: no line starts with ok", baseline: JS_BASELINE, edits: [js("new RangeError('negative input')", "new RangeError('status ok 200: negative input')")], fails: [] },
+)

@@ -115,7 +115,9 @@ test('framing: every pattern is found; near misses are not', () => {
     ['TAP version 13', 'TAP version'], ['ok 1 - add', 'ok <n>'], ['not ok 2 - add', 'not ok <n>'], ['# pass 3', '# pass'], ['# fail 0', '# fail'],
   ]
   for (const [s, name] of hits) assert.ok(framingIn(s).includes(name), `${JSON.stringify(s)} should match ${name}`)
-  for (const s of ['took 5 ms', 'PASSED', 'a FAIL b', 'ok', 'ok then', 'book 1', '--PASS', 'tap version', '#pass']) assert.deepEqual(framingIn(s), [], s)
+  // A TAP result starts a line (after indentation, or a substitution counted as 0).
+  for (const [s, name] of [['x\nok 1', 'ok <n>'], ['  ok 1', 'ok <n>'], ['0ok 1', 'ok <n>'], ['\tnot ok 3', 'not ok <n>'], ['x\r0not ok 3', 'not ok <n>']]) assert.ok(framingIn(s as string).includes(name as string), `${JSON.stringify(s)} should match ${name as string}`)
+  for (const s of ['took 5 ms', 'PASSED', 'a FAIL b', 'ok', 'ok then', 'book 1', '--PASS', 'tap version', '#pass', 'status ok 200', 'all ok 1 by 1', 'is not ok 2']) assert.deepEqual(framingIn(s), [], s)
 })
 
 test('literal values are decoded before matching: go escapes, raw strings, JS escapes and template substitutions', async () => {

@@ -8,9 +8,9 @@
 //   - the file header, everything before the package clause, where build constraints are
 //     honoured (`//go:build ignore` drops the file, `!linux` swaps it for another): byte-identical;
 //   - directive comments anywhere, as a multiset: `//go:…` (build, linkname, embed, generate,
-//     noinline, …) with the first line of what it precedes, `// +build`, `//line` and
-//     `/*line`, `//export` and `//extern` with what they precede, and each `#cgo` line of any
-//     comment.
+//     noinline, …), `//export` and `//extern`, each with the head of what it precedes (a
+//     function up to its body, else the first line); `// +build`, `//line` and `/*line`; and
+//     each `#cgo` line of any comment.
 // JavaScript files have none of these and always pass.
 
 import { checkStructure } from '../syntax/compare.ts'
@@ -43,7 +43,7 @@ export function directivesOf (tree: SyntaxTree): string[] {
     }
     if (n.type !== 'comment') continue
     const text = textOf(tree, n)
-    if (ATTACHED.test(text)) out.push(['directive', `${text} before ${firstLineOfNext(tree, n)}`].join(SEP))
+    if (ATTACHED.test(text)) out.push(['directive', `${text} before ${headOfNext(tree, n)}`].join(SEP))
     else if (STANDALONE.test(text)) out.push(['directive', text].join(SEP))
     for (const line of text.split(/\r?\n/)) if (CGO_LINE.test(line)) out.push(['#cgo line', line.trim()].join(SEP))
   }
@@ -70,12 +70,18 @@ function textBefore (tree: SyntaxTree, n: SyntaxNode): string {
   return tree.source.slice(from, n.start)
 }
 
-/** The first line of the next non-comment sibling, whitespace folded; `(end)` when there is none. */
-function firstLineOfNext (tree: SyntaxTree, n: SyntaxNode): string {
+/**
+ * What a directive applies to: the next non-comment sibling's head (a function or method up
+ * to its body, so a fix in a one-line body keeps the key; anything else its first line),
+ * whitespace folded; `(end)` when there is none.
+ */
+function headOfNext (tree: SyntaxTree, n: SyntaxNode): string {
   const siblings = n.parent?.children ?? []
   const next = siblings.slice(siblings.indexOf(n) + 1).find(s => s.type !== 'comment')
   if (next === undefined) return '(end)'
-  return (textOf(tree, next).split('\n')[0] ?? '').trim().replace(/\s+/g, ' ')
+  const body = next.type === 'function_declaration' || next.type === 'method_declaration' ? field(next, 'body') : undefined
+  const head = body === undefined ? (textOf(tree, next).split('\n')[0] ?? '') : tree.source.slice(next.start, body.start)
+  return head.trim().replace(/\s+/g, ' ')
 }
 
 export function showDirective (e: string): string {

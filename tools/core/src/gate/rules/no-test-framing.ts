@@ -2,7 +2,8 @@
 // contains test-runner framing that could forge a result in test output: `=== RUN`,
 // `=== PAUSE`, `=== CONT`, `--- PASS`, `--- FAIL`, `--- SKIP`, a line that is `PASS` or
 // `FAIL`, `ok  \t`, `FAIL\t`, `"Action":`, `TAP version`, `ok <n>`, `not ok <n>`, `# pass`,
-// `# fail`. A template substitution counts as `0`, so `ok ${n} - x` is caught. A `+` chain
+// `# fail`; `ok <n>` and `not ok <n>` only where a line starts (so `'status ok 200'` is
+// text). A template substitution counts as `0`, so `ok ${n} - x` is caught. A `+` chain
 // that holds a string literal counts as one value too, each other operand as `0`, so
 // `"--- PA" + "SS"` and `'ok ' + n` are caught. Comments are not checked: they print nothing.
 // Literals already in the baseline may stay.
@@ -25,8 +26,9 @@ export const FRAMING: ReadonlyArray<{ name: string, re: RegExp }> = [
   { name: 'FAIL\\t', re: /FAIL\t/ },
   { name: '"Action":', re: /"Action":/ },
   { name: 'TAP version', re: /TAP version/ },
-  { name: 'not ok <n>', re: /\bnot ok \d/ },
-  { name: 'ok <n>', re: /\bok \d/ },
+  // A TAP result is a line: `ok` after nothing but indentation (a substitution, `0` here, may be empty).
+  { name: 'not ok <n>', re: /(^|[\n\r])[\t 0]*not ok \d/ },
+  { name: 'ok <n>', re: /(^|[\n\r])[\t 0]*ok \d/ },
   { name: '# pass', re: /# pass/ },
   { name: '# fail', re: /# fail/ },
 ]
