@@ -188,7 +188,7 @@ export const REJECTED: GateCase[] = [
   { name: 'proposal-js-top-level-call', why: 'a top-level call runs when the module loads', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', "const LIMIT = 100\n\nsetTimeout(Number, 0)\n")], fails: ['calls-preserved', 'no-init-hook', 'names-preserved'] },
   { name: 'proposal-js-moves-call-to-top-level', why: 'an existing call moved to the top level runs at load; only the init-hook rule sees it', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = 100\n\nMath.min(1, 2)\n'), js('return Math.min(n, LIMIT)', 'return n < LIMIT ? n : LIMIT')], fails: ['no-init-hook'] },
   { name: 'proposal-js-class-static-block', why: 'a class static block runs when the class is defined', baseline: JS_BASELINE, edits: [js('  count = 0\n', '  count = 0\n\n  static {\n  }\n')], fails: ['no-init-hook'] },
-  { name: 'proposal-js-implicit-call-instanceof', why: '`instanceof` calls Symbol.hasInstance: process.exit without a call expression (the forged-frames attack)', baseline: JS_BASELINE, edits: [js('return a - b', 'return (0 instanceof { [Symbol.hasInstance]: process.exit }) && a - b')], fails: ['names-preserved'] },
+  { name: 'proposal-js-implicit-call-instanceof', why: '`instanceof` calls Symbol.hasInstance: process.exit without a call expression (the forged-frames attack)', baseline: JS_BASELINE, edits: [js('return a - b', 'return (0 instanceof { [Symbol.hasInstance]: process.exit }) && a - b')], fails: ['calls-preserved', 'names-preserved'] },
   { name: 'proposal-js-implicit-call-valueof', why: 'a top-level coercion calls valueOf at load, with no call expression', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = 100\n\n+{ valueOf: process.exit }\n')], fails: ['names-preserved'] },
   { name: 'proposal-js-implicit-call-thenable', why: 'awaiting a thenable calls its then at load', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = 100\n\nawait { then: process.exit }\n')], fails: ['names-preserved', 'no-init-hook'] },
   { name: 'proposal-js-shorthand-global', why: 'a shorthand property names a global (`{ process }`) without a plain identifier', baseline: JS_BASELINE, edits: [js('return a - b', 'return { process }.process ? a + b : a - b')], fails: ['names-preserved'] },
@@ -295,8 +295,8 @@ const JS_REJECTED: GateCase[] = [
   { name: 'proposal-go-assigns-called-seam', why: 'round = Clamp inside Describe: every later Add calls Clamp through the unchanged call round(a)', baseline: GO_SEAM_BASELINE, edits: [go('\tif n < 0 {\n', '\tround = Clamp\n\tif n < 0 {\n')], fails: ['calls-preserved'] },
   { name: 'proposal-go-reinitializes-called-seam', why: 'var round = Clamp: the package-level seam Add calls now holds another function from init on', baseline: GO_SEAM_BASELINE, edits: [go('var round = Double\n', 'var round = Clamp\n')], fails: ['calls-preserved'] },
   // The second gate audit's bypasses: keys assembled from strings, and exported bindings reassigned.
-  { name: 'proposal-js-function-ctor-through-built-keys', why: "a['constr' + 'uctor'] twice is the Function constructor, bound to Math.min through an alias and run by a computed valueOf: no literal spells a reaching name", baseline: JS_BASELINE, edits: [js('export function add (a, b) {\n  return a - b\n}', "export function add (a, b) {\n  a = Math\n  a['mi' + 'n'] = a['constr' + 'uctor']['constr' + 'uctor']\n  return +{ ['value' + 'Of']: Math.min('process.exit(0)') }\n}"), js('  return Math.min(n, LIMIT)\n', '  return n < LIMIT ? n : LIMIT\n')], fails: ['names-preserved'] },
-  { name: 'proposal-js-function-ctor-through-template-keys', why: 'the same keys spelled by templates with a substitution', baseline: JS_BASELINE, edits: [js('export function add (a, b) {\n  return a - b\n}', "export function add (a, b) {\n  a = Math\n  a[`mi${''}n`] = a[`constr${''}uctor`][`constr${''}uctor`]\n  return +{ [`value${''}Of`]: Math.min('process.exit(0)') }\n}"), js('  return Math.min(n, LIMIT)\n', '  return n < LIMIT ? n : LIMIT\n')], fails: ['names-preserved'] },
+  { name: 'proposal-js-function-ctor-through-built-keys', why: "a['constr' + 'uctor'] twice is the Function constructor, bound to Math.min through an alias and run by a computed valueOf: no literal spells a reaching name", baseline: JS_BASELINE, edits: [js('export function add (a, b) {\n  return a - b\n}', "export function add (a, b) {\n  a = Math\n  a['mi' + 'n'] = a['constr' + 'uctor']['constr' + 'uctor']\n  return +{ ['value' + 'Of']: Math.min('process.exit(0)') }\n}"), js('  return Math.min(n, LIMIT)\n', '  return n < LIMIT ? n : LIMIT\n')], fails: ['calls-preserved', 'names-preserved'] },
+  { name: 'proposal-js-function-ctor-through-template-keys', why: 'the same keys spelled by templates with a substitution', baseline: JS_BASELINE, edits: [js('export function add (a, b) {\n  return a - b\n}', "export function add (a, b) {\n  a = Math\n  a[`mi${''}n`] = a[`constr${''}uctor`][`constr${''}uctor`]\n  return +{ [`value${''}Of`]: Math.min('process.exit(0)') }\n}"), js('  return Math.min(n, LIMIT)\n', '  return n < LIMIT ? n : LIMIT\n')], fails: ['calls-preserved', 'names-preserved'] },
   { name: 'proposal-js-rebinds-callee-through-alias-built-key', why: "scale['mi' + 'n'] = describe after scale = Math: Math.min rebound through an alias and a key assembled from strings", baseline: JS_BASELINE, edits: [js("  const scale = 1\n  return format('n=%d', n * scale)\n", "  const scale = Math\n  scale['mi' + 'n'] = describe\n  return format('n=%d', n * 1)\n")], fails: ['names-preserved'] },
   { name: 'proposal-js-swaps-export-in-initializer', why: 'const LIMIT = (add = double, 100): the exported binding add now holds double when the module loads', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = (add = double, 100)\n')], fails: ['calls-preserved'] },
   { name: 'proposal-js-swaps-exported-class', why: 'Counter = double at load: the exported class is now a function', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = (Counter = double, 100)\n')], fails: ['calls-preserved'] },
@@ -311,7 +311,7 @@ const JS_REJECTED: GateCase[] = [
   { name: 'proposal-js-constructor-by-template-subscript', why: 'a template without substitutions is a string too, escapes decoded', baseline: JS_BASELINE, edits: [js('return a - b', 'return a[`constr\\u0075ctor`] && a + b')], fails: ['names-preserved'] },
   { name: 'proposal-js-then-as-string-key', why: "{ 'then': f } makes a thenable that await calls", baseline: JS_BASELINE, edits: [js('return a - b', "return { 'then': double } && a + b")], fails: ['names-preserved'] },
   { name: 'proposal-js-tostring-coerces-existing-function', why: '`${{ toString: clamp }}` at top level calls clamp at load with no call expression', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = `${{ toString: clamp }}`\n')], fails: ['names-preserved'] },
-  { name: 'proposal-js-to-primitive-key', why: 'Symbol.toPrimitive in a file that already uses Symbol', baseline: { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CALC.replace('  return n * 2\n', '  return n * 2 + Symbol.length\n') } } }, edits: [js('return a - b', 'return { [Symbol.toPrimitive]: add } && a + b')], fails: ['names-preserved'] },
+  { name: 'proposal-js-to-primitive-key', why: 'Symbol.toPrimitive in a file that already uses Symbol', baseline: { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CALC.replace('  return n * 2\n', '  return n * 2 + Symbol.length\n') } } }, edits: [js('return a - b', 'return { [Symbol.toPrimitive]: add } && a + b')], fails: ['calls-preserved', 'names-preserved'] },
   { name: 'proposal-js-bind-existing-function', why: 'bind retargets what an existing function is called with', baseline: JS_BASELINE, edits: [js('return a - b', 'return add.bind && a + b')], fails: ['names-preserved'] },
   { name: 'proposal-js-rebinds-existing-callee', why: 'Math.min = Math.max: the call text is unchanged, what it calls is not', baseline: JS_BASELINE, edits: [js('  return Math.min(n, LIMIT)\n', '  Math.min = Math.max\n  return Math.min(n, LIMIT)\n')], fails: ['calls-preserved'] },
   { name: 'proposal-js-rebinds-callee-by-subscript', why: "Math['min'] is the same callee as Math.min", baseline: JS_BASELINE, edits: [js('  return Math.min(n, LIMIT)\n', "  Math['min'] ||= Math.max\n  return Math.min(n, LIMIT)\n")], fails: ['calls-preserved'] },
@@ -515,4 +515,70 @@ REJECTED.push(
 ACCEPTED.push(
   { name: 'noinline-one-line-function-fix', why: 'a fix in the body of a one-line //go:noinline function: its head is unchanged', baseline: GO_ONE_LINE_NOINLINE_BASELINE, edits: [go('{ return a - b }', '{ return a + b }')], fails: [] },
   { name: 'js-ok-status-text', why: "'status ok 200' is text: no line starts with ok", baseline: JS_BASELINE, edits: [js("new RangeError('negative input')", "new RangeError('status ok 200: negative input')")], fails: [] },
+)
+
+// ---- What a called binding or method property holds (calls-preserved) ----------------------
+// `const show = String` → `= format` points the unchanged call show(…) at another function;
+// an argument of what it holds (`scaler(2)` → `scaler(3)`) or a value that is never a function
+// may change.
+
+export const JS_HELD_CALC = `import { format } from 'node:util'
+
+function scaler (k) {
+  return n => n * k
+}
+
+function twice (n) {
+  return n * 2
+}
+
+export function describe (n) {
+  const show = String
+  const scale = scaler(2)
+  return show(format('n=%d', scale(n)))
+}
+
+const api = { run: twice, make: scaler(3), limit: 10 }
+
+export function run (n) {
+  return api.run(n) + api.make(n) + api.limit
+}
+
+export function entry (name, n) {
+  return { [name]: n + 1 }
+}
+
+export class Meter {
+  handler = twice
+
+  read (n) {
+    return this.handler(n)
+  }
+}
+`
+
+export const JS_HELD_BASELINE: Baseline = { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_HELD_CALC } } }
+
+REJECTED.push(
+  { name: 'proposal-js-retargets-called-binding', why: 'const show = format: the unchanged call show(…) now calls another function', baseline: JS_HELD_BASELINE, edits: [js('const show = String', 'const show = format')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-retargets-called-property', why: '{ run: describe } beside api.run(n): the method call reaches another function', baseline: JS_HELD_BASELINE, edits: [js('{ run: twice,', '{ run: describe,')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-retargets-called-class-field', why: 'handler = describe beside this.handler(n)', baseline: JS_HELD_BASELINE, edits: [js('handler = twice', 'handler = describe')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-retargets-called-property-by-computed-key', why: "{ ['r' + 'un']: describe }: a computed key may name any called method", baseline: JS_HELD_BASELINE, edits: [js('limit: 10 }', "limit: 10, ['r' + 'un']: describe }")], fails: ['calls-preserved', 'names-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'js-called-binding-argument-change', why: 'const scale = scaler(3): what scale holds is still made by scaler', baseline: JS_HELD_BASELINE, edits: [js('const scale = scaler(2)', 'const scale = scaler(3)')], fails: [] },
+  { name: 'js-called-property-argument-change', why: '{ make: scaler(4) }: an argument of what the method holds', baseline: JS_HELD_BASELINE, edits: [js('make: scaler(3), limit: 10', 'make: scaler(4), limit: 11')], fails: [] },
+  { name: 'js-computed-key-data-fix', why: '{ [name]: n }: arithmetic is never a function, whatever its key', baseline: JS_HELD_BASELINE, edits: [js('{ [name]: n + 1 }', '{ [name]: n - 1 }')], fails: [] },
+)
+
+/** A go func-typed seam made by a call: `var round = scaled(2)`, called by Add. */
+export const GO_MADE_SEAM_BASELINE = goWith('package calc\n\nfunc scaled(k int) func(int) int {\n\treturn func(n int) int { return n * k }\n}\n\nvar round = scaled(2)\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn round(a) - b\n}\n\n// Clamp limits n.\nfunc Clamp(n int) int {\n\treturn n\n}\n')
+
+REJECTED.push(
+  { name: 'proposal-go-reinitializes-made-seam', why: 'var round = Clamp: the seam made by a call now holds another function', baseline: GO_MADE_SEAM_BASELINE, edits: [go('var round = scaled(2)\n', 'var round = Clamp\n')], fails: ['calls-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'go-called-var-argument-change', why: 'var round = scaled(1): what the seam holds is still made by scaled', baseline: GO_MADE_SEAM_BASELINE, edits: [go('var round = scaled(2)\n', 'var round = scaled(1)\n')], fails: [] },
 )

@@ -22,13 +22,18 @@
 //     `Math.round(…)`) counts too, since an alias reaches the same object;
 //   - an assignment to a binding the module exports (`add = double`, also inside an
 //     initializer: `const LIMIT = (add = double, 100)`), which swaps what importers call;
-//   - a `with` statement, which rebinds every name in its body.
+//   - a `with` statement, which rebinds every name in its body;
+//   - a changed value of a binding the file calls (`const show = String` → `= format`), or
+//     of a property or class field it calls as a method (`{ run: f }` → `{ run: g }` beside
+//     `x.run()`), compared as a callee is (so `makeHandler(1)` → `makeHandler(2)` or a fix
+//     in an arrow function's body keeps it); a value that is never a function (a literal,
+//     arithmetic, an array or object) is `value`.
 // In a go file: an added assignment to a variable or field the file calls (a func-typed
-// seam: `round = Clamp`), and a changed initializer of such a variable.
+// seam: `round = Clamp`), and a changed initializer of such a variable, compared the same way.
 
 import { checkStructure } from '../syntax/compare.ts'
 import { printableLine } from '../../printable-line.ts'
-import { memberPath, samePath } from '../syntax/member-path.ts'
+import { literalKey, memberPath, samePath } from '../syntax/member-path.ts'
 import { descendants, field, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import { fail, type GateContext, type RuleOutcome } from '../types.ts'
 
@@ -57,6 +62,32 @@ function calleeText (tree: SyntaxTree, n: SyntaxNode): string {
       if (LITERALS_WITH_BODY.has(n.type)) return n.children.map(c => c.field === 'body' ? '{…}' : part(c)).join('')
       return part(n)
   }
+}
+
+/** Literals: never callable. */
+const LITERALS = new Set([
+  'string', 'template_string', 'number', 'regex', 'true', 'false', 'null', 'undefined',
+  'interpreted_string_literal', 'raw_string_literal', 'int_literal', 'float_literal', 'imaginary_literal', 'rune_literal', 'nil', 'iota',
+])
+
+/** Expressions whose value is never a function, whatever their operands: numbers, strings, booleans, arrays, objects. */
+const NEVER_CALLABLE = new Set(['unary_expression', 'update_expression', 'array', 'object', 'composite_literal'])
+/** Binary operators that may return an operand (a function) rather than a new value. */
+const OPERAND_OPERATORS = new Set(['||', '&&', '??'])
+
+/**
+ * What a binding or property holds, compared as a callee is; a value that can never be
+ * called (a literal, arithmetic, a comparison, an array or object) as `value`, so a fix
+ * that changes one keeps it.
+ */
+function heldValue (tree: SyntaxTree, v: SyntaxNode): string {
+  if (v.type === 'expression_list') return v.children.filter(c => c.named && c.type !== 'comment').map(c => heldValue(tree, c)).join(',')
+  if (LITERALS.has(v.type) || NEVER_CALLABLE.has(v.type)) return 'value'
+  if (v.type === 'binary_expression') {
+    const op = field(v, 'operator')
+    if (op !== undefined && !OPERAND_OPERATORS.has(textOf(tree, op))) return 'value'
+  }
+  return calleeText(tree, v)
 }
 
 /** Every call of a file by callee text. */
@@ -133,7 +164,7 @@ function goRebindingsOf (tree: SyntaxTree): string[] {
       if (value === undefined) continue
       for (const name of n.children.filter(c => c.field === 'name')) {
         const text = textOf(tree, name)
-        if (callees.has(text)) out.push(`var ${text} = ${tokensOf(tree, value, ' ')}`)
+        if (callees.has(text)) out.push(`var ${text} = ${heldValue(tree, value)}`)
       }
     }
   }
@@ -185,6 +216,9 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
   const callees = calleePaths(tree)
   const exported = exportedLocals(tree)
   const out: string[] = []
+  const calledNames = new Set(callees.filter(c => c.length === 1).map(c => c[0] ?? ''))
+  const calledMethods = new Set(callees.filter(c => c.length >= 2).map(c => c[c.length - 1] ?? ''))
+  calledMethods.delete('[*]')
   const target = (t: SyntaxNode, how: string): void => {
     const path = memberPath(tree, t)
     // An exported binding assigned anywhere (`(add = double, 100)` in an initializer) makes
@@ -219,6 +253,28 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
         if (!n.children.some(c => !c.named && ['var', 'let', 'const'].includes(textOf(tree, c)))) for (const t of assignedTargets(field(n, 'left'))) target(t, 'loop assignment')
         break
       case 'with_statement': out.push('with statement'); break
+      case 'variable_declarator': {
+        const name = field(n, 'name')
+        const value = field(n, 'value')
+        if (name?.type === 'identifier' && value !== undefined && calledNames.has(textOf(tree, name))) out.push(`value of callee ${textOf(tree, name)} = ${heldValue(tree, value)}`)
+        break
+      }
+      case 'pair':
+      case 'field_definition': {
+        const key = field(n, n.type === 'pair' ? 'key' : 'property')
+        const value = field(n, 'value')
+        if (key === undefined || value === undefined) break
+        // A computed key that is not a literal may be any of them.
+        const inner = key.type === 'computed_property_name' ? key.children.find(c => c.named && c.type !== 'comment') : key
+        const name = inner === undefined ? '[*]' : literalKey(tree, inner) ?? (key.type === 'computed_property_name' ? '[*]' : textOf(tree, key))
+        if (name === '[*]' ? calledMethods.size > 0 : calledMethods.has(name)) out.push(`value of property ${name}, which the file calls as a method, = ${heldValue(tree, value)}`)
+        break
+      }
+      case 'shorthand_property_identifier': {
+        const name = textOf(tree, n)
+        if (calledMethods.has(name)) out.push(`value of property ${name}, which the file calls as a method, = ${name}`)
+        break
+      }
     }
   }
   return out
