@@ -582,3 +582,20 @@ REJECTED.push(
 ACCEPTED.push(
   { name: 'go-called-var-argument-change', why: 'var round = scaled(1): what the seam holds is still made by scaled', baseline: GO_MADE_SEAM_BASELINE, edits: [go('var round = scaled(2)\n', 'var round = scaled(1)\n')], fails: [] },
 )
+
+/** The JavaScript baseline with its top-level constant read by destructuring, with a default. */
+export const JS_DESTRUCTURED_BASELINE: Baseline = { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CALC.replace('const LIMIT = 100\n', 'const { LIMIT = 100 } = {}\n') } } }
+
+REJECTED.push(
+  { name: 'proposal-js-call-moved-into-destructuring-default', why: "const { LIMIT = format('x') } = {}: an existing call moved where it runs at load", baseline: JS_DESTRUCTURED_BASELINE, edits: [js('const { LIMIT = 100 } = {}', "const { LIMIT = format('%d', 100) } = {}"), js("return format('n=%d', n * scale)", "return 'n=' + n * scale")], fails: ['no-init-hook'] },
+  { name: 'proposal-js-call-moved-into-computed-member-name', why: "[format('inc')] () {}: a class member's computed name is evaluated when the class is defined, at load", baseline: JS_BASELINE, edits: [js('  count = 0\n', '  count = 0;\n'), js('  inc (by = 1) {', "  [format('inc')] (by = 1) {"), js("return format('n=%d', n * scale)", "return 'n=' + n * scale")], fails: ['declarations-preserved', 'signatures-preserved', 'names-preserved', 'no-init-hook'] },
+)
+
+ACCEPTED.push(
+  { name: 'js-destructuring-default-value-fix', why: 'a top-level default changed with no call in it', baseline: JS_DESTRUCTURED_BASELINE, edits: [js('const { LIMIT = 100 } = {}', 'const { LIMIT = 99 } = {}')], fails: [] },
+)
+
+REJECTED.push(
+  { name: 'proposal-go-call-moved-into-existing-var-initializer', why: 'errors.New(fmt.Sprint(…)): a call moved into an initializer that already ran at load', baseline: GO_BASELINE, edits: [go('errors.New("negative input")', 'errors.New(fmt.Sprintf("negative input"))'), go('return fmt.Sprintf("n=%d", n*scale), nil', 'return "n", nil')], fails: ['no-init-hook'] },
+  { name: 'proposal-js-call-moved-into-existing-initializer', why: "a call moved into a top-level initializer that already called", baseline: { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CALC.replace('const LIMIT = 100\n', 'const LIMIT = Number(100)\n') } } }, edits: [js('const LIMIT = Number(100)', "const LIMIT = Number(format('%d', 100))"), js("return format('n=%d', n * scale)", "return 'n=' + n * scale")], fails: ['no-init-hook'] },
+)

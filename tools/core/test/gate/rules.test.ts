@@ -83,7 +83,7 @@ test('findings name what changed: the call, the declaration tuple, the signature
   assert.deepEqual(await find('proposal-go-renames-range-variable', 'declarations-preserved'), ['calc.go: added declaration (Describe, range, j)', 'calc.go: removed declaration (Describe, range, i)'])
   assert.deepEqual(await find('proposal-renames-parameter', 'signatures-preserved'), ['calc.go: added signature (file): Add ( x , b int ) int', 'calc.go: removed signature (file): Add ( a , b int ) int'])
   assert.deepEqual(await find('proposal-adds-init-hook', 'no-init-hook'), ['calc.go: added init hook: func init'])
-  assert.deepEqual(await find('proposal-moves-call-into-package-var', 'no-init-hook'), ['calc.go: added init hook: package-level var base initialized by a call'])
+  assert.deepEqual(await find('proposal-moves-call-into-package-var', 'no-init-hook'), ['calc.go: added init hook: package-level var base initialized by calling min'])
   assert.deepEqual(await find('proposal-js-class-static-block', 'no-init-hook'), ['src/calc.js: added init hook: class static block in Counter'])
   assert.deepEqual(await find('proposal-adds-pass-string', 'no-test-framing'), ['calc.go: added literal "--- PASS: TestX n=%d" with test framing (--- PASS)'])
   assert.deepEqual(await find('proposal-adds-tap-template', 'no-test-framing'), ['src/calc.js: added literal "ok 1 - x" with test framing (ok <n>)'])

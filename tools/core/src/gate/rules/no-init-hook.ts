@@ -1,13 +1,16 @@
 // no-init-hook: no code is added that runs when the package or module loads (or that takes
 // over a test binary).
-//   go: `func init`, `func TestMain`, and a package-level var whose initializer calls;
+//   go: `func init`, `func TestMain`, and a package-level var whose initializer calls (keyed
+//   by its callees, as every hook that calls is, so a call moved into an existing
+//   initializer is an added hook);
 //   JavaScript: every top-level expression statement (one that calls is keyed by its
 //   callees, any other by its tokens with function bodies elided: coercion, `await` of a
 //   thenable and accessors run code with no call expression, while a fix inside
 //   `exports.add = function (…) { … }` changes nothing that runs at load), every other top-level statement that runs at load (if, for,
 //   while, do, switch, try, throw, blocks, labels), every top-level `await` (also inside a
-//   declaration or `for await`), top-level var/let/const whose initializer calls, `export
-//   default` of a call, class static blocks, and static class fields whose initializer calls.
+//   declaration or `for await`), top-level var/let/const whose initializer or destructuring
+//   default calls, `export default` of a call, class static blocks, static class fields whose
+//   initializer calls, and computed member names that call (evaluated when the class is).
 // Hooks are compared as a multiset, so an existing hook may keep changing its arguments (an
 // existing call statement its arguments, an existing top-level `if` or loop its body).
 
@@ -25,6 +28,11 @@ const LOAD_STATEMENTS = new Set(['if_statement', 'for_statement', 'for_in_statem
 
 const FUNCTION_BODIES = new Set(['function_declaration', 'generator_function_declaration', 'function_expression', 'generator_function', 'arrow_function', 'method_definition', 'class_body'])
 
+/** The callees of the calls under `n`, sorted (a call's arguments may change; a call moved in or out changes them). */
+function calleesOf (tree: SyntaxTree, n: SyntaxNode): string {
+  return callsOf({ ...tree, root: n }).sort().join(', ')
+}
+
 function calls (n: SyntaxNode | undefined, types: ReadonlySet<string>): boolean {
   if (n === undefined) return false
   for (const d of descendants(n)) if (types.has(d.type)) return true
@@ -41,7 +49,8 @@ export function initHooksOf (tree: SyntaxTree): string[] {
         if (name === 'init' || name === 'TestMain') out.push(`func ${name}`)
       } else if (top.type === 'var_declaration') {
         for (const spec of descendants(top)) {
-          if (spec.type === 'var_spec' && calls(field(spec, 'value'), GO_CALLS)) out.push(`package-level var ${fields(spec, 'name').map(n => textOf(tree, n)).join(', ')} initialized by a call`)
+          const value = spec.type === 'var_spec' ? field(spec, 'value') : undefined
+          if (value !== undefined && calls(value, GO_CALLS)) out.push(`package-level var ${fields(spec, 'name').map(n => textOf(tree, n)).join(', ')} initialized by calling ${calleesOf(tree, value)}`)
         }
       }
     }
@@ -50,24 +59,28 @@ export function initHooksOf (tree: SyntaxTree): string[] {
   for (const stmt of tree.root.children) {
     const top = stmt.type === 'export_statement' ? field(stmt, 'declaration') ?? stmt : stmt
     if (top.type === 'expression_statement' && calls(top, JS_CALLS)) {
-      out.push(`top-level statement calling ${callsOf({ ...tree, root: top }).sort().join(', ')}`)
+      out.push(`top-level statement calling ${calleesOf(tree, top)}`)
     } else if (top.type === 'expression_statement') {
       out.push(`top-level statement ${shapeOf(tree, top)}`)
     } else if (LOAD_STATEMENTS.has(top.type)) {
       out.push(`top-level ${top.type.replace(/_statement$/, '')} statement`)
     } else if (top.type === 'export_statement' && calls(field(top, 'value'), JS_CALLS)) {
-      out.push(`export default calling ${callsOf({ ...tree, root: field(top, 'value') as SyntaxNode }).sort().join(', ')}`)
+      out.push(`export default calling ${calleesOf(tree, field(top, 'value') as SyntaxNode)}`)
     } else if (top.type === 'lexical_declaration' || top.type === 'variable_declaration') {
+      // The pattern too: a destructuring default (`const { LIMIT = f() } = {}`) runs at load.
       for (const d of top.children.filter(c => c.type === 'variable_declarator')) {
-        if (calls(field(d, 'value'), JS_CALLS)) out.push(`top-level ${patternNames(tree, field(d, 'name')).join(', ')} initialized by a call`)
+        if (calls(d, JS_CALLS)) out.push(`top-level ${patternNames(tree, field(d, 'name')).join(', ')} initialized by calling ${calleesOf(tree, d)}`)
       }
     }
   }
   for (const n of descendants(tree.root)) {
     if ((n.type === 'await_expression' || (n.type === 'for_in_statement' && n.children.some(c => !c.named && textOf(tree, c) === 'await'))) && atTopLevel(n)) out.push('top-level await')
     if (n.type === 'class_static_block') out.push(`class static block in ${classOf(tree, n)}`)
+    else if (n.type === 'computed_property_name' && n.parent?.parent?.type === 'class_body' && definedAtLoad(n) && calls(n, JS_CALLS)) {
+      out.push(`computed member name in ${classOf(tree, n)} calling ${calleesOf(tree, n)}`)
+    }
     else if (n.type === 'field_definition' && n.children.some(c => !c.named && textOf(tree, c) === 'static') && calls(field(n, 'value'), JS_CALLS)) {
-      out.push(`static field ${classOf(tree, n)}.${textOf(tree, field(n, 'property') ?? n)} initialized by a call`)
+      out.push(`static field ${classOf(tree, n)}.${textOf(tree, field(n, 'property') ?? n)} initialized by calling ${calleesOf(tree, field(n, 'value') as SyntaxNode)}`)
     }
   }
   return out
@@ -87,6 +100,16 @@ function shapeOf (tree: SyntaxTree, n: SyntaxNode): string {
     else for (let i = c.children.length - 1; i >= 0; i--) stack.push(c.children[i] as SyntaxNode)
   }
   return tokens.filter(t => t.trim() !== '').join(' ')
+}
+
+/**
+ * Whether a class member's computed name is evaluated at module load: the class is defined
+ * at load (its name is evaluated with it, whatever the member), so no function or method
+ * body encloses the class.
+ */
+function definedAtLoad (n: SyntaxNode): boolean {
+  for (let p = n.parent; p !== undefined; p = p.parent) if (p.type !== 'class_body' && FUNCTION_BODIES.has(p.type) && !(p.type === 'method_definition' && p === n.parent)) return false
+  return true
 }
 
 /** Whether a node runs at module load: no function, method or class body encloses it. */
