@@ -134,6 +134,10 @@ const PROPOSALS: Record<string, { proposal: unknown, expect: Expect }> = {
   'no-edits': { proposal: { summary: GOOD, edits: [] }, expect: { outcome: 'provider_error', code: 'PROPOSAL_INVALID', retryable: false } },
   'extra-field': { proposal: { summary: GOOD, edits: EDITS, note: 'hi' }, expect: { outcome: 'provider_error', code: 'PROPOSAL_INVALID', retryable: false, says: 'unknown field' } },
   'truncated-json': { proposal: JSON.stringify({ summary: GOOD, edits: EDITS }).slice(0, 40), expect: { outcome: 'provider_error', code: 'PROPOSAL_INVALID', retryable: false, says: 'not strict JSON' } },
+  // ~200 KB of brackets, far under the body cap, crashed a recursive walk after dispatch
+  // (exit 70, then a retryable DISPATCH_INTERRUPTED on rerun).
+  'edits-nested-100000-deep': { proposal: `{"summary":${JSON.stringify(GOOD)},"edits":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, expect: { outcome: 'provider_error', code: 'PROPOSAL_INVALID', retryable: false, says: 'nests deeper than 64' } },
+  'object-nested-in-an-edit': { proposal: `{"summary":${JSON.stringify(GOOD)},"edits":[{"path":"calc.go","search":"a","replace":"b","x":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}]}`, expect: { outcome: 'provider_error', code: 'PROPOSAL_INVALID', retryable: false, says: 'nests deeper than 64' } },
 }
 
 test('the proposal: schema first, then the return contract on the summary, before any edit is looked at', { concurrency: 4 }, async t => {

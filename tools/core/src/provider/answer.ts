@@ -8,6 +8,7 @@
 //   what parseAnswer refuses                          → its code
 //   the token found in the body (redactions > 0)      → PROVIDER_ECHOED_TOKEN
 //   the token in the joined output_text               → PROVIDER_ECHOED_TOKEN  (with the token only)
+//   JSON nested deeper than MAX_JSON_DEPTH            → PROPOSAL_INVALID
 //   an answer that is not strict JSON                 → PROPOSAL_INVALID
 //   the token in a string of the proposal             → PROVIDER_ECHOED_TOKEN  (with the token only)
 //   a proposal that breaks its schema                 → PROPOSAL_INVALID
@@ -21,6 +22,7 @@ import { schemaErrors } from '../contracts.ts'
 import { parseJsonText } from '../json.ts'
 import { printableLine } from '../printable-line.ts'
 import { classifyStatus } from './classify-status.ts'
+import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.ts'
 import { parseAnswer, type ServerReport } from './parse-response.ts'
 
 export type AnswerRefusalCode = 'PROVIDER_RESPONSE_INVALID' | 'PROVIDER_FAILED' | 'PROVIDER_INCOMPLETE' | 'PROVIDER_REFUSAL' | 'PROVIDER_ECHOED_TOKEN' | 'PROPOSAL_INVALID'
@@ -64,6 +66,9 @@ export function decideAnswer (a: RetainedAnswer, maxOutputTokens: number, token?
   const echoed = (where: string): AnswerDecision => ({ kind: 'refused', report, code: 'PROVIDER_ECHOED_TOKEN', retryable: false, message: `the answer echoed the provider token (${where}); it is never used` })
   if (a.redactions > 0) return echoed(`${a.redactions} encoded form${a.redactions === 1 ? '' : 's'}, redacted in response.json`)
   if (token?.inText(parsed.text) === true) return echoed('in the joined output_text')
+  // The answer's own JSON is bounded like the body: every later reader of it (the token
+  // check, the schema) walks it, and a few hundred KB of brackets exhaust a recursive walk.
+  if (jsonDepth(Buffer.from(parsed.text, 'utf8')) > MAX_JSON_DEPTH) return { kind: 'refused', report, code: 'PROPOSAL_INVALID', retryable: false, message: `the answer's JSON nests deeper than ${MAX_JSON_DEPTH} levels` }
   const json = parseJsonText(parsed.text)
   if (!json.ok) return { kind: 'refused', report, code: 'PROPOSAL_INVALID', retryable: false, message: `the answer is not strict JSON (truncated, or prose from a server that ignored text.format): ${printableLine(json.message, 200)}` }
   if (token?.inValue(json.value) === true) return echoed('in a string of the proposal')
