@@ -64,7 +64,7 @@ async function assertExtractRejects (f: Fixture, code: string): Promise<DirectAt
   assert.equal(r.exit, 1, r.stderr)
   assert.deepEqual(r.records.at(-1), { v: 1, kind: 'result', tool: 'extract-tree', exit: 1, outcome: 'rejected' })
   assert.equal(r.records.find(x => x.kind === 'error')?.code, code)
-  const o = readOutcome(a.dir)
+  const o = readOutcome(a.dir, a.key)
   assert.deepEqual([o?.outcome, o?.step, o?.reason.code], ['rejected', 'extract-tree', code])
   assert.deepEqual(listing(a.dir), [...before, 'outcome.json'].sort())
   return a
@@ -188,7 +188,7 @@ test('tree-with-20001-blobs: refused from ls-tree sizes before any blob body is 
   useCommit(g, await commitWithMany(g, 20_000 - base, bogus2))
   const a = await admitDirect(g)
   const r = await extract(a.dir)
-  assert.deepEqual([r.exit, readOutcome(a.dir)?.outcome, readOutcome(a.dir)?.reason.code], [1, 'fault', 'GIT_FAILED'])
+  assert.deepEqual([r.exit, readOutcome(a.dir, a.key)?.outcome, readOutcome(a.dir, a.key)?.reason.code], [1, 'fault', 'GIT_FAILED'])
 })
 
 /** Summed blob sizes of a commit, as ls-tree -l reports them. */
@@ -210,7 +210,7 @@ test('tree-over-16mib: 16 MiB + 1 blob bytes are refused from sizes before any b
   useCommit(g, await commitWithExtra(g.repo, new Map([['big.bin', { mode: '100644', oid: fits }]])))
   const a = await admitDirect(g)
   const r = await extract(a.dir)
-  assert.deepEqual([r.exit, readOutcome(a.dir)?.outcome, readOutcome(a.dir)?.reason.code], [1, 'fault', 'GIT_FAILED'])
+  assert.deepEqual([r.exit, readOutcome(a.dir, a.key)?.outcome, readOutcome(a.dir, a.key)?.reason.code], [1, 'fault', 'GIT_FAILED'])
 })
 
 /** A tree path of exactly `bytes` bytes (at least 7): `deep/`, components of 250 bytes, then a file name of 1–251 bytes. */
@@ -238,7 +238,7 @@ test('tree-with-path-past-path-max: a path under 4096 bytes that cannot be writt
   await withPath(f, over)
   await assertAdmitRefuses(f, 'TREE_PATH_UNSAFE')
   const a = await assertExtractRejects(f, 'TREE_PATH_UNSAFE')
-  assert.match(readOutcome(a.dir)?.reason.message ?? '', /the most that fits within PATH_MAX \(4096\) under the attempt's work\/candidate\//)
+  assert.match(readOutcome(a.dir, a.key)?.reason.message ?? '', /the most that fits within PATH_MAX \(4096\) under the attempt's work\/candidate\//)
   // The rejection ends sealed, and the lock is released at once (not at deadline + 30 s).
   const seal = await runBin('receipt', ['seal', '--attempt', a.dir])
   assert.equal(seal.exitCode, 1, seal.stderr)
@@ -364,7 +364,7 @@ test('partial clone: a real --filter=blob:none clone is refused (TREE_SHARED_MET
   const r = await extract(a.dir)
   assert.equal(r.exit, 1, r.stderr)
   assert.equal(r.records.find(x => x.kind === 'error')?.code, 'TREE_SHARED_METADATA')
-  assert.deepEqual([readOutcome(a.dir)?.outcome, readOutcome(a.dir)?.reason.code], ['rejected', 'TREE_SHARED_METADATA'])
+  assert.deepEqual([readOutcome(a.dir, a.key)?.outcome, readOutcome(a.dir, a.key)?.reason.code], ['rejected', 'TREE_SHARED_METADATA'])
   assert.deepEqual(listing(a.dir), [...attemptBefore, 'outcome.json'].sort())
   // The hermetic git on its own (no refusal) fetches nothing either: every transport is denied
   // on the command line, which outranks the clone's protocol.file.allow.

@@ -69,7 +69,7 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
   }
   // Past its deadline the lock is stale, but a step still running on an attempt without an
   // outcome would go on writing into it once it was marked interrupted: nothing is broken then.
-  const working = holder === undefined || readOutcome(holder.attempt_dir) !== undefined ? undefined : liveStepHolder(config.state_dir, holder.attempt_key)
+  const working = holder === undefined || readOutcome(holder.attempt_dir, holder.attempt_key) !== undefined ? undefined : liveStepHolder(config.state_dir, holder.attempt_key)
   if (holder !== undefined && working !== undefined) {
     throw toolError('LOCK_HELD', `attempt ${holder.attempt_key.slice(0, 16)} is past its deadline ${holder.deadline}, but ${working.step} (pid ${working.pid}) still works on it; nothing was broken`, {
       hint: `wait for pid ${working.pid} to end, or stop it, then run admit again`,
@@ -147,12 +147,12 @@ async function settleBrokenAttempt (stateRoot: string, broken: Lock, now: Date, 
     if (isToolError(e) && e.code === 'LOCK_HELD') return
     throw e
   }
-  if (readOutcome(dir) === undefined) {
+  if (readOutcome(dir, broken.attempt_key) === undefined) {
     writeOutcome(stateRoot, dir, broken.attempt_key, 'admit', {
       outcome: 'interrupted',
       code: 'ATTEMPT_INTERRUPTED',
       message: `no outcome was written and the deadline ${broken.deadline} passed by more than 30 s; the lock was broken by a later admit`,
-    }, now, readOutcome)
+    }, now, d => readOutcome(d, broken.attempt_key))
   }
   if (existsSync(join(dir, 'receipt.json'))) return
   try {

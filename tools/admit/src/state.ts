@@ -48,7 +48,7 @@ export function keyState (stateDir: string, key: string, now: Date): KeyState {
   if (!started && holdsOnlyAdmission(dir)) return { state: 'none', dir }
   let outcome
   try {
-    outcome = readOutcome(dir)
+    outcome = readOutcome(dir, key)
   } catch (e) {
     if (!isToolError(e)) throw e
     return { state: 'consumed', dir }

@@ -81,7 +81,7 @@ test('the 33rd admission is refused with 73 and nothing is deleted', async (t) =
     // Finish the attempt as a later step would, so the next admit can take the lock.
     const a = r.records.find(x => x.kind === 'attempt')
     assert.ok(a?.kind === 'attempt')
-    writeOutcome(f.stateDir, a.path, a.key, 'reproduce', { outcome: 'not_reproduced', code: 'NOT_REPRODUCED', message: 'fixture' }, new Date(), readOutcome)
+    writeOutcome(f.stateDir, a.path, a.key, 'reproduce', { outcome: 'not_reproduced', code: 'NOT_REPRODUCED', message: 'fixture' }, new Date(), d => readOutcome(d, a.key))
   }
   const before = attemptDirs(f)
   const snapshot = before.map(d => readdirSync(join(f.stateDir, 'attempts', d)).sort().join(','))

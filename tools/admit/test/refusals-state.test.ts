@@ -66,7 +66,7 @@ async function assertAdmitsNow (f: Fixture): Promise<void> {
 function seal (f: Fixture, r: BinResult): string {
   const a = r.records.find(x => x.kind === 'attempt')
   assert.ok(a?.kind === 'attempt', r.stderr)
-  writeOutcome(f.stateDir, a.path, a.key, 'reproduce', { outcome: 'not_reproduced', code: 'NOT_REPRODUCED', message: 'fixture' }, new Date(), readOutcome)
+  writeOutcome(f.stateDir, a.path, a.key, 'reproduce', { outcome: 'not_reproduced', code: 'NOT_REPRODUCED', message: 'fixture' }, new Date(), d => readOutcome(d, a.key))
   return a.path
 }
 

@@ -121,7 +121,7 @@ test('extract-tree on an admission naming an annotated tag (admit bypassed) ends
   const r = await runBin('extract-tree', ['--attempt', a.dir])
   assert.equal(r.exitCode, 1, r.stderr)
   assert.deepEqual(r.records.at(-1), { v: 1, kind: 'result', tool: 'extract-tree', exit: 1, outcome: 'fault' })
-  const o = readOutcome(a.dir)
+  const o = readOutcome(a.dir, a.key)
   assert.deepEqual([o?.outcome, o?.step, o?.reason.code], ['fault', 'extract-tree', 'SOURCE_SHA_UNKNOWN'])
   assert.match(o?.reason.message ?? '', /is a tag, not a commit/)
   assert.deepEqual(readdirSync(a.dir).sort(), [...before, 'outcome.json'].sort())

@@ -65,10 +65,19 @@ export function readJsonFile<N extends SchemaName> (name: N, path: string, missi
   return parseDocument(name, bytes, path, 'FILE_INVALID')
 }
 
-export function readOutcome (attemptDir: string): OutcomeFile | undefined {
+/**
+ * The attempt's outcome.json, or undefined when there is none. One that names another
+ * attempt's key (copied in from elsewhere) is refused (ATTEMPT_BINDING_MISMATCH, 65): it
+ * would end this attempt with an outcome no step of it decided.
+ */
+export function readOutcome (attemptDir: string, attemptKey: string): OutcomeFile | undefined {
   const p = join(attemptDir, 'outcome.json')
   if (!existsSync(p)) return undefined
-  return readJsonFile('outcome', p)
+  const outcome = readJsonFile('outcome', p)
+  if (outcome.attempt_key !== attemptKey) {
+    throw toolError('ATTEMPT_BINDING_MISMATCH', `${p} names another attempt (${outcome.attempt_key.slice(0, 16)}), not ${attemptKey.slice(0, 16)}`, { path: p, hint: 'an outcome.json copied from another attempt is never used; remove it, then rerun the step' })
+  }
+  return outcome
 }
 
 
@@ -159,7 +168,7 @@ export function openStep (step: StepName, dir: string, io: ToolIo, requires: rea
   const attempt = loadAttempt(dir)
   io.out.write({ v: 1, kind: 'attempt', path: attempt.dir, key: attempt.key })
   const done = (): StepOpen | undefined => {
-    const existing = readOutcome(attempt.dir)
+    const existing = readOutcome(attempt.dir, attempt.key)
     return existing === undefined ? undefined : { done: true, attempt, result: { exit: outcomeExit(existing.outcome, existing.retryable), outcome: existing.outcome } }
   }
   const before = done()
@@ -193,6 +202,6 @@ export function openStep (step: StepName, dir: string, io: ToolIo, requires: rea
 
 /** Writes the outcome a step decided (or finds the one already there) and returns the step's result. */
 export function finishAttempt (step: StepName, attempt: Attempt, io: ToolIo, d: DecidedOutcome): ToolResult {
-  const file = writeOutcome(attempt.stateRoot, attempt.dir, attempt.key, step, d, io.now(), readOutcome)
+  const file = writeOutcome(attempt.stateRoot, attempt.dir, attempt.key, step, d, io.now(), dir => readOutcome(dir, attempt.key))
   return { exit: outcomeExit(file.outcome, file.retryable), outcome: file.outcome }
 }

@@ -25,7 +25,7 @@ export async function seal (dir: string, io: ToolIo): Promise<ToolResult> {
   }
   assertTestHooksMatch(attempt, io.env)
   const now = io.now()
-  let outcome = readOutcome(attempt.dir)
+  let outcome = readOutcome(attempt.dir, attempt.key)
   if (outcome === undefined) {
     const deadline = Date.parse(attempt.admission.deadline)
     if (now.getTime() <= deadline) {
@@ -34,7 +34,7 @@ export async function seal (dir: string, io: ToolIo): Promise<ToolResult> {
     const interrupted = now.getTime() > deadline + STALE_GRACE_MS
     outcome = writeOutcome(attempt.stateRoot, attempt.dir, attempt.key, 'receipt', interrupted
       ? { outcome: 'interrupted', code: 'ATTEMPT_INTERRUPTED', message: `no step wrote an outcome and the deadline ${attempt.admission.deadline} passed by more than 30 s (a crash)` }
-      : { outcome: 'timed_out', code: 'DEADLINE_PASSED', message: `no step wrote an outcome and the deadline ${attempt.admission.deadline} passed` }, now, readOutcome)
+      : { outcome: 'timed_out', code: 'DEADLINE_PASSED', message: `no step wrote an outcome and the deadline ${attempt.admission.deadline} passed` }, now, dir => readOutcome(dir, attempt.key))
   }
   faultPoint(io.env, 'seal')
   const receipt = await writeReceipt({ attempt, now, testHooks: testHooksEnabled(io.env) })

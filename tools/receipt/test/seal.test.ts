@@ -110,3 +110,26 @@ test('an attempt holding a file whose name is not UTF-8 is STATE_UNSAFE (73): no
   assert.equal(ok.exitCode, 1, ok.stderr)
   assert.equal(readJson<Receipt>(join(a.dir, 'receipt.json')).outcome.outcome, 'interrupted')
 })
+
+test("an outcome.json copied from another attempt is refused by a step and by seal (ATTEMPT_BINDING_MISMATCH, 65): nothing sealed, the lock kept; the attempt's own outcome seals", async t => {
+  const { f, a, deadline } = await admitted(t)
+  const other = await admitted(t)
+  // The other attempt decided (sealed timed_out); its outcome.json is copied in.
+  assert.equal((await seal(other.a, other.deadline + 1000)).exitCode, 1)
+  const foreign = readFileSync(join(other.a.dir, 'outcome.json'))
+  writeFileSync(join(a.dir, 'outcome.json'), foreign)
+  const before = files(a)
+  const step = await runBin('extract-tree', ['--attempt', a.dir], { env: at(deadline - 1000) })
+  assert.equal(step.exitCode, 65, step.stderr)
+  assert.equal(errorOf(step)?.code, 'ATTEMPT_BINDING_MISMATCH')
+  const sealed = await seal(a, deadline + 1000)
+  assert.equal(sealed.exitCode, 65, sealed.stderr)
+  assert.equal(errorOf(sealed)?.code, 'ATTEMPT_BINDING_MISMATCH')
+  assert.deepEqual(files(a), before, 'no tree, no receipt')
+  assert.ok(existsSync(join(f.stateDir, 'lock')), 'the lock is kept')
+  // Control: without the foreign file the same seal decides and seals this attempt's own outcome.
+  unlinkSync(join(a.dir, 'outcome.json'))
+  const own = await seal(a, deadline + 1000)
+  assert.equal(own.exitCode, 1, own.stderr)
+  assert.equal(readJson<OutcomeFile>(join(a.dir, 'outcome.json')).attempt_key, readJson<Admission>(join(a.dir, 'admission.json')).attempt_key)
+})

@@ -75,7 +75,7 @@ export interface SealInputs {
 
 /** Builds the receipt of an attempt that has an outcome. Reads only; the caller writes it. */
 export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Promise<Receipt> {
-  const outcome = readOutcome(attempt.dir)
+  const outcome = readOutcome(attempt.dir, attempt.key)
   if (outcome === undefined) throw toolError('ATTEMPT_INCOMPLETE', `${attempt.dir} has no outcome.json to seal`)
   const listing = listAttemptFiles(attempt.dir)
   if (listing.special.length > 0) throw toolError('STATE_UNSAFE', `${attempt.dir} holds entries that are not regular files: ${listing.special.join(', ')}`)
