@@ -121,6 +121,13 @@ const FIXTURES: CorpusFixture[] = [
     mutate: d => { for (const n of readdirSync(d)) if (n !== 'inputs' && n !== 'admission.json') rmSync(join(d, n), { recursive: true }) },
     notices: ['NOT_STARTED'],
   },
+  {
+    name: 'admit_killed_before_admission_pass',
+    from: 'go_verified',
+    threat: 'admit killed after inputs/ and before admission.json\'s rename: what admit status calls not started (the next admit reuses the directory), never invalid',
+    mutate: d => { for (const n of readdirSync(d)) if (n !== 'inputs') rmSync(join(d, n), { recursive: true }); writeFileSync(join(d, '.admission.json.tmp-0123456789ab'), '{"v":') },
+    notices: ['NOT_STARTED', 'LEFTOVER_TEMP_FILE'],
+  },
   { name: 'logs_extra_file_pass', from: 'go_verified', threat: 'logs/ is unsealed by design', mutate: d => appendFileSync(join(d, 'logs', 'verify.stderr'), 'appended after sealing\n') },
   { name: 'work_scratch_pass', from: 'go_verified', threat: 'work/ is unsealed by design', mutate: d => { mkdirSync(join(d, 'work', 'x'), { recursive: true }); writeFileSync(join(d, 'work', 'x', 'f'), 'scratch') } },
   {
@@ -253,6 +260,7 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'missing_verify_stage_fail', from: 'node_verified', threat: 'V4: scoped_test_verified without its verify stage', mutate: d => { unlinkSync(join(d, 'verify.json')); unlinkSync(join(d, 'candidate.events.ndjson')); reseal(d, 'verify.json', 'candidate.events.ndjson') }, expect: 'MISSING_STAGE_RECORD' },
   { name: 'not_started_but_sealed_fail', from: 'not_reproduced', threat: 'V4: every stage record deleted but admission.json, inputs/ and receipt.json: not the directory admit leaves before started.json, so not a NOT_STARTED notice', mutate: d => { for (const n of readdirSync(d)) if (!['admission.json', 'inputs', 'receipt.json'].includes(n)) rmSync(join(d, n), { recursive: true }) }, expect: 'SEALED_FILE_MISSING', exclusive: false },
   { name: 'admission_directory_fail', from: 'go_verified', threat: 'V4: admission.json replaced by a directory (no admitted attempt to judge, yet nothing else is wrong)', mutate: d => { unlinkSync(join(d, 'admission.json')); mkdirSync(join(d, 'admission.json')) }, expect: 'MISSING_STAGE_RECORD' },
+  { name: 'missing_admission_with_work_fail', from: 'go_verified', threat: 'V4: admission.json deleted from an attempt that went on: not the directory admit leaves behind', mutate: d => { unlinkSync(join(d, 'admission.json')) }, expect: 'MISSING_STAGE_RECORD' },
   { name: 'admission_directory_alone_fail', from: 'rejected', threat: 'V4: an attempt directory holding only a directory named admission.json', mutate: d => { for (const n of readdirSync(d)) rmSync(join(d, n), { recursive: true }); mkdirSync(join(d, 'admission.json')) }, expect: 'MISSING_STAGE_RECORD' },
   { name: 'missing_outcome_fail', from: 'rejected', threat: 'V4: outcome.json deleted and resealed', mutate: d => { unlinkSync(join(d, 'outcome.json')); reseal(d, 'outcome.json') }, expect: 'MISSING_STAGE_RECORD' },
   {

@@ -108,6 +108,13 @@ async function readbackInto (
     }
   }
   if (!existsSync(join(dir, 'admission.json'))) {
+    // admit stopped while writing inputs/ or before admission.json's rename: as admit status
+    // reads it, nothing was consumed and the next admit of the case reuses the directory.
+    if (holdsOnlyAdmission(dir)) {
+      for (const t of listAttemptFiles(dir).leftovers) f.add('LEFTOVER_TEMP_FILE', `${t} is the temp file of a write that was interrupted before its rename; it was never part of the attempt`, t, 'notice')
+      f.add('NOT_STARTED', 'admit stopped before admission.json: the key is not consumed, and the next admit of this case reuses this directory', 'admission.json', 'notice')
+      return done()
+    }
     f.add('MISSING_STAGE_RECORD', 'admission.json is missing: this is not an admitted attempt', 'admission.json')
     return done()
   }
