@@ -24,7 +24,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CheckRecord, ProviderResponse } from '@repairline/schemas'
 import {
-  EXIT, TREE_MANIFEST, TREE_TAR, checkBaseUrl, decideAnswer, jsonDepth, MAX_JSON_DEPTH, usageRecord, ensureDir, faultPoint, finishAttempt, isToolError, loadAttempt, loadRenderInputs,
+  EXIT, TREE_MANIFEST, TREE_TAR, checkBaseUrl, decideAnswer, endedBefore, outcomeExit, jsonDepth, MAX_JSON_DEPTH, usageRecord, ensureDir, faultPoint, finishAttempt, isToolError, loadAttempt, loadRenderInputs,
   openStep, openTreeReader, parseJsonBytes, printableLine, readCaFile, readFileNoFollow, readJsonFile, redactJson, redactText, renderAttempt, renderedFiles,
   renderSummaryText, resolveAttemptPath, responsesUrl, secretPattern, sha256Hex, toolError, validateText, validationPassed, writeFileAtomic, writeJsonAtomic,
   type Attempt, type DecidedOutcome, type Rendered, type SecretPattern, type ToolIo, type ToolResult,
@@ -273,6 +273,11 @@ function resume (attempt: Attempt, io: ToolIo): ToolResult {
 function checkAttempt (dir: string, io: ToolIo): ToolResult {
   const attempt = loadAttempt(dir)
   io.out.write({ v: 1, kind: 'attempt', path: attempt.dir, key: attempt.key })
+  const ended = endedBefore(attempt, 'ask-provider')
+  if (ended !== undefined) {
+    say(io, `check: nothing to recompute: the attempt ended ${ended.outcome} (${ended.reason.code}) at ${ended.step}, before the provider step`)
+    return { exit: outcomeExit(ended.outcome, ended.retryable), outcome: ended.outcome }
+  }
   const r = renderAttempt(loadRenderInputs(attempt, openTreeReader(dir).readFile))
   const expected = renderedFiles(r)
   let all = true

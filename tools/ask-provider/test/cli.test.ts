@@ -7,7 +7,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { isValid, sha256Hex, jsonFileBytes } from '@repairline/core'
+import { isValid, sha256Hex, jsonFileBytes, outcomeExit, readOutcome, writeOutcome } from '@repairline/core'
 import { openaiRequestSchema } from '../../../test/helpers/openai.ts'
 import { NODE_FIX_PROPOSAL } from '../../../test/helpers/responses-server.ts'
 import { runBin, errorOf, binPath, BASE_ENV } from '../../../test/helpers/bin.ts'
@@ -117,6 +117,19 @@ test('--check before the step ran reports every file missing (exit 1) and writes
   const c = await ask(p, { args: ['--check'] })
   assert.equal(c.exitCode, 1)
   assert.ok(c.records.filter(x => x.kind === 'check').every(x => x.kind === 'check' && !x.match && x.retained_sha256 === undefined))
+  assert.deepEqual(attemptFiles(p), before)
+  assert.equal(hits(p), 0)
+})
+
+test('--check on an attempt that ended before the provider step has nothing to recompute: no check record, the outcome\'s exit, nothing written', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'ok')
+  writeOutcome(p.f.stateDir, p.a.dir, p.a.key, 'reproduce', { outcome: 'fault', code: 'X_TEST', message: 'decided by the test' }, new Date(), d => readOutcome(d, p.a.key))
+  const before = attemptFiles(p)
+  const c = await ask(p, { args: ['--check'] })
+  assert.equal(c.exitCode, outcomeExit('fault'), c.stderr)
+  assert.deepEqual(c.records.map(x => x.kind), ['start', 'attempt', 'result'])
+  assert.match(c.stderr, /nothing to recompute: the attempt ended fault \(X_TEST\) at reproduce/)
   assert.deepEqual(attemptFiles(p), before)
   assert.equal(hits(p), 0)
 })

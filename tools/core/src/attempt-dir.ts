@@ -157,6 +157,17 @@ function laterStageFile (step: StepName, dir: string): string | undefined {
 }
 
 /**
+ * For a `--check` mode: the attempt's outcome when it ended before `step` ever ran (none of
+ * the step's files exist), so there is nothing of the step's to recompute; else undefined.
+ * The caller then does no work and exits with that outcome's status, as a step would.
+ */
+export function endedBefore (attempt: Attempt, step: StepName): OutcomeFile | undefined {
+  const stage = STAGES.find(s => s.step === step)
+  if (stage === undefined || stage.files.some(f => existsSync(join(attempt.dir, f)))) return undefined
+  return readOutcome(attempt.dir, attempt.key)
+}
+
+/**
  * The checks every step after admit makes, in order: print the attempt record; an existing
  * outcome ends the step with that outcome; test hooks only on an attempt admitted with them
  * (78); the lock must name this attempt (75); the step lock is taken (75 while another

@@ -7,7 +7,7 @@
 
 import { join } from 'node:path'
 import {
-  EXIT, faultPoint, finishAttempt, hasErrno, loadAttempt, openStep, readFileNoFollow,
+  EXIT, endedBefore, faultPoint, outcomeExit, finishAttempt, hasErrno, loadAttempt, openStep, readFileNoFollow,
   sha256Hex, toolError, writeFileAtomic, writeJsonAtomic, type ToolIo, type ToolResult,
 } from '@repairline/core'
 import { computeAttemptGate, type GateOutput } from '@repairline/core/gate/attempt'
@@ -61,6 +61,11 @@ function readRetained (path: string): Buffer | undefined {
 async function checkGate (dir: string, io: ToolIo): Promise<ToolResult> {
   const attempt = loadAttempt(dir)
   io.out.write({ v: 1, kind: 'attempt', path: attempt.dir, key: attempt.key })
+  const ended = endedBefore(attempt, 'gate-patch')
+  if (ended !== undefined) {
+    io.stderr.write(`gate-patch: check: nothing to recompute: the attempt ended ${ended.outcome} (${ended.reason.code}) at ${ended.step}, before the gate\n`)
+    return { exit: outcomeExit(ended.outcome, ended.retryable), outcome: ended.outcome }
+  }
   const out = await computeGate(attempt)
   let same = true
   for (const [file, recomputed] of [[CANDIDATE_PATCH, out.patchBytes], [GATE_JSON, out.gateBytes]] as const) {

@@ -9,6 +9,7 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } 
 import { join } from 'node:path'
 import { execa } from 'execa'
 import type { GateReport, OutcomeFile, ProposalEdit } from '@repairline/schemas'
+import { readOutcome, writeOutcome } from '@repairline/core'
 import { BASE_ENV, ROOT, runBin, errorOf, type BinResult } from '../../../test/helpers/bin.ts'
 import { tempDir } from '../../../test/helpers/tmp.ts'
 import { applyToCleanWorktree, assertSameTree, candidateTree, fixture, gateReady } from './helpers.ts'
@@ -163,6 +164,18 @@ test('--check before gate-patch ran: both files are mismatches (missing), exit 1
   assert.equal(r.exitCode, 1)
   assert.deepEqual(r.records.filter(x => x.kind === 'check').map(x => x.kind === 'check' && x.match), [false, false])
   assert.equal(existsSync(join(a.dir, 'gate.json')), false)
+})
+
+test('--check on an attempt that ended before the gate has nothing to recompute: no check record, the outcome\'s exit', async (t) => {
+  const f = await fixture(t, { runner: 'go' })
+  const a = await gateReady(f, [{ path: 'calc.go', search: 'return a - b', replace: 'return a + b' }])
+  writeOutcome(f.stateDir, a.dir, a.key, 'ask-provider', { outcome: 'provider_error', retryable: true, code: 'X_TEST', message: 'decided by the test' }, new Date(), d => readOutcome(d, a.key))
+  const before = readdirSync(a.dir).sort()
+  const r = await gate(a.dir, ['--check'])
+  assert.equal(r.exitCode, 69, r.stderr)
+  assert.deepEqual(r.records.map(x => x.kind), ['start', 'attempt', 'result'])
+  assert.match(r.stderr, /nothing to recompute: the attempt ended provider_error \(X_TEST\) at ask-provider/)
+  assert.deepEqual(readdirSync(a.dir).sort(), before)
 })
 
 test('a crash at the gate fault point leaves no gate.json; the rerun completes with identical files', async (t) => {
