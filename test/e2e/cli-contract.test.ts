@@ -20,19 +20,28 @@ function assertOneLineError (r: BinResult | { stderr: string }, tool: string, co
   assert.deepEqual(lines.map(l => l.slice(0, l.indexOf(':', tool.length + 2) + 1)), [`${tool}: ${code}:`], r.stderr)
 }
 
-test('a path longer than the system allows is a usage error (2) with its records, in every tool that takes one', async () => {
+test('a path longer than the system allows is a usage error (2) with its records, in every tool and option that takes one', async () => {
   const long = '/a'.repeat(3000)
-  for (const [tool, args] of [['extract-tree', ['--attempt', long]], ['receipt', ['seal', '--attempt', long]], ['receipt', ['readback', '--attempt', long]], ['admit', ['run', '--config', long, '--report', '/x']]] as const) {
-    const r = await runBin(tool, [...args])
-    assert.notEqual(r.exitCode, 70, `${tool}: ${r.stderr}`)
-    assert.notEqual(r.exitCode, 1, `${tool}: ${r.stderr}`)
+  const longName = `/tmp/${'n'.repeat(256)}/x.json`
+  const cases: Array<[string, string[]]> = [
+    ['extract-tree', ['--attempt', long]], ['reproduce', ['--attempt', long]], ['verify', ['--attempt', longName]],
+    ['receipt', ['seal', '--attempt', long]], ['receipt', ['readback', '--attempt', long]], ['receipt', ['readback', '--state-dir', long]], ['receipt', ['readback', '--state-dir', longName]],
+    ['admit', ['run', '--config', long, '--report', '/x']], ['admit', ['run', '--config', '/x', '--report', longName]], ['admit', ['status', '--config', long, '--report', '/x']],
+    ['admit', ['report', '--config', '/x', '--out', long]],
+  ]
+  for (const [tool, args] of cases) {
+    const r = await runBin(tool, args)
+    const what = `${tool} ${args.join(' ').slice(0, 60)}`
+    assert.equal(r.exitCode, 2, `${what}: ${r.stderr}`)
     const last = r.records.at(-1)
-    assert.equal(last?.kind, 'result', `${tool}: records end with the result`)
-    assert.equal(last?.kind === 'result' ? last.exit : undefined, r.exitCode)
-    const code = errorOf(r)?.code ?? ''
-    assert.ok(['USAGE', 'INPUT_MISSING', 'ATTEMPT_MISSING', 'CONFIG_INVALID'].includes(code), `${tool}: ${code} ${r.stderr}`)
-    assertOneLineError(r, tool === 'receipt' ? 'receipt' : tool, code)
+    assert.equal(last?.kind, 'result', `${what}: records end with the result`)
+    assert.equal(last?.kind === 'result' ? last.exit : undefined, 2)
+    assert.equal(errorOf(r)?.code, 'USAGE', `${what}: ${r.stderr}`)
+    assertOneLineError(r, tool, 'USAGE')
   }
+  // Positive control: a path that fits is read, and found missing.
+  const fits = await runBin('admit', ['status', '--config', `/tmp/${'n'.repeat(255)}`, '--report', '/x'])
+  assert.equal(errorOf(fits)?.code, 'INPUT_MISSING', fits.stderr)
 })
 
 test('records stdout cannot take (a full disk) end the run OUTPUT_FAILED (73) in one stderr line; to a pipe the same run prints them', async () => {

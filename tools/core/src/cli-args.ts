@@ -93,12 +93,31 @@ export function parseCli (spec: CliSpec, argv: readonly string[]): ParsedCli {
     const value = token.value
     if (value === undefined || (token.inlineValue !== true && value.startsWith('-'))) throw toolError('USAGE', `${token.rawName} needs a value`)
     if (o.choices !== undefined && !o.choices.includes(value)) throw toolError('USAGE', `${token.rawName} must be ${orList(o.choices)}, got ${JSON.stringify(value)}`)
+    if (PATH_VALUES.has(o.value ?? '')) assertPathFits(token.rawName, value)
     values[token.name] = value
   }
   for (const [name, o] of Object.entries(options)) {
     if (o.required === true && values[name] === undefined) throw toolError('USAGE', `--${name} is required${where}`)
   }
   return command === undefined ? { values } : { command, values }
+}
+
+/** The value names of options that hold a path. */
+const PATH_VALUES: ReadonlySet<string> = new Set(['ABS', 'DIR'])
+/** Linux's PATH_MAX and NAME_MAX, in bytes. */
+const PATH_MAX = 4096
+const NAME_MAX = 255
+
+/**
+ * A path no system call can take is a usage error (2) before anything reads it: otherwise
+ * each tool met ENAMETOOLONG at a different place and called it a missing input (66) or a
+ * failed write (73).
+ */
+function assertPathFits (flag: string, path: string): void {
+  const bytes = Buffer.byteLength(path)
+  if (bytes >= PATH_MAX) throw toolError('USAGE', `${flag} is longer than the system allows (${bytes} bytes; the limit is ${PATH_MAX - 1})`)
+  const long = path.split('/').find(c => Buffer.byteLength(c) > NAME_MAX)
+  if (long !== undefined) throw toolError('USAGE', `${flag} has a component longer than the system allows (${Buffer.byteLength(long)} bytes; the limit is ${NAME_MAX})`)
 }
 
 /** A string option's value (parseCli gives strings only to string options). */
