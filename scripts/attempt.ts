@@ -170,7 +170,9 @@ export async function drive (o: DriveOptions, env: NodeJS.ProcessEnv = process.e
       const a = run.records.find(r => r.kind === 'attempt')
       if (a?.kind === 'attempt') {
         attempt = a.path
-        keepAdmitLogs(attempt, run)
+        // Only in a started attempt: a logs/ beside admission.json alone would make the
+        // directory look worked on, and its key consumed for good (DESIGN §7).
+        if (existsSync(join(attempt, 'started.json'))) keepAdmitLogs(attempt, run)
       }
     }
     // A step that printed no result record crashed or never started: that is never a verdict.

@@ -8,7 +8,7 @@
 
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { FAULT_LABELS, readbackAttempt, listAttemptFiles } from '@repairline/core'
@@ -42,9 +42,12 @@ for (const label of FAULT_LABELS) {
       assert.equal(r.exit, 70, `the chain was not killed at ${label}: ${r.stderr}`)
       const sent = (): number => p.server.requestsTo(`proposal/${scenario}`).length
 
-      if (label === 'lock') {
-        // Killed holding the lock, before the attempt directory exists: nothing is consumed.
-        assert.equal(r.attemptDir, undefined)
+      if (label === 'lock' || label === 'admission') {
+        // Killed holding the lock, before the attempt directory exists or before started.json:
+        // nothing is consumed, and the driver, never told of an attempt, kept no logs in one.
+        if (label === 'lock') assert.equal(r.attemptDir, undefined)
+        else assert.deepEqual(readdirSync(r.attemptDir ?? '').sort(), ['admission.json', 'inputs'])
+        assert.doesNotMatch(r.stderr, /attempt \//, 'the driver names no attempt')
         assert.equal(await status(f.configPath, f.reportPath, AFTER_GRACE), 'eligible')
         // A live lock is never broken early; past deadline + 30 s the same case is admitted.
         const early = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath], { env: hooks(AT_GRACE_END) })

@@ -115,9 +115,12 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
     writeJsonAtomic('case', join(dir, 'inputs', 'case.json'), chosen.candidate.c, { stateRoot })
     const admission: Admission = { ...chosen.candidate.admission, admitted_at: now.toISOString(), deadline: deadline.toISOString() }
     writeJsonAtomic('admission', join(dir, 'admission.json'), admission, { stateRoot })
-    io.out.write({ v: 1, kind: 'attempt', path: dir, key: chosen.key })
+    faultPoint(io.env, 'admission')
     started = writeFileAtomic(join(dir, 'started.json'), jsonFileBytes({ v: 1, attempt_key: chosen.key, started_at: now.toISOString() }), { stateRoot, exclusive: true })
     if (!started) throw toolError('LOCK_HELD', `${dir}/started.json appeared while we held the lock`)
+    // The attempt record only once the key is consumed: a reader of it (the driver, the next
+    // tool of a pipe) never works in a directory that admit may still reuse.
+    io.out.write({ v: 1, kind: 'attempt', path: dir, key: chosen.key })
     faultPoint(io.env, 'started.json')
   } finally {
     if (!started) releaseLock(stateRoot, lock.attempt_key, lock.attempt_dir)

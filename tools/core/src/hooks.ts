@@ -6,7 +6,7 @@
 export type Env = Readonly<Record<string, string | undefined>>
 
 /** The labelled crash points of the chain. */
-export const FAULT_LABELS = ['lock', 'started.json', 'extraction', 'dispatch', 'provider-response', 'gate', 'sandbox-start', 'verify', 'seal'] as const
+export const FAULT_LABELS = ['lock', 'admission', 'started.json', 'extraction', 'dispatch', 'provider-response', 'gate', 'sandbox-start', 'verify', 'seal'] as const
 export type FaultLabel = (typeof FAULT_LABELS)[number]
 
 export function testHooksEnabled (env: Env): boolean {

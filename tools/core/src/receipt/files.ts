@@ -78,7 +78,9 @@ export function listAttemptFiles (dir: string): AttemptListing {
 
 /**
  * Whether an attempt directory holds nothing but what admit writes before started.json
- * (DESIGN §7): inputs/, admission.json, and temp files of writes killed before their rename.
+ * (DESIGN §7): inputs/, admission.json, and temp files of writes killed before their rename;
+ * and logs/, which only the driver writes and which is never evidence of work (an earlier
+ * driver kept a failed admit's streams there).
  * Only such a directory (or none at all) is not started: its key is not consumed and the next
  * admit reuses it. Anything more — started.json, outcome.json, a receipt, work/, a stray file —
  * is work on a consumed key, and readback judges it.
@@ -90,5 +92,5 @@ export function holdsOnlyAdmission (dir: string): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'ENOENT'
   }
-  return names.every(n => n === 'admission.json' || n === 'inputs' || TEMP_FILE.test(n))
+  return names.every(n => n === 'admission.json' || n === 'inputs' || n === 'logs' || TEMP_FILE.test(n))
 }
