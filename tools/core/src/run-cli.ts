@@ -13,6 +13,24 @@ import { clockFrom, type Env } from './hooks.ts'
 import type { Outcome } from './outcome.ts'
 import { printableLine } from './printable-line.ts'
 
+/**
+ * What a system call's failure that no step mapped itself says about the run, never an
+ * internal bug: a full or read-only disk is this step's write failing (73, the step can run
+ * again once there is room), a symlink where the state root has a file is unsafe state (73;
+ * every state file is opened without following links), and a path that long could only come
+ * from the command line or a record (2).
+ */
+function systemError (e: unknown): ToolError | undefined {
+  const where = (e as { path?: unknown }).path
+  const path = typeof where === 'string' ? { path: where } : {}
+  if (hasErrno(e, 'ENAMETOOLONG')) return toolError('USAGE', `a path is longer than the system allows: ${(e as Error).message}`)
+  if (hasErrno(e, 'ENOSPC') || hasErrno(e, 'EDQUOT') || hasErrno(e, 'EROFS')) {
+    return toolError('WRITE_FAILED', `cannot write: ${(e as Error).message}`, { ...path, hint: 'make room (or make the state dir writable), then run the step again' })
+  }
+  if (hasErrno(e, 'ELOOP')) return toolError('STATE_UNSAFE', `a symlink where a file of the state root was expected: ${(e as Error).message}`, path)
+  return undefined
+}
+
 export type ToolName = 'admit' | 'extract-tree' | 'reproduce' | 'ask-provider' | 'gate-patch' | 'verify' | 'receipt'
 
 /** The I/O a tool's index.ts receives. Tests build it with fake streams. */
@@ -60,12 +78,7 @@ export async function runTool (tool: ToolName, argv: string[], io: ToolIo, main:
   try {
     result = await main(argv, io)
   } catch (e) {
-    const err: ToolError = isToolError(e)
-      ? e
-      : hasErrno(e, 'ENAMETOOLONG')
-        // Only a path given on the command line or in a record can be that long.
-        ? toolError('USAGE', `a path is longer than the system allows: ${(e as Error).message}`)
-        : toolError('INTERNAL', `internal error: ${(e as Error)?.message ?? String(e)}`)
+    const err: ToolError = isToolError(e) ? e : systemError(e) ?? toolError('INTERNAL', `internal error: ${(e as Error)?.message ?? String(e)}`)
     if (!isToolError(e) && io.env.REPAIRLINE_DEBUG === '1') io.stderr.write(`${(e as Error)?.stack ?? String(e)}\n`)
     const record = { v: 1 as const, kind: 'error' as const, code: err.code, message: oneLine(err.message) }
     io.out.write({ ...record, ...(err.path === undefined ? {} : { path: err.path.slice(0, MAX_RECORD_PATH) }), ...(err.hint === undefined ? {} : { hint: oneLine(err.hint) }) })

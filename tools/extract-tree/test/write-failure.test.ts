@@ -80,3 +80,22 @@ test('K5: tree.tar cut off by a failing write leaves no partial file, no temp fi
   assert.equal(errorOf(ok), undefined)
   assert.deepEqual(readdirSync(a.dir).filter(n => !before.includes(n)).sort(), ['tree-manifest.json', 'tree.tar'])
 })
+
+test('a read-only attempt directory (EROFS, met outside any write loop) is WRITE_FAILED (73), never an internal error; writable again, the step succeeds', { skip: process.geteuid?.() === 0 ? false : 'mounting needs root' }, async t => {
+  const f = await makeFixture(tempDir(t))
+  const a = await admitFixture(f)
+  const before = readdirSync(a.dir).sort()
+  const scratch = tempDir(t)
+  const listing = join(scratch, 'listing-ro.json')
+  const spec = { dir: a.dir, readOnly: true, env: BASE_ENV, cwd: ROOT, listing }
+  const r = await execa('/usr/bin/unshare', ['--mount', '--propagation', 'private', '--', process.execPath, IN_FULL_FS, JSON.stringify(spec), binPath('extract-tree'), '--attempt', a.dir], { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT, input: '' })
+  const records = String(r.stdout).split('\n').filter(l => l !== '').map((l, i) => parseRecordLine(l, `stdout:${i + 1}`))
+  assert.equal(r.exitCode, 73, String(r.stderr))
+  assert.equal((records.find(x => x.kind === 'error') as { code?: string } | undefined)?.code, 'WRITE_FAILED')
+  assert.match(String(r.stderr), /^extract-tree: WRITE_FAILED: .*EROFS/m)
+  assert.doesNotMatch(String(r.stderr), /INTERNAL/)
+  assert.deepEqual(readdirSync(a.dir).sort(), before, 'nothing written, no outcome')
+  // Positive control: the same step on the writable directory.
+  const ok = await runBin('extract-tree', ['--attempt', a.dir])
+  assert.equal(ok.exitCode, 0, ok.stderr)
+})
