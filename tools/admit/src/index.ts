@@ -5,6 +5,7 @@
 // events on stdin into a suite report.
 
 import { existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Admission, Case, Lock, SuiteReport } from '@repairline/schemas'
 import {
@@ -85,7 +86,9 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
   }
   // The sandbox preflight (DESIGN §11): every primitive is proven on this host before
   // anything is written, so a host that cannot run the baseline never consumes a key (77).
-  const preflight = await assertSandboxReady({ runner: config.runner.kind })
+  // Free disk is sampled where the steps will write (the state filesystem) and in the temp
+  // directory: a state_dir below the floor is refused here (75), not after the key is spent.
+  const preflight = await assertSandboxReady({ runner: config.runner.kind, diskPaths: [config.state_dir, tmpdir()] })
   io.stderr.write(`admit: sandbox preflight passed: ${preflight.limits.length} limits read back\n`)
   // From here on we write.
   const stateRoot = config.state_dir
