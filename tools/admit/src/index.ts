@@ -4,13 +4,13 @@
 // prints one case-status record per case and never writes. `admit report` turns test
 // events on stdin into a suite report.
 
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync, unlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Admission, Case, Lock, SuiteReport } from '@repairline/schemas'
 import {
   acquireLock, acquireStepLock, writeReceipt, isToolError, liveStepHolder, loadAttempt, assertSandboxReady, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
-  resolveTaskRegister, testHooksEnabled, toolError, writeFileAtomic, writeJsonAtomic, writeOutcome, readJsonFile,
+  resolveTaskRegister, testHooksEnabled, toolError, writeFileAtomic, writeJsonAtomic, writeOutcome, readJsonFile, readLockFile, fsyncDir,
   type ToolIo, type ToolResult,
 } from '@repairline/core'
 import { loadConfig, loadManifest, loadPolicy, loadReport, loadSource } from './inputs.ts'
@@ -70,11 +70,18 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
   }
   // Past its deadline the lock is stale, but a step still running on an attempt without an
   // outcome would go on writing into it once it was marked interrupted: nothing is broken then.
-  const working = holder === undefined || readOutcome(holder.attempt_dir, holder.attempt_key) !== undefined ? undefined : liveStepHolder(config.state_dir, holder.attempt_key)
-  if (holder !== undefined && working !== undefined) {
-    throw toolError('LOCK_HELD', `attempt ${holder.attempt_key.slice(0, 16)} is past its deadline ${holder.deadline}, but ${working.step} (pid ${working.pid}) still works on it; nothing was broken`, {
-      hint: `wait for pid ${working.pid} to end, or stop it, then run admit again`,
-    })
+  // The attempt's step lock is taken here and held until admit ends, so no step of it can
+  // start between this check and the break (the preflight takes hundreds of ms).
+  if (holder !== undefined && readOutcome(holder.attempt_dir, holder.attempt_key) === undefined) {
+    try {
+      acquireStepLock(config.state_dir, holder.attempt_key, 'admit')
+    } catch (e) {
+      const working = isToolError(e) && e.code === 'LOCK_HELD' ? liveStepHolder(config.state_dir, holder.attempt_key) : undefined
+      if (working === undefined) throw e
+      throw toolError('LOCK_HELD', `attempt ${holder.attempt_key.slice(0, 16)} is past its deadline ${holder.deadline}, but ${working.step} (pid ${working.pid}) still works on it; nothing was broken`, {
+        hint: `wait for pid ${working.pid} to end, or stop it, then run admit again`,
+      })
+    }
   }
   const chosen = p.assessed.find(a => a.candidate !== undefined && a.state.state === 'none')
   if (chosen?.candidate === undefined) {
@@ -102,7 +109,10 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
   if (!got.acquired) {
     throw toolError('LOCK_HELD', `attempt ${got.holder.attempt_key.slice(0, 16)} holds the lock until ${got.holder.deadline} (+30 s)`, { hint: 'wait for it to be sealed, or for its deadline to pass' })
   }
-  if (got.broken !== undefined) await settleBrokenAttempt(stateRoot, got.broken, now, io)
+  // Every broken lock's attempt is settled by whoever holds the lock next, not only by the
+  // admit that broke it: two admits racing for a stale lock, the breaker may lose it to one
+  // that merely found it gone.
+  await settleGraves(stateRoot, now, io)
   faultPoint(io.env, 'lock')
   let started = false
   try {
@@ -139,18 +149,18 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
  * decides: if a step started on it since admit looked, it keeps the attempt and admit leaves it.
  * A seal that fails is reported and left for `receipt seal`: it never stops this admission.
  */
-async function settleBrokenAttempt (stateRoot: string, broken: Lock, now: Date, io: ToolIo): Promise<void> {
+async function settleBrokenAttempt (stateRoot: string, broken: Lock, now: Date, io: ToolIo): Promise<boolean> {
   const dir = broken.attempt_dir
   try {
     readJsonFile('started', join(dir, 'started.json'))
   } catch {
-    return
+    return true
   }
-  if (existsSync(join(dir, 'receipt.json'))) return
+  if (existsSync(join(dir, 'receipt.json'))) return true
   try {
     acquireStepLock(stateRoot, broken.attempt_key, 'admit')
   } catch (e) {
-    if (isToolError(e) && e.code === 'LOCK_HELD') return
+    if (isToolError(e) && e.code === 'LOCK_HELD') return false
     throw e
   }
   if (readOutcome(dir, broken.attempt_key) === undefined) {
@@ -160,13 +170,38 @@ async function settleBrokenAttempt (stateRoot: string, broken: Lock, now: Date, 
       message: `no outcome was written and the deadline ${broken.deadline} passed by more than 30 s; the lock was broken by a later admit`,
     }, now, d => readOutcome(d, broken.attempt_key))
   }
-  if (existsSync(join(dir, 'receipt.json'))) return
+  if (existsSync(join(dir, 'receipt.json'))) return true
   try {
     const receipt = await writeReceipt({ attempt: loadAttempt(dir), now, testHooks: testHooksEnabled(io.env) })
     io.stderr.write(`admit: sealed ${dir} (${receipt.outcome.outcome}), whose lock was stale\n`)
   } catch (e) {
     if (!isToolError(e)) throw e
     io.stderr.write(`admit: could not seal ${dir}, whose lock was stale: ${e.code}: ${e.message.replace(/[\r\n]+/g, ' ')}; run receipt seal --attempt on it\n`)
+  }
+  return true
+}
+
+/**
+ * Settles the attempt of every broken lock (`lock.broken.<nonce>`, what acquireLock renames a
+ * stale lock to) and removes the grave once its attempt is settled; a grave whose attempt a
+ * live step still holds is kept for the next admit. Called with the state lock held, so one
+ * admit at a time does this. A grave that is not a valid lock is left for the operator.
+ */
+async function settleGraves (stateRoot: string, now: Date, io: ToolIo): Promise<void> {
+  for (const name of readdirSync(stateRoot).filter(n => /^lock\.broken\.[0-9a-f]+$/.test(n)).sort()) {
+    const path = join(stateRoot, name)
+    let broken: Lock | undefined
+    try {
+      broken = readLockFile('lock', path)?.doc
+    } catch (e) {
+      if (!isToolError(e)) throw e
+      io.stderr.write(`admit: ${path} is not a lock (${e.code}); left in place\n`)
+      continue
+    }
+    if (broken !== undefined && await settleBrokenAttempt(stateRoot, broken, now, io)) {
+      unlinkSync(path)
+      fsyncDir(stateRoot)
+    }
   }
 }
 

@@ -3,7 +3,7 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, readdirSync, readFileSync, writeFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Case, ExecutionConfig, RegisterManifest, RoutingPolicy } from '@repairline/schemas'
 import { attemptKey, keyInputsFor, writeOutcome, readOutcome, jcsSha256 } from '@repairline/core'
@@ -126,9 +126,26 @@ test('a crash after started.json: the key stays consumed; interrupted only after
   assert.equal(dirs.length, 2)
   const first = JSON.parse(readFileSync(join(f.stateDir, 'attempts', dir, 'outcome.json'), 'utf8'))
   assert.equal(first.outcome, 'interrupted')
-  assert.ok(readdirSync(f.stateDir).some(n => n.startsWith('lock.broken.')))
+  assert.ok(existsSync(join(f.stateDir, 'attempts', dir, 'receipt.json')), 'and sealed')
+  assert.deepEqual(readdirSync(f.stateDir).filter(n => n.startsWith('lock.broken.')), [], 'the broken lock is removed once its attempt is settled')
   assert.deepEqual(await statusAt('2026-11-30T10:05:01.000Z'), ['first:consumed', 'second:running'])
   assert.equal(statSync(f.stateDir).mode & 0o777, 0o711)
+})
+
+test('a stale lock broken by an admit that then lost the race is settled by the admit that took the lock: interrupted, sealed, the broken lock removed', async (t) => {
+  const f = await fixture(t)
+  writeJson(f.reportPath, { ...f.report, cases: [makeCase('first', '.', 'example.com/calc::TestAdd'), makeCase('second', '.', 'example.com/calc::TestDouble')] })
+  const crashed = await admit(f, 'run', { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: '2026-11-30T10:00:00.000Z', REPAIRLINE_FAULT_AT: 'started.json' })
+  assert.equal(crashed.exitCode, -1, 'killed by SIGKILL')
+  const [dir] = attemptDirs(f)
+  assert.ok(dir !== undefined)
+  // What a breaker that lost the race leaves: the stale lock renamed aside, no lock in place.
+  renameSync(join(f.stateDir, 'lock'), join(f.stateDir, 'lock.broken.0123456789abcdef'))
+  const later = await admit(f, 'run', { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: '2026-11-30T10:05:00.000Z' })
+  assert.equal(later.exitCode, 0, later.stderr)
+  assert.equal(JSON.parse(readFileSync(join(f.stateDir, 'attempts', dir, 'outcome.json'), 'utf8')).outcome, 'interrupted')
+  assert.ok(existsSync(join(f.stateDir, 'attempts', dir, 'receipt.json')), 'the crashed attempt is sealed')
+  assert.deepEqual(readdirSync(f.stateDir).filter(n => n.startsWith('lock.broken.')), [])
 })
 
 test('without REPAIRLINE_TEST_HOOKS=1 the test clock and fault hook are ignored', async (t) => {

@@ -8,7 +8,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: a real live process to name as the step lock's holder
-import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Admission, OutcomeFile, Receipt } from '@repairline/schemas'
 import { processStartTicks, stepLockPath } from '@repairline/core'
@@ -132,4 +132,19 @@ test("an outcome.json copied from another attempt is refused by a step and by se
   const own = await seal(a, deadline + 1000)
   assert.equal(own.exitCode, 1, own.stderr)
   assert.equal(readJson<OutcomeFile>(join(a.dir, 'outcome.json')).attempt_key, readJson<Admission>(join(a.dir, 'admission.json')).attempt_key)
+})
+
+test('a directory where a stage file belongs is refused by seal (STATE_UNSAFE, 73): no receipt; without it, it seals', async t => {
+  const { a, deadline } = await admitted(t)
+  mkdirSync(join(a.dir, 'baseline.json'))
+  const r = await seal(a, deadline + 60_000)
+  assert.equal(r.exitCode, 73, r.stderr)
+  assert.equal(errorOf(r)?.code, 'STATE_UNSAFE')
+  assert.match(r.stderr, /a directory where a stage file belongs: baseline\.json/)
+  assert.equal(existsSync(join(a.dir, 'receipt.json')), false)
+  // Positive control: the directory gone, the same seal writes the receipt.
+  rmdirSync(join(a.dir, 'baseline.json'))
+  const ok = await seal(a, deadline + 60_000)
+  assert.equal(ok.exitCode, 1, ok.stderr)
+  assert.ok(existsSync(join(a.dir, 'receipt.json')))
 })

@@ -2,7 +2,7 @@
 // sealed file by path, size and sha256, the sandboxed test commands, the validation records,
 // the outcome, the checkout before and after, and what the receipt does not prove.
 
-import { existsSync } from 'node:fs'
+import { existsSync, lstatSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { Receipt, SealedCommand, SealedValidation, ValidationRecord } from '@repairline/schemas'
 import { sha256File } from '../digest.ts'
@@ -12,7 +12,7 @@ import { toolError } from '../errors.ts'
 import { assertClean } from '../git.ts'
 import { writeJsonAtomic } from '../atomic.ts'
 import { listAttemptFiles, RECEIPT_FILE } from './files.ts'
-import { VALIDATION_FILES } from './stages.ts'
+import { STAGE_FILES, VALIDATION_FILES } from './stages.ts'
 
 /** What every receipt says it does not prove. */
 export const STATED_LIMITS: readonly string[] = [
@@ -80,6 +80,10 @@ export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Pr
   const listing = listAttemptFiles(attempt.dir)
   if (listing.special.length > 0) throw toolError('STATE_UNSAFE', `${attempt.dir} holds entries that are not regular files: ${listing.special.join(', ')}`)
   if (listing.unreachable.length > 0) throw toolError('STATE_UNSAFE', `${attempt.dir} holds entries no receipt can seal: ${listing.unreachable.slice(0, 5).map(u => `${u.path} (${u.why})`).join(', ')}`)
+  // A directory where a stage file belongs would be walked as a directory and sealed as
+  // missing: no receipt is made for an attempt whose stage records were replaced.
+  const dirs = [...STAGE_FILES].filter(f => lstatSync(join(attempt.dir, f), { throwIfNoEntry: false })?.isDirectory() === true)
+  if (dirs.length > 0) throw toolError('STATE_UNSAFE', `${attempt.dir} holds a directory where a stage file belongs: ${dirs.slice(0, 5).join(', ')}`, { path: join(attempt.dir, dirs[0] ?? '') })
   const files = listing.files.map(path => ({ path, ...sha256File(join(attempt.dir, path)) }))
   const commands: SealedCommand[] = []
   for (const [step, file] of [['reproduce', 'baseline.json'], ['verify', 'verify.json']] as const) {
