@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process' // eslint-disable-line no-rest
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { caseInputSha256 } from '@repairline/core'
+import { caseInputSha256, parseRecordLine } from '@repairline/core'
 import { makeFixture, rewriteConfig } from '../helpers/fixture.ts'
 import { admitFixture } from '../helpers/attempt.ts'
 import { BASE_ENV, errorOf, ROOT, runBin, type BinResult } from '../helpers/bin.ts'
@@ -278,14 +278,17 @@ test('a tool started in a directory that was removed under it is USAGE (2) sayin
   const launch = `const { spawnSync } = require('node:child_process'); const { rmdirSync } = require('node:fs')
 process.chdir(process.argv[1]); if (process.argv[2] === 'remove') rmdirSync(process.argv[1])
 const r = spawnSync(process.execPath, [process.argv[3], '--attempt', '/nonexistent/attempt'], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } })
-process.stdout.write(JSON.stringify({ status: r.status, stderr: r.stderr }))`
-  const run = async (mode: string): Promise<{ status: number, stderr: string }> => {
+process.stdout.write(JSON.stringify({ status: r.status, stderr: r.stderr, stdout: r.stdout }))`
+  const run = async (mode: string): Promise<{ status: number, stderr: string, stdout: string }> => {
     const r = await execa(process.execPath, ['-e', launch, gone, mode, join(ROOT, 'tools', 'verify', 'bin', 'verify.js')], { env: BASE_ENV, extendEnv: false, reject: false, timeout: 60_000 })
-    return JSON.parse(String(r.stdout)) as { status: number, stderr: string }
+    return JSON.parse(String(r.stdout)) as { status: number, stderr: string, stdout: string }
   }
   const removed = await run('remove')
   assert.equal(removed.status, 2, removed.stderr)
   assert.equal(removed.stderr, 'verify: USAGE: the current directory no longer exists; cd to one that does\n')
+  // The records every run prints: start, the error, the result.
+  const records = removed.stdout.split('\n').filter(l => l !== '').map((l, i) => parseRecordLine(l, `stdout:${i + 1}`))
+  assert.deepEqual(records.map(r => r.kind === 'error' ? `error ${r.code}` : r.kind === 'result' ? `result ${r.exit}` : r.kind), ['start', 'error USAGE', 'result 2'])
   mkdirSync(gone)
   // Positive control: the same command from an existing directory reaches the attempt (66).
   const kept = await run('keep')

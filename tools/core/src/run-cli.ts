@@ -112,7 +112,13 @@ export async function runCli (spec: CliSpec, main: ToolMain): Promise<void> {
   } catch (e) {
     // A bad REPAIRLINE_TEST_NOW, or a working directory that was removed under the shell.
     const why = (e as NodeJS.ErrnoException).syscall === 'uv_cwd' ? 'the current directory no longer exists; cd to one that does' : (e as Error).message
-    process.stderr.write(`${tool}: USAGE: ${why}\n`)
+    // The records every run prints, written plainly: the record writer is part of what failed.
+    const first = process.argv[2]
+    const command = first !== undefined && spec.commands !== undefined && Object.hasOwn(spec.commands, first) ? first : undefined
+    const records = [command === undefined ? { v: 1, kind: 'start', tool } : { v: 1, kind: 'start', tool, command }, { v: 1, kind: 'error', code: 'USAGE', message: oneLine(why) }, { v: 1, kind: 'result', tool, exit: EXIT.USAGE }]
+    process.stdout.on('error', () => {})
+    process.stdout.write(records.map(r => JSON.stringify(r) + '\n').join(''))
+    process.stderr.write(`${tool}: USAGE: ${oneLine(why)}\n`)
     process.exitCode = EXIT.USAGE
     return
   }
