@@ -7,7 +7,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: mkfifo, a fixture primitive
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { caseInputSha256, parseRecordLine } from '@repairline/core'
@@ -293,4 +293,23 @@ process.stdout.write(JSON.stringify({ status: r.status, stderr: r.stderr, stdout
   // Positive control: the same command from an existing directory reaches the attempt (66).
   const kept = await run('keep')
   assert.equal(kept.status, 66, kept.stderr)
+})
+
+test('a state root whose attempts/ is a symlink is STATE_UNSAFE (73) to admit status, admit run and readback alike; the real directory in place, all three go on', async t => {
+  const f = await makeFixture(tempDir(t))
+  const first = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath])
+  assert.equal(first.exitCode, 0, first.stderr)
+  renameSync(join(f.stateDir, 'attempts'), join(f.stateDir, 'attempts.real'))
+  symlinkSync('attempts.real', join(f.stateDir, 'attempts'))
+  for (const [tool, args] of [['admit', ['status', '--config', f.configPath, '--report', f.reportPath]], ['admit', ['run', '--config', f.configPath, '--report', f.reportPath]], ['receipt', ['readback', '--state-dir', f.stateDir]]] as const) {
+    const r = await runBin(tool, [...args])
+    assert.equal(r.exitCode, 73, `${tool} ${args[0]}: ${r.stderr}`)
+    assert.equal(errorOf(r)?.code, 'STATE_UNSAFE', `${tool} ${args[0]}`)
+    assert.match(r.stderr, /attempts is a symlink/)
+  }
+  // Positive control: the directory itself back in place.
+  unlinkSync(join(f.stateDir, 'attempts'))
+  renameSync(join(f.stateDir, 'attempts.real'), join(f.stateDir, 'attempts'))
+  const status = await runBin('admit', ['status', '--config', f.configPath, '--report', f.reportPath])
+  assert.equal(status.exitCode, 0, status.stderr)
 })

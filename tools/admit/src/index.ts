@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Admission, Case, Lock, SuiteReport } from '@repairline/schemas'
 import {
-  acquireLock, acquireStepLock, writeReceipt, isToolError, liveStepHolder, loadAttempt, assertSandboxReady, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
+  acquireLock, acquireStepLock, assertAttemptsRoot, writeReceipt, isToolError, liveStepHolder, loadAttempt, assertSandboxReady, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
   resolveTaskRegister, testHooksEnabled, toolError, writeFileAtomic, writeJsonAtomic, writeOutcome, readJsonFile, readLockFile, fsyncDir,
   type ToolIo, type ToolResult,
 } from '@repairline/core'
@@ -26,6 +26,7 @@ interface Candidate { c: Case, admission: Omit<Admission, 'admitted_at' | 'deadl
 /** Everything up to choosing a case; shared by run and status. Writes nothing. */
 async function plan (o: AdmitOptions, io: ToolIo, requireClean: boolean) {
   const { config, configBytes } = loadConfig(o.config)
+  assertAttemptsRoot(config.state_dir)
   const source = await loadSource(config, { requireClean })
   const { policy, policyBytes } = loadPolicy(config)
   const { manifest, manifestBytes } = await loadManifest(config, source, policy)

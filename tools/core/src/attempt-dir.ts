@@ -157,6 +157,17 @@ function laterStageFile (step: StepName, dir: string): string | undefined {
 }
 
 /**
+ * Refuses a state root whose attempts/ is anything but a directory of its own (a symlink, a
+ * file): admit status, admit run and readback all refuse it (STATE_UNSAFE, 73), rather than
+ * one following it, one refusing and one calling the state root empty.
+ */
+export function assertAttemptsRoot (stateDir: string): void {
+  const path = join(stateDir, 'attempts')
+  const st = lstatSync(path, { throwIfNoEntry: false })
+  if (st !== undefined && !st.isDirectory()) throw toolError('STATE_UNSAFE', `${path} is ${st.isSymbolicLink() ? 'a symlink' : 'not a directory'}: attempts are never read or written through it`, { path, hint: 'move the attempts directory itself under state_dir' })
+}
+
+/**
  * For a `--check` mode: the attempt's outcome when it ended before `step` ever ran (none of
  * the step's files exist), so there is nothing of the step's to recompute; else undefined.
  * The caller then does no work and exits with that outcome's status, as a step would.
@@ -199,7 +210,9 @@ export function openStep (step: StepName, dir: string, io: ToolIo, requires: rea
   }
   const now = io.now()
   if (now.getTime() > Date.parse(attempt.admission.deadline)) {
-    const o = finishAttempt(step, attempt, io, { outcome: 'timed_out', code: 'DEADLINE_PASSED', message: `${step} found the attempt past its deadline ${attempt.admission.deadline}` })
+    const message = `${step} found the attempt past its deadline ${attempt.admission.deadline}`
+    const o = finishAttempt(step, attempt, io, { outcome: 'timed_out', code: 'DEADLINE_PASSED', message })
+    io.stderr.write(`${step}: timed_out: DEADLINE_PASSED: ${message}\n`)
     return { done: true, attempt, result: o }
   }
   for (const rel of requires) {

@@ -7,7 +7,7 @@ import { existsSync, lstatSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { Receipt } from '@repairline/schemas'
 import {
-  acquireStepLock, assertAttemptDirectory, assertTestHooksMatch, attemptDirsOf, EXIT, faultPoint, loadAttempt, outcomeExit, readbackAttempt, readOutcome, releaseLock,
+  acquireStepLock, assertAttemptDirectory, assertAttemptsRoot, assertTestHooksMatch, attemptDirsOf, EXIT, faultPoint, loadAttempt, outcomeExit, readbackAttempt, readOutcome, releaseLock,
   STALE_GRACE_MS, testHooksEnabled, toolError, writeOutcome, writeReceipt, readJsonFile, type ToolIo, type ToolResult,
 } from '@repairline/core'
 
@@ -70,7 +70,7 @@ export async function readback (dirs: readonly string[], o: ReadbackOptions, io:
       valid: r.valid,
       findings: r.findings,
     })
-    if (!r.valid) io.stderr.write(`receipt: ${dir}: invalid: ${r.findings.filter(x => x.severity === 'error').map(x => x.code).join(', ')}\n`)
+    if (!r.valid) io.stderr.write(`receipt: ${dir}: invalid: ${codeCounts(r.findings.filter(x => x.severity === 'error').map(x => x.code))}\n`)
   }
   io.stderr.write(`receipt: read back ${dirs.length} attempt${dirs.length === 1 ? '' : 's'}, ${invalid} invalid\n`)
   return { exit: invalid === 0 ? EXIT.OK : EXIT.NO }
@@ -90,9 +90,17 @@ function assertAttemptDir (dir: string): void {
 
 export function stateDirAttempts (stateDir: string): string[] {
   if (!existsSync(stateDir)) throw toolError('INPUT_MISSING', `state dir ${stateDir} does not exist`, { path: stateDir })
+  assertAttemptsRoot(stateDir)
   // A typo must not read back as "0 attempts, all valid": a state root holds attempts/.
   let attempts
   try { attempts = lstatSync(join(stateDir, 'attempts')) } catch { attempts = undefined }
   if (attempts?.isDirectory() !== true) throw toolError('INPUT_MISSING', `${stateDir} is not a state directory: it holds no attempts/ directory`, { path: stateDir, hint: 'pass the state_dir of the execution config' })
   return attemptDirsOf(stateDir)
+}
+
+/** Codes in first-seen order, a repeated one counted once (`MISSING_STAGE_RECORD ×15`). */
+function codeCounts (codes: readonly string[]): string {
+  const n = new Map<string, number>()
+  for (const c of codes) n.set(c, (n.get(c) ?? 0) + 1)
+  return [...n].map(([c, k]) => k === 1 ? c : `${c} ×${k}`).join(', ')
 }

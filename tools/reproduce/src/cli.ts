@@ -10,7 +10,7 @@ import { ATTEMPT_OPTION, parseCli, resolveAttemptPath, runCli, stringOption, too
 
 const CLI: CliSpec = {
   tool: 'reproduce',
-  usage: ['reproduce [--attempt DIR]', 'reproduce --preflight [--runner go|node]'],
+  usage: ['reproduce [--attempt DIR]', 'reproduce --preflight [--attempt DIR] [--runner go|node]'],
   about: 'Runs the fixed test command on the baseline tree in the sandbox and writes baseline.events.ndjson and baseline.json.',
   options: {
     attempt: ATTEMPT_OPTION,
