@@ -264,8 +264,8 @@ function resume (attempt: Attempt, io: ToolIo): ToolResult {
     retryable: true,
     code: 'DISPATCH_INTERRUPTED',
     message: answered
-      ? `the call dispatched at ${dispatch.dispatched_at} was answered (response.json is retained), but the step was killed or crashed before the answer was checked; the call is never sent twice`
-      : `the call was dispatched at ${dispatch.dispatched_at} but no result was recorded (the step was killed or crashed); it may have reached the provider and is never sent twice`,
+      ? `the call dispatched at ${dispatch.dispatched_at} was answered (response.json is retained), but the step stopped before the answer was checked (killed, crashed, or a write failed); the call is never sent twice`
+      : `the call was dispatched at ${dispatch.dispatched_at} but no result was recorded (the step was killed, crashed, or could not write it); it may have reached the provider and is never sent twice`,
   })
 }
 

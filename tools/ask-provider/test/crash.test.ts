@@ -64,7 +64,7 @@ test('fault hook after the response is kept: one request, and the rerun never se
   assert.equal(r.exitCode, -1, r.stderr)
   assert.ok(existsSync(join(p.a.dir, 'response.json')))
   await rerunAfterKill(p, 1)
-  assert.match(outcomeOf(p)?.reason.message ?? '', /was answered \(response\.json is retained\), but the step was killed or crashed before the answer was checked/)
+  assert.match(outcomeOf(p)?.reason.message ?? '', /was answered \(response\.json is retained\), but the step stopped before the answer was checked \(killed, crashed, or a write failed\)/)
 })
 
 test('a stderr whose reader went away (EPIPE) does not stop the step: the call is made once and the records are complete; with stderr read, the same', async t => {
