@@ -35,7 +35,7 @@ export { exportsOf } from './rules/exports-preserved.ts'
 export { signaturesOf } from './rules/signatures-preserved.ts'
 export { callsOf } from './rules/calls-preserved.ts'
 export { initHooksOf } from './rules/no-init-hook.ts'
-export { stringsOf, framingIn, decodeGo, decodeJs } from './rules/no-test-framing.ts'
+export { ANY_TEXT, stringsOf, framingIn, decodeGo, decodeJs } from './rules/no-test-framing.ts'
 export { directivesOf } from './rules/directives-preserved.ts'
 
 /**

@@ -599,3 +599,16 @@ REJECTED.push(
   { name: 'proposal-go-call-moved-into-existing-var-initializer', why: 'errors.New(fmt.Sprint(…)): a call moved into an initializer that already ran at load', baseline: GO_BASELINE, edits: [go('errors.New("negative input")', 'errors.New(fmt.Sprintf("negative input"))'), go('return fmt.Sprintf("n=%d", n*scale), nil', 'return "n", nil')], fails: ['no-init-hook'] },
   { name: 'proposal-js-call-moved-into-existing-initializer', why: "a call moved into a top-level initializer that already called", baseline: { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CALC.replace('const LIMIT = 100\n', 'const LIMIT = Number(100)\n') } } }, edits: [js('const LIMIT = Number(100)', "const LIMIT = Number(format('%d', 100))"), js("return format('n=%d', n * scale)", "return 'n=' + n * scale")], fails: ['no-init-hook'] },
 )
+
+// ---- Framing whose prefix comes from text the literal does not fix ---------------------------
+
+REJECTED.push(
+  { name: 'proposal-go-framing-through-format-verbs', why: 'fmt.Sprintf("%c%c%c PASS: TestAdd", 45, 45, 45) prints --- PASS: the dashes come from the verbs', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d", n*scale)', 'fmt.Sprintf("%c%c%c PASS: TestAdd", 45, 45, 45)')], fails: ['no-test-framing'] },
+  { name: 'proposal-js-framing-after-an-operand', why: "scale + ' PASS: add' (scale holding '---') is --- PASS", baseline: JS_BASELINE, edits: [js("return format('n=%d', n * scale)", "return format(scale + ' PASS: add adds')")], fails: ['no-test-framing'] },
+  { name: 'proposal-js-tap-through-format-verb', why: "format('ok %d - add adds', 1) prints a TAP result line", baseline: JS_BASELINE, edits: [js("format('n=%d', n * scale)", "format('ok %d - add adds', 1)")], fails: ['no-test-framing'] },
+)
+
+ACCEPTED.push(
+  { name: 'go-format-string-with-verbs-fix', why: 'a format string fixed around its verbs, no keyword of any framing in it', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d", n*scale)', 'fmt.Sprintf("%s=%d (%c)", "n", n*scale, 43)')], fails: [] },
+  { name: 'js-message-with-operand-fix', why: "'status: ' + n and `took ${n} ms`: text around operands with no framing keyword", baseline: JS_BASELINE, edits: [js("new RangeError('negative input')", "new RangeError('negative input: ' + n + ` (took ${n} ms)`)")], fails: [] },
+)

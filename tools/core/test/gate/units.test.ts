@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import {
-  applyEdits, buildGateContext, buildUnifiedDiff, countOccurrences, decodeGo, decodeJs, framingIn, runGateRules, stringsOf, parseSource, wasmPath, WASM_FILES,
+  ANY_TEXT, applyEdits, buildGateContext, buildUnifiedDiff, countOccurrences, decodeGo, decodeJs, framingIn, runGateRules, stringsOf, parseSource, wasmPath, WASM_FILES,
   type GateContext,
 } from '@repairline/core/gate/index'
 import { checkModesUnchanged } from '../../src/gate/rules/modes-unchanged.ts'
@@ -116,8 +116,18 @@ test('framing: every pattern is found; near misses are not', () => {
   ]
   for (const [s, name] of hits) assert.ok(framingIn(s).includes(name), `${JSON.stringify(s)} should match ${name}`)
   // A TAP result starts a line (after indentation, or a substitution counted as 0).
-  for (const [s, name] of [['x\nok 1', 'ok <n>'], ['  ok 1', 'ok <n>'], ['0ok 1', 'ok <n>'], ['\tnot ok 3', 'not ok <n>'], ['x\r0not ok 3', 'not ok <n>']]) assert.ok(framingIn(s as string).includes(name as string), `${JSON.stringify(s)} should match ${name as string}`)
-  for (const s of ['took 5 ms', 'PASSED', 'a FAIL b', 'ok', 'ok then', 'book 1', '--PASS', 'tap version', '#pass', 'status ok 200', 'all ok 1 by 1', 'is not ok 2']) assert.deepEqual(framingIn(s), [], s)
+  for (const [s, name] of [['x\nok 1', 'ok <n>'], ['  ok 1', 'ok <n>'], [`${ANY_TEXT}ok 1`, 'ok <n>'], ['\tnot ok 3', 'not ok <n>'], [`x\r${ANY_TEXT}not ok 3`, 'not ok <n>']]) assert.ok(framingIn(s as string).includes(name as string), `${JSON.stringify(s)} should match ${name as string}`)
+  for (const s of ['took 5 ms', 'PASSED', 'a FAIL b', 'ok', 'ok then', 'book 1', '--PASS', 'tap version', '#pass', 'status ok 200', 'all ok 1 by 1', 'is not ok 2', '0ok 1', 'x FAIL\tpkg']) assert.deepEqual(framingIn(s), [], s)
+})
+
+test('framing: what the literal text does not fix (a substitution, another operand, a format verb) may be any text, the keyword must be literal', () => {
+  const hits: Array<[string, string]> = [
+    ['%c%c%c PASS: TestAdd', '--- PASS'], ['%s RUN   TestAdd', '=== RUN'], [`${ANY_TEXT} FAIL: TestAdd`, '--- FAIL'], ['ok %d - add', 'ok <n>'], [`ok ${ANY_TEXT} - add`, 'ok <n>'],
+    [`${ANY_TEXT}\nPASS`, 'a line that is PASS or FAIL'], [`PASS${ANY_TEXT}`, 'a line that is PASS or FAIL'], ['%sPASS\n', 'a line that is PASS or FAIL'], [`FAIL${ANY_TEXT}`, 'FAIL\\t'], ['ok %s', 'ok  \\t'],
+  ]
+  for (const [s, name] of hits) assert.ok(framingIn(s).includes(name), `${JSON.stringify(s)} should match ${name}`)
+  const misses = ['n=%d', '%cASS', `${ANY_TEXT}ASS`, `book${ANY_TEXT}`, `took ${ANY_TEXT} ms`, '100%% PASS rate', `${ANY_TEXT} pass`, `status: ${ANY_TEXT}`, `${ANY_TEXT}FAILED`, 'a %s PASSED']
+  for (const s of misses) assert.deepEqual(framingIn(s), [], JSON.stringify(s))
 })
 
 test('literal values are decoded before matching: go escapes, raw strings, JS escapes and template substitutions', async () => {
@@ -130,7 +140,7 @@ test('literal values are decoded before matching: go escapes, raw strings, JS es
   const go = await parseSource('go', 'package a\n\nvar a = "x\\ty"\nvar b = `r\r\naw`\n')
   assert.deepEqual(stringsOf(go), ['x\ty', 'r\naw'])
   const js = await parseSource('javascript', "const a = 'x\\ty'; const b = `ok ${n} - ${'q'}\\n`\n")
-  assert.deepEqual(stringsOf(js), ['x\ty', 'ok 0 - 0\n', 'q'])
+  assert.deepEqual(stringsOf(js), ['x\ty', `ok ${ANY_TEXT} - ${ANY_TEXT}\n`, 'q'])
 })
 
 test('the grammar files resolve from the packages under tsx, and parse errors are reported by line', async () => {

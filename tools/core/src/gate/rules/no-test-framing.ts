@@ -3,39 +3,113 @@
 // `=== PAUSE`, `=== CONT`, `--- PASS`, `--- FAIL`, `--- SKIP`, a line that is `PASS` or
 // `FAIL`, `ok  \t`, `FAIL\t`, `"Action":`, `TAP version`, `ok <n>`, `not ok <n>`, `# pass`,
 // `# fail`; `ok <n>` and `not ok <n>` only where a line starts (so `'status ok 200'` is
-// text). A template substitution counts as `0`, so `ok ${n} - x` is caught. A `+` chain
-// that holds a string literal counts as one value too, each other operand as `0`, so
-// `"--- PA" + "SS"` and `'ok ' + n` are caught. Comments are not checked: they print nothing.
-// Literals already in the baseline may stay.
+// text). A `+` chain that holds a string literal counts as one value too, so `"--- PA" +
+// "SS"` is caught. What the literal text does not fix — a template substitution, any other
+// operand of the chain, and a format verb (`%c`, `%s`, `%v`, … as Go's fmt and Node's
+// util.format read them) — may be any text: a framing whose keyword (`PASS`, `RUN`, `ok`, …)
+// is in the literal text and whose other characters such text could supply is caught, so
+// `ok ${n} - x`, `fmt.Sprintf("%c%c%c PASS", 45, 45, 45)` and `dashes + " PASS"` are. The
+// keyword itself must be literal (`"%cASS"` is not caught), and `"Action":`, `TAP version`,
+// `# pass` and `# fail` are matched on the literal text alone. Comments are not checked:
+// they print nothing. Literals already in the baseline may stay.
 
 import { checkStructure } from '../syntax/compare.ts'
 import { decodeJsString } from '../syntax/js-string.ts'
 import { descendants, textOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import type { GateContext, RuleOutcome } from '../types.ts'
 
-/** Each framing pattern and how a finding names it. */
-export const FRAMING: ReadonlyArray<{ name: string, re: RegExp }> = [
-  { name: '=== RUN', re: /=== RUN/ },
-  { name: '=== PAUSE', re: /=== PAUSE/ },
-  { name: '=== CONT', re: /=== CONT/ },
-  { name: '--- PASS', re: /--- PASS/ },
-  { name: '--- FAIL', re: /--- FAIL/ },
-  { name: '--- SKIP', re: /--- SKIP/ },
-  { name: 'a line that is PASS or FAIL', re: /(^|\n)(PASS|FAIL)\r?(\n|$)/ },
-  { name: 'ok  \\t', re: /ok {2}\t/ },
-  { name: 'FAIL\\t', re: /FAIL\t/ },
-  { name: '"Action":', re: /"Action":/ },
-  { name: 'TAP version', re: /TAP version/ },
-  // A TAP result is a line: `ok` after nothing but indentation (a substitution, `0` here, may be empty).
-  { name: 'not ok <n>', re: /(^|[\n\r])[\t 0]*not ok \d/ },
-  { name: 'ok <n>', re: /(^|[\n\r])[\t 0]*ok \d/ },
-  { name: '# pass', re: /# pass/ },
-  { name: '# fail', re: /# fail/ },
+/** What a substitution, a non-literal `+` operand or a format verb stands for: any text. */
+export const ANY_TEXT = '\uFFFF'
+
+/** Whether `p`, each ANY_TEXT in it replaced by some text, can end with `f`. */
+function canEndWith (p: string, f: string): boolean {
+  for (let i = p.length - 1, k = f.length - 1; k >= 0; i--, k--) {
+    if (i < 0) return false
+    if (p[i] === ANY_TEXT) return true
+    if (p[i] !== f[k]) return false
+  }
+  return true
+}
+
+/** Whether `s`, each ANY_TEXT in it replaced by some text, can start with `f`. */
+function canStartWith (s: string, f: string): boolean {
+  for (let i = 0; i < f.length; i++) {
+    if (i >= s.length) return false
+    if (s[i] === ANY_TEXT) return true
+    if (s[i] !== f[i]) return false
+  }
+  return true
+}
+
+/** Each position of `keyword` in `v`, as the text before and after it. */
+function * around (v: string, keyword: string): Generator<[string, string]> {
+  for (let p = v.indexOf(keyword); p !== -1; p = v.indexOf(keyword, p + 1)) yield [v.slice(0, p), v.slice(p + keyword.length)]
+}
+
+/** `before`, then the literal `keyword`, then `after`, the two ends possibly supplied by any text. */
+const framed = (before: string, keyword: string, after: string) => (v: string): boolean => {
+  for (const [b, a] of around(v, keyword)) if (canEndWith(b, before) && canStartWith(a, after)) return true
+  return false
+}
+
+/** Whether the text before a position can end a line (or is the start), indentation allowed when `indent`. */
+function lineStartBefore (b: string, indent: boolean): boolean {
+  const t = indent ? b.replace(/[\t ]+$/, '') : b
+  return t === '' || t.endsWith('\n') || (indent && t.endsWith('\r')) || t.endsWith(ANY_TEXT)
+}
+
+/** A line that is exactly `keyword` (go test's package verdict): `(^|\n)keyword\r?(\n|$)`. */
+const wholeLine = (keyword: string) => (v: string): boolean => {
+  for (const [b, a] of around(v, keyword)) {
+    const rest = a.startsWith('\r') ? a.slice(1) : a
+    if (lineStartBefore(b, false) && (rest === '' || rest.startsWith('\n') || rest.startsWith(ANY_TEXT) || a.startsWith(ANY_TEXT))) return true
+  }
+  return false
+}
+
+/** go test's package line (`ok  \\t<pkg>`, `FAIL\\t<pkg>`): `keyword` where a line starts, then `after`. */
+const packageLine = (keyword: string, after: string) => (v: string): boolean => {
+  for (const [b, a] of around(v, keyword)) if (lineStartBefore(b, false) && canStartWith(a, after)) return true
+  return false
+}
+
+/** A TAP result line: `keyword` after nothing but indentation, then a digit. */
+const tapResult = (keyword: string) => (v: string): boolean => {
+  for (const [b, a] of around(v, keyword)) if (lineStartBefore(b, true) && (/^\d/.test(a) || a.startsWith(ANY_TEXT))) return true
+  return false
+}
+
+/** Matched on the literal text alone (what any text stands for read as `0`). */
+const literally = (re: RegExp) => (v: string): boolean => re.test(v.replaceAll(ANY_TEXT, '0'))
+
+/** Each framing and how a finding names it. */
+export const FRAMING: ReadonlyArray<{ name: string, test: (value: string) => boolean }> = [
+  // As go test prints them: `=== RUN   TestX`, `--- PASS: TestX (0.00s)`.
+  { name: '=== RUN', test: framed('=== ', 'RUN', ' ') },
+  { name: '=== PAUSE', test: framed('=== ', 'PAUSE', ' ') },
+  { name: '=== CONT', test: framed('=== ', 'CONT', ' ') },
+  { name: '--- PASS', test: framed('--- ', 'PASS', ': ') },
+  { name: '--- FAIL', test: framed('--- ', 'FAIL', ': ') },
+  { name: '--- SKIP', test: framed('--- ', 'SKIP', ': ') },
+  { name: 'a line that is PASS or FAIL', test: v => wholeLine('PASS')(v) || wholeLine('FAIL')(v) },
+  { name: 'ok  \\t', test: packageLine('ok ', ' \t') },
+  { name: 'FAIL\\t', test: packageLine('FAIL', '\t') },
+  { name: '"Action":', test: literally(/"Action":/) },
+  { name: 'TAP version', test: literally(/TAP version/) },
+  { name: 'not ok <n>', test: tapResult('not ok ') },
+  { name: 'ok <n>', test: tapResult('ok ') },
+  { name: '# pass', test: literally(/# pass/) },
+  { name: '# fail', test: literally(/# fail/) },
 ]
 
-/** The framing patterns a value contains. */
+/** A format verb as Go's fmt (flags, width, precision, argument index) and Node's util.format read it; `%%` is a literal `%`. */
+const FORMAT_VERB = /%(?:%|[-+# 0]*(?:\[\d+\])?(?:\d+|\*)?(?:\.(?:\d+|\*)?)?(?:\[\d+\])?[a-zA-Z])/g
+
+/** The framings a value contains, its format verbs read as literal text or as any text. */
 export function framingIn (value: string): string[] {
-  return FRAMING.filter(f => f.re.test(value)).map(f => f.name)
+  const verbs = value.replace(FORMAT_VERB, m => m === '%%' ? '%' : ANY_TEXT)
+  const variants = verbs === value ? [value] : [value, verbs]
+  return FRAMING.filter(f => variants.some(v => f.test(v))).map(f => f.name)
 }
 
 /** Every string and template literal of a file, by decoded value. */
@@ -65,7 +139,7 @@ function isPlus (tree: SyntaxTree, n: SyntaxNode): boolean {
   return op !== undefined && textOf(tree, op) === '+'
 }
 
-/** The value of a `+` chain holding at least one string literal (any other operand as `0`), else undefined. */
+/** The value of a `+` chain holding at least one string literal (any other operand as ANY_TEXT), else undefined. */
 function concatValue (tree: SyntaxTree, root: SyntaxNode): string | undefined {
   let literal = false
   let value = ''
@@ -84,7 +158,7 @@ function concatValue (tree: SyntaxTree, root: SyntaxNode): string | undefined {
       continue
     }
     const v = literalValue(tree, n)
-    if (v === undefined) value += '0'
+    if (v === undefined) value += ANY_TEXT
     else {
       literal = true
       value += v
@@ -108,7 +182,7 @@ function literalValue (tree: SyntaxTree, n: SyntaxNode): string | undefined {
 function templateValue (tree: SyntaxTree, n: SyntaxNode): string {
   let v = ''
   for (const c of n.children) {
-    if (c.type === 'template_substitution') v += '0'
+    if (c.type === 'template_substitution') v += ANY_TEXT
     else if (c.type === 'string_fragment' || c.type === 'escape_sequence') v += decodeJs(textOf(tree, c))
   }
   return v
@@ -135,6 +209,6 @@ export function checkNoTestFraming (ctx: GateContext): RuleOutcome {
     what: 'test-framing literals',
     direction: 'added',
     extract: tree => stringsOf(tree).filter(v => framingIn(v).length > 0),
-    show: v => `literal ${JSON.stringify(v.length > 80 ? `${v.slice(0, 80)}…` : v)} with test framing (${framingIn(v).join(', ')})`,
+    show: v => { const shown = v.replaceAll(ANY_TEXT, '…'); return `literal ${JSON.stringify(shown.length > 80 ? `${shown.slice(0, 80)}…` : shown)} with test framing (${framingIn(v).join(', ')})` },
   })
 }
