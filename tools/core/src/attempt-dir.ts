@@ -163,7 +163,9 @@ function laterStageFile (step: StepName, dir: string): string | undefined {
  */
 export function assertAttemptsRoot (stateDir: string): void {
   const path = join(stateDir, 'attempts')
-  const st = lstatSync(path, { throwIfNoEntry: false })
+  let st
+  // A state_dir that is no directory (ENOTDIR) is the caller's to report.
+  try { st = lstatSync(path, { throwIfNoEntry: false }) } catch { return }
   if (st !== undefined && !st.isDirectory()) throw toolError('STATE_UNSAFE', `${path} is ${st.isSymbolicLink() ? 'a symlink' : 'not a directory'}: attempts are never read or written through it`, { path, hint: 'move the attempts directory itself under state_dir' })
 }
 
