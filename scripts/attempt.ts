@@ -252,6 +252,8 @@ function parseArgv (argv: string[]): DriveOptions {
         o[a === '--config' ? 'config' : 'report'] = v
       }
       i++
+    } else if (a === '--config' || a === '--report' || a === '--until') {
+      throw new Error(`${a} needs a value`)
     } else {
       throw new Error(`unknown argument ${a ?? ''}`)
     }

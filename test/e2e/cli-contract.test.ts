@@ -120,4 +120,8 @@ test('the driver: --help prints its usage (0); an unknown argument is USAGE (2) 
     assertOneLineError(r, 'attempt', 'USAGE')
     assert.equal(r.stdout, '')
   }
+  // An option without its value says so, not "unknown argument".
+  const bare = await driver('--config', '/c.json', '--report', '/r.json', '--until')
+  assert.equal(bare.exitCode, 2, bare.stderr)
+  assert.match(bare.stderr, /--until needs a value/)
 })

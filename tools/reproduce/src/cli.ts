@@ -1,10 +1,11 @@
 // reproduce — the third step of the chain.
 //
-//   reproduce [--attempt DIR]                  run the baseline in the sandbox; baseline.json
-//   reproduce --preflight [--runner go|node]   prove the sandbox on this host; writes nothing
+//   reproduce [--attempt DIR]                                 run the baseline in the sandbox; baseline.json
+//   reproduce --preflight [--attempt DIR] [--runner go|node]  prove the sandbox on this host; writes nothing
 //
 // The attempt comes from --attempt or from the attempt record on stdin. stdout carries NDJSON
-// records only (start, attempt, baseline | preflight, error, result).
+// records only (start, attempt, baseline | preflight, error, result; with --preflight the
+// attempt only names the runner to check, and no attempt record is printed).
 
 import { ATTEMPT_OPTION, parseCli, resolveAttemptPath, runCli, stringOption, toolError, type CliSpec, type ToolIo, type ToolResult } from '@repairline/core'
 
