@@ -7,7 +7,7 @@ import { existsSync, lstatSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { Receipt } from '@repairline/schemas'
 import {
-  acquireStepLock, assertAttemptDirectory, assertAttemptsRoot, assertTestHooksMatch, attemptDirsOf, EXIT, faultPoint, loadAttempt, outcomeExit, readbackAttempt, readOutcome, releaseLock,
+  acquireStepLock, assertAttemptDirectory, assertAttemptsRoot, assertTestHooksMatch, attemptDirsOf, EXIT, faultPoint, loadAttempt, outcomeExit, readbackAttempt, readLock, readOutcome, releaseLock,
   STALE_GRACE_MS, testHooksEnabled, toolError, writeOutcome, writeReceipt, readJsonFile, type ToolIo, type ToolResult,
 } from '@repairline/core'
 
@@ -39,7 +39,11 @@ export async function seal (dir: string, io: ToolIo): Promise<ToolResult> {
   faultPoint(io.env, 'seal')
   const receipt = await writeReceipt({ attempt, now, testHooks: testHooksEnabled(io.env) })
   const released = releaseLock(attempt.stateRoot, attempt.key, attempt.dir)
-  io.stderr.write(`receipt: sealed ${attempt.dir} (${outcome.outcome}, ${receipt.files.length} files)${released ? '; lock released' : ''}\n`)
+  // The lock names this attempt under another path (reached through a symlink): it is stale
+  // now that the outcome exists, and the next admit breaks it; said, so nobody waits on it.
+  const kept = released ? undefined : readLock(attempt.stateRoot)
+  const note = released ? '; lock released' : kept?.attempt_key === attempt.key ? `; the lock names this attempt at ${kept.attempt_dir} and was left (stale now: the next admit breaks it)` : ''
+  io.stderr.write(`receipt: sealed ${attempt.dir} (${outcome.outcome}, ${receipt.files.length} files)${note}\n`)
   return { exit: outcomeExit(outcome.outcome, outcome.retryable), outcome: outcome.outcome }
 }
 

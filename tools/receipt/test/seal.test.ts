@@ -8,8 +8,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: a real live process to name as the step lock's holder
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
 import type { Admission, OutcomeFile, Receipt } from '@repairline/schemas'
 import { processStartTicks, stepLockPath } from '@repairline/core'
 import { makeFixture, type Fixture } from '../../../test/helpers/fixture.ts'
@@ -147,4 +147,19 @@ test('a directory where a stage file belongs is refused by seal (STATE_UNSAFE, 7
   const ok = await seal(a, deadline + 60_000)
   assert.equal(ok.exitCode, 1, ok.stderr)
   assert.ok(existsSync(join(a.dir, 'receipt.json')))
+})
+
+test('seal through a symlinked path seals and says the lock, which names the attempt at its real path, was left; through the real path it is released', async t => {
+  const { f, a, deadline } = await admitted(t)
+  const link = join(tempDir(t), 'link')
+  symlinkSync(dirname(f.stateDir), link)
+  const via = join(link, relative(dirname(f.stateDir), a.dir))
+  const r = await runBin('receipt', ['seal', '--attempt', via], { env: at(deadline + 1000) })
+  assert.equal(r.exitCode, 1, r.stderr)
+  assert.match(r.stderr, /the lock names this attempt at .* and was left \(stale now: the next admit breaks it\)/)
+  assert.ok(existsSync(join(f.stateDir, 'lock')))
+  // Control: the real path releases it.
+  const real = await seal(a, deadline + 2000)
+  assert.equal(real.exitCode, 1, real.stderr)
+  assert.equal(existsSync(join(f.stateDir, 'lock')), false)
 })
