@@ -180,6 +180,19 @@ export function endedBefore (attempt: Attempt, step: StepName): OutcomeFile | un
   return readOutcome(attempt.dir, attempt.key)
 }
 
+/** The first file of a stage before `step`'s that exists and is not a regular file. */
+function earlierStageEntry (step: StepName, dir: string): { file: string, kind: string } | undefined {
+  const at = STAGES.findIndex(s => s.step === step)
+  for (const s of STAGES.slice(0, at === -1 ? 0 : at)) {
+    for (const file of s.files) {
+      let st
+      try { st = lstatSync(join(dir, file), { throwIfNoEntry: false }) } catch { return { file, kind: 'unreachable (a component of its path is not a directory)' } }
+      if (st !== undefined && !st.isFile()) return { file, kind: st.isDirectory() ? 'a directory' : st.isSymbolicLink() ? 'a symlink' : 'not a regular file' }
+    }
+  }
+  return undefined
+}
+
 /**
  * The checks every step after admit makes, in order: print the attempt record; an existing
  * outcome ends the step with that outcome; test hooks only on an attempt admitted with them
@@ -210,6 +223,10 @@ export function openStep (step: StepName, dir: string, io: ToolIo, requires: rea
       hint: 'run the first step that has not run yet, or receipt seal',
     })
   }
+  // An earlier stage's file that is there must be a regular file: a directory, symlink or
+  // FIFO in its place would be read as missing by some step and sealed as missing.
+  const odd = earlierStageEntry(step, attempt.dir)
+  if (odd !== undefined) throw toolError('STATE_UNSAFE', `${join(attempt.dir, odd.file)} is ${odd.kind} where a stage file of an earlier step belongs`, { path: join(attempt.dir, odd.file) })
   const now = io.now()
   if (now.getTime() > Date.parse(attempt.admission.deadline)) {
     const message = `${step} found the attempt past its deadline ${attempt.admission.deadline}`

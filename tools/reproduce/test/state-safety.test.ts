@@ -4,7 +4,7 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { copyFileSync, readdirSync, renameSync, symlinkSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { makeFixture } from '../../../test/helpers/fixture.ts'
 import { admitAttempt, extractAttempt } from '../../../test/helpers/attempt.ts'
@@ -30,6 +30,27 @@ test('tree.tar replaced by a symlink to an identical copy: reproduce refuses STA
   // Positive control: the same bytes as a regular file are read, and the case reproduces.
   copyFileSync(copy, join(a.dir, 'tree.tar.real'))
   renameSync(join(a.dir, 'tree.tar.real'), join(a.dir, 'tree.tar'))
+  const ok = await runBin('reproduce', ['--attempt', a.dir])
+  assert.equal(ok.exitCode, 0, ok.stderr)
+})
+
+test('an earlier stage file replaced by a directory: the next step refuses STATE_UNSAFE (73) before it reads or writes; the file back, it runs', async t => {
+  const f = await makeFixture(tempDir(t), { runner: 'node' })
+  const a = await admitAttempt(f)
+  await extractAttempt(a)
+  const registers = join(a.dir, 'inputs', 'registers.json')
+  const kept = readFileSync(registers)
+  unlinkSync(registers)
+  mkdirSync(registers)
+  const r = await runBin('reproduce', ['--attempt', a.dir])
+  assert.equal(r.exitCode, 73, r.stderr)
+  assert.equal(errorOf(r)?.code, 'STATE_UNSAFE')
+  assert.match(r.stderr, /registers\.json is a directory where a stage file of an earlier step belongs/)
+  assert.equal(existsSync(join(a.dir, 'baseline.json')), false)
+  assert.equal(existsSync(join(a.dir, 'outcome.json')), false)
+  // Positive control: the file back in place, the same step reproduces the case.
+  rmdirSync(registers)
+  writeFileSync(registers, kept)
   const ok = await runBin('reproduce', ['--attempt', a.dir])
   assert.equal(ok.exitCode, 0, ok.stderr)
 })
