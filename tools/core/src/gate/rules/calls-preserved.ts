@@ -25,9 +25,10 @@
 //   - a `with` statement, which rebinds every name in its body;
 //   - a changed value of a binding the file calls (`const show = String` → `= format`), or
 //     of a property or class field it calls as a method (`{ run: f }` → `{ run: g }` beside
-//     `x.run()`), compared as a callee is (so `makeHandler(1)` → `makeHandler(2)` or a fix
-//     in an arrow function's body keeps it); a value that is never a function (a literal,
-//     arithmetic, an array or object) is `value`.
+//     `x.run()`), or of a binding the module exports (`export const triple = twice` →
+//     `half`): compared whole (the arguments of a call in it too), except that a value that
+//     is never a function (a literal, arithmetic) is `value` and a function literal is
+//     compared without its body (a fix inside an arrow function keeps it).
 // In a go file: an added assignment to a variable or field the file calls (a func-typed
 // seam: `round = Clamp`), and a changed initializer of such a variable, compared the same way.
 
@@ -41,23 +42,29 @@ import { fail, type GateContext, type RuleOutcome } from '../types.ts'
 const LITERALS_WITH_BODY = new Set(['function_expression', 'generator_function', 'arrow_function', 'class', 'func_literal'])
 
 /**
- * The text of a callee without whitespace or comments, down its object chain (member and
- * selector operands, call functions, parentheses): a call there shows as `(…)` (or `…` for
- * a tagged template), a function or class literal without its body; an index, a property and
- * anything else whole. Recursive along the chain only, which the parse bound keeps shallow.
+ * The text of a callee without whitespace or comments. Down its object chain (the operand a
+ * method is looked up on, through member and selector operands, the functions of calls on it
+ * and parentheses) a call shows as `(…)` (or `…` for a tagged template): `s.slice(0, 1)` in
+ * `s.slice(0, 1).toUpperCase()` picks the object, not the method. A call that is itself the
+ * callee (`pick('a')(n)`, `ops.get('add')(a, b)`, `(() => twice)()(n)`) is kept whole: its
+ * arguments or body choose the very function called. A function or class literal that is
+ * the callee (an IIFE, `go func() { … }()`) shows without its body: its calls count on their
+ * own. An index and a property are kept whole. Recursive along the chain only, which the
+ * parse bound keeps shallow.
  */
-function calleeText (tree: SyntaxTree, n: SyntaxNode): string {
+function calleeText (tree: SyntaxTree, n: SyntaxNode, onChain = false): string {
   const part = (c: SyntaxNode): string => tokensOf(tree, c, '')
   switch (n.type) {
     case 'member_expression':
     case 'subscript_expression':
     case 'selector_expression':
     case 'index_expression':
-      return n.children.map(c => c.field === 'object' || c.field === 'operand' ? calleeText(tree, c) : part(c)).join('')
+      return n.children.map(c => c.field === 'object' || c.field === 'operand' ? calleeText(tree, c, true) : part(c)).join('')
     case 'call_expression':
-      return n.children.map(c => c.field === 'function' ? calleeText(tree, c) : c.field === 'arguments' ? (c.type === 'template_string' ? '`…`' : '(…)') : part(c)).join('')
+      if (!onChain) return part(n)
+      return n.children.map(c => c.field === 'function' ? calleeText(tree, c, true) : c.field === 'arguments' ? (c.type === 'template_string' ? '`…`' : '(…)') : part(c)).join('')
     case 'parenthesized_expression':
-      return n.children.map(c => c.named && c.type !== 'comment' ? calleeText(tree, c) : part(c)).join('')
+      return n.children.map(c => c.named && c.type !== 'comment' ? calleeText(tree, c, onChain) : part(c)).join('')
     default:
       if (LITERALS_WITH_BODY.has(n.type)) return n.children.map(c => c.field === 'body' ? '{…}' : part(c)).join('')
       return part(n)
@@ -70,15 +77,16 @@ const LITERALS = new Set([
   'interpreted_string_literal', 'raw_string_literal', 'int_literal', 'float_literal', 'imaginary_literal', 'rune_literal', 'nil', 'iota',
 ])
 
-/** Expressions whose value is never a function, whatever their operands: numbers, strings, booleans, arrays, objects. */
-const NEVER_CALLABLE = new Set(['unary_expression', 'update_expression', 'array', 'object', 'composite_literal'])
+/** Expressions whose value is never a function, whatever their operands (an array or object may hold one). */
+const NEVER_CALLABLE = new Set(['unary_expression', 'update_expression'])
 /** Binary operators that may return an operand (a function) rather than a new value. */
 const OPERAND_OPERATORS = new Set(['||', '&&', '??'])
 
 /**
- * What a binding or property holds, compared as a callee is; a value that can never be
- * called (a literal, arithmetic, a comparison, an array or object) as `value`, so a fix
- * that changes one keeps it.
+ * What a binding or property holds: a value that can never be called (a literal, arithmetic,
+ * a comparison) as `value`, so a fix that changes one keeps it; a function or class literal
+ * without its body (a fix inside it keeps it); anything else whole, the arguments of a call
+ * too (`pick(Double)` → `pick(Clamp)` holds another function).
  */
 function heldValue (tree: SyntaxTree, v: SyntaxNode): string {
   if (v.type === 'expression_list') return v.children.filter(c => c.named && c.type !== 'comment').map(c => heldValue(tree, c)).join(',')
@@ -87,7 +95,8 @@ function heldValue (tree: SyntaxTree, v: SyntaxNode): string {
     const op = field(v, 'operator')
     if (op !== undefined && !OPERAND_OPERATORS.has(textOf(tree, op))) return 'value'
   }
-  return calleeText(tree, v)
+  if (LITERALS_WITH_BODY.has(v.type)) return calleeText(tree, v)
+  return tokensOf(tree, v, '')
 }
 
 /** Every call of a file by callee text. */
@@ -216,7 +225,8 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
   const callees = calleePaths(tree)
   const exported = exportedLocals(tree)
   const out: string[] = []
-  const calledNames = new Set(callees.filter(c => c.length === 1).map(c => c[0] ?? ''))
+  // A binding called itself, or through an element of what it holds (`table[0](n)`, `fns[i]()`).
+  const calledNames = new Set(callees.filter(c => c.slice(1).every(seg => seg === '[*]' || /^\d+$/.test(seg))).map(c => c[0] ?? ''))
   const calledMethods = new Set(callees.filter(c => c.length >= 2).map(c => c[c.length - 1] ?? ''))
   calledMethods.delete('[*]')
   const target = (t: SyntaxNode, how: string): void => {
@@ -257,6 +267,8 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
         const name = field(n, 'name')
         const value = field(n, 'value')
         if (name?.type === 'identifier' && value !== undefined && calledNames.has(textOf(tree, name))) out.push(`value of callee ${textOf(tree, name)} = ${heldValue(tree, value)}`)
+        // What an exported binding holds is what its importers (the tests first) call.
+        else if (name?.type === 'identifier' && value !== undefined && exported.has(textOf(tree, name)) && heldValue(tree, value) !== 'value') out.push(`value of exported binding ${textOf(tree, name)} = ${heldValue(tree, value)}`)
         break
       }
       case 'pair':
