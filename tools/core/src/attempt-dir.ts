@@ -159,14 +159,16 @@ function laterStageFile (step: StepName, dir: string): string | undefined {
 /**
  * Refuses a state root whose attempts/ is anything but a directory of its own (a symlink, a
  * file): admit status, admit run and readback all refuse it (STATE_UNSAFE, 73), rather than
- * one following it, one refusing and one calling the state root empty.
+ * one following it, one refusing and one calling the state root empty. Returns whether
+ * attempts/ exists (a state_dir that is no directory, ENOTDIR, is the caller's to report).
  */
-export function assertAttemptsRoot (stateDir: string): void {
+export function assertAttemptsRoot (stateDir: string): boolean {
   const path = join(stateDir, 'attempts')
   let st
-  // A state_dir that is no directory (ENOTDIR) is the caller's to report.
-  try { st = lstatSync(path, { throwIfNoEntry: false }) } catch { return }
-  if (st !== undefined && !st.isDirectory()) throw toolError('STATE_UNSAFE', `${path} is ${st.isSymbolicLink() ? 'a symlink' : 'not a directory'}: attempts are never read or written through it`, { path, hint: 'move the attempts directory itself under state_dir' })
+  try { st = lstatSync(path, { throwIfNoEntry: false }) } catch { return false }
+  if (st === undefined) return false
+  if (!st.isDirectory()) throw toolError('STATE_UNSAFE', `${path} is ${st.isSymbolicLink() ? 'a symlink' : 'not a directory'}: attempts are never read or written through it`, { path, hint: 'move the attempts directory itself under state_dir' })
+  return true
 }
 
 /**

@@ -3,7 +3,7 @@
 // releases the lock if it names this attempt. `readback` revalidates retained attempts with
 // core's readback (the code admit status uses) and prints one readback record each.
 
-import { existsSync, lstatSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { Receipt } from '@repairline/schemas'
 import {
@@ -94,11 +94,8 @@ function assertAttemptDir (dir: string): void {
 
 export function stateDirAttempts (stateDir: string): string[] {
   if (!existsSync(stateDir)) throw toolError('INPUT_MISSING', `state dir ${stateDir} does not exist`, { path: stateDir })
-  assertAttemptsRoot(stateDir)
   // A typo must not read back as "0 attempts, all valid": a state root holds attempts/.
-  let attempts
-  try { attempts = lstatSync(join(stateDir, 'attempts')) } catch { attempts = undefined }
-  if (attempts?.isDirectory() !== true) throw toolError('INPUT_MISSING', `${stateDir} is not a state directory: it holds no attempts/ directory`, { path: stateDir, hint: 'pass the state_dir of the execution config' })
+  if (!assertAttemptsRoot(stateDir)) throw toolError('INPUT_MISSING', `${stateDir} is not a state directory: it holds no attempts/ directory`, { path: stateDir, hint: 'pass the state_dir of the execution config' })
   return attemptDirsOf(stateDir)
 }
 

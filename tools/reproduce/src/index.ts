@@ -11,7 +11,7 @@ import { mkdirSync, rmSync, chmodSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Baseline, BaselineRecord } from '@repairline/schemas'
 import {
-  EXIT, attemptTestRunSpec, toolError, loadAttempt, throttledProgress, faultPoint, finishAttempt, materializeTree, openStep, runTests, sandboxPreflight, writeJsonAtomic, writeTestEvents,
+  EXIT, attemptTestRunSpec, loadAttempt, throttledProgress, faultPoint, finishAttempt, materializeTree, openStep, runTests, sandboxPreflight, writeJsonAtomic, writeTestEvents,
   TREE_MANIFEST, TREE_TAR, ERROR_CODES, type TestRun, type ToolIo, type ToolResult, type ExitCode,
 } from '@repairline/core'
 import { decideReproduction } from './rules/reproduction.ts'
@@ -81,8 +81,6 @@ export async function reproduce (o: ReproduceOptions, io: ToolIo): Promise<ToolR
     return result
   }
 
-  // Stopped below the resource floor: nothing decided, nothing written (see sandbox-fault.ts).
-  if (run.fault?.code === 'RESOURCES_LOW') throw toolError('RESOURCES_LOW', `the baseline run was stopped: ${run.fault.message}; nothing was decided`, { hint: 'free memory or disk, then run reproduce again' })
   const events = writeTestEvents(join(attempt.dir, 'baseline.events.ndjson'), run.events, stateRoot)
   const decision = decideReproduction(run, caseIdentity)
   const baseline: Baseline = {

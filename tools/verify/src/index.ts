@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Baseline, GateReport, VerifyRecord, VerifyReport } from '@repairline/schemas'
 import {
-  attemptTestRunSpec, toolError, throttledProgress, candidateRunVerdict, compareRuns, faultPoint, finishAttempt, openStep, prepareScratch,
+  attemptTestRunSpec, throttledProgress, candidateRunVerdict, compareRuns, faultPoint, finishAttempt, openStep, prepareScratch,
   prepareWorkTree, readJsonFile, runTests, testRunFields, testRunView, writeJsonAtomic, writeTestEvents, type Attempt, type TestRun,
   type BaselineView, type ToolIo, type ToolResult, type VerifyComparison,
 } from '@repairline/core'
@@ -64,8 +64,6 @@ export async function verify (o: VerifyOptions, io: ToolIo): Promise<ToolResult>
   } finally {
     rmSync(scratch, { recursive: true, force: true })
   }
-  // Stopped below the resource floor: nothing decided, nothing written (see run-error.ts).
-  if (run?.fault?.code === 'RESOURCES_LOW') throw toolError('RESOURCES_LOW', `the candidate run was stopped: ${run.fault.message}; nothing was decided`, { hint: 'free memory or disk, then run verify again' })
   const events = writeTestEvents(join(attempt.dir, CANDIDATE_EVENTS), run?.events ?? [], attempt.stateRoot)
   // A crash here leaves the events without their summary: a rerun of verify (no outcome yet)
   // runs the candidate again and replaces both.

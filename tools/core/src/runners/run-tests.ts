@@ -2,7 +2,9 @@
 // This is the API `reproduce` and `verify` call. It returns the events, their summary, the
 // sandbox's report (argv, environment variable names, limits in force and how each was read
 // back, resource samples, timing, exit) and, when the run says nothing usable about the code,
-// a fault with a stable code. A sandbox that cannot be set up is a thrown ToolError.
+// a fault with a stable code. A sandbox that cannot be set up is a thrown ToolError, and so
+// is a run stopped below the memory or disk floor (RESOURCES_LOW): a passing condition the
+// caller decides nothing on, so the step can run again once there is room.
 
 import { randomBytes } from 'node:crypto'
 import { existsSync, statSync } from 'node:fs'
@@ -212,6 +214,7 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
     const stderrTail = stderrText.length > 8192 ? stderrText.slice(-8192) : stderrText
     const run: TestRun = { runner: spec.runner, toolchain, command, sandbox: r.report, events, summary, timedOut: r.report.stop?.reason === 'deadline', stderrTail, ...(goCache === undefined ? {} : { goCache: withoutDir(goCache) }), ...(reporterSha256 === undefined ? {} : { reporterSha256 }) }
     const fault = decideFault(r.report, summary)
+    if (fault?.code === 'RESOURCES_LOW') throw toolError('RESOURCES_LOW', `${fault.message}; nothing was decided`, { hint: 'free memory or disk, then run the step again' })
     if (fault !== undefined) run.fault = fault
     return run
   }
