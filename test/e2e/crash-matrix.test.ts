@@ -88,8 +88,10 @@ for (const label of FAULT_LABELS) {
       const rb = await readbackAttempt(dir, { allowTestHooks: true })
       assert.equal(rb.valid, true, JSON.stringify(rb.findings))
       // The rerun of ask-provider after a kill at dispatch decides provider_error (retryable:
-      // the call may have reached the provider and is never sent twice).
-      const expected = label === 'seal' ? 'scoped_test_verified' : label === 'dispatch' || label === 'provider-response' ? 'provider_error' : 'interrupted'
+      // the call may have reached the provider and is never sent twice); after a kill once the
+      // answer was kept, the rerun decides from it, and the attempt, never verified, is
+      // interrupted.
+      const expected = label === 'seal' ? 'scoped_test_verified' : label === 'dispatch' ? 'provider_error' : 'interrupted'
       assert.equal(rb.outcome, expected)
       // Without --allow-test-hooks the same attempt is flagged: it is evidence of a test.
       const strict = await readbackAttempt(dir)

@@ -24,10 +24,10 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CheckRecord, ProviderResponse } from '@repairline/schemas'
 import {
-  EXIT, TREE_MANIFEST, TREE_TAR, checkBaseUrl, decideAnswer, endedBefore, outcomeExit, jsonDepth, MAX_JSON_DEPTH, usageRecord, ensureDir, faultPoint, finishAttempt, isToolError, loadAttempt, loadRenderInputs,
+  EXIT, TREE_MANIFEST, TREE_TAR, checkBaseUrl, decideAnswer, retainedAnswer, endedBefore, outcomeExit, jsonDepth, MAX_JSON_DEPTH, usageRecord, ensureDir, faultPoint, finishAttempt, isToolError, loadAttempt, loadRenderInputs,
   openStep, openTreeReader, parseJsonBytes, printableLine, readCaFile, readFileNoFollow, readJsonFile, redactJson, redactText, renderAttempt, renderedFiles,
   renderSummaryText, resolveAttemptPath, responsesUrl, secretPattern, sha256Hex, toolError, validateText, validationPassed, writeFileAtomic, writeJsonAtomic,
-  type Attempt, type DecidedOutcome, type Rendered, type SecretPattern, type ToolIo, type ToolResult,
+  type Attempt, type DecidedOutcome, type Rendered, type RetainedAnswer, type SecretPattern, type ToolIo, type ToolResult,
 } from '@repairline/core'
 import { callResponses, type HttpResponse } from './client.ts'
 import { DEFAULT_LIMITS, type ProviderLimits } from './limits.ts'
@@ -59,8 +59,9 @@ export async function askProvider (o: AskOptions, io: ToolIo, deps: AskDeps = {}
   const step = openStep('ask-provider', dir, io, REQUIRES)
   if (step.done) return step.result
   const attempt = step.attempt
-  if (existsSync(join(dir, 'dispatch.json'))) return resume(attempt, io)
-  return await ask(attempt, io, { ...DEFAULT_LIMITS, ...deps.limits })
+  const limits = { ...DEFAULT_LIMITS, ...deps.limits }
+  if (existsSync(join(dir, 'dispatch.json'))) return await resume(attempt, io, limits)
+  return await ask(attempt, io, limits)
 }
 
 function say (io: ToolIo, line: string): void {
@@ -177,18 +178,30 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
 
   const res = result.response
   const { body: redactedBody, redactions, utf8 } = keep(res, true)
-  const contentType = res.headers['content-type']
+  return settleAnswer(attempt, io, { status: res.status, contentType: res.headers['content-type'], body: redactedBody, utf8, redactions }, res.headers.location, body, pattern, end)
+}
+
+/**
+ * What a complete answer decides, from the answer as kept (redacted): usage.json,
+ * proposal.json and validation/summary.json, or the outcome. Used with the live answer, and
+ * by a rerun that finds a complete answer retained and nothing decided from it. Every file
+ * is written whole or not at all, and the same answer writes the same bytes, so a rerun may
+ * write again what a killed run already wrote.
+ */
+function settleAnswer (attempt: Attempt, io: ToolIo, answer: RetainedAnswer, location: string | undefined, request: { model: string, max_output_tokens: number }, pattern: SecretPattern, end: (d: DecidedOutcome) => ToolResult): ToolResult {
+  const { dir, stateRoot, admission } = attempt
+  const w = { stateRoot }
   // The decision readback makes again from response.json; only the token checks are ours alone.
-  const decision = decideAnswer({ status: res.status, contentType, body: redactedBody, utf8, redactions }, body.max_output_tokens, {
+  const decision = decideAnswer(answer, request.max_output_tokens, {
     inText: text => redactText(text, pattern).count > 0,
     inValue: value => redactJson(value, pattern).count > 0,
   })
   if (decision.kind === 'status') {
-    const where = decision.code === 'PROVIDER_REDIRECT' ? ` to ${printableLine(redactText(res.headers.location ?? '(no location)', pattern).value, 300)} (never followed)` : ''
+    const where = decision.code === 'PROVIDER_REDIRECT' ? ` to ${printableLine(redactText(location ?? '(no location)', pattern).value, 300)} (never followed)` : ''
     const what = decision.code === 'PROVIDER_RESPONSE_INVALID' ? ' is not an HTTP status' : ''
-    return end({ outcome: 'provider_error', retryable: decision.retryable, code: decision.code, message: `HTTP ${res.status}${what}${where}: ${errorSummary(redactedBody, contentType)}` })
+    return end({ outcome: 'provider_error', retryable: decision.retryable, code: decision.code, message: `HTTP ${answer.status}${what}${where}: ${errorSummary(answer.body, answer.contentType)}` })
   }
-  writeJsonAtomic('usage', join(dir, 'usage.json'), usageRecord(attempt.key, body.model, body.max_output_tokens, admission.route.estimated_cost_usd, decision.report), w)
+  writeJsonAtomic('usage', join(dir, 'usage.json'), usageRecord(attempt.key, request.model, request.max_output_tokens, admission.route.estimated_cost_usd, decision.report), w)
   if (decision.kind === 'refused') return end({ outcome: 'provider_error', retryable: decision.retryable, code: decision.code, message: decision.message })
   const { proposal, report } = decision
   writeJsonAtomic('proposal', join(dir, 'proposal.json'), proposal, w)
@@ -198,7 +211,7 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
   if (!validationPassed(summary)) {
     return end({ outcome: 'rejected', code: 'SUMMARY_CONTRACT_FAILED', message: `proposal.summary broke the return contract: ${summary.findings.slice(0, 3).map(f => `${f.rule} line ${f.line}: ${f.detail}`).join('; ')}` })
   }
-  say(io, `HTTP ${res.status} from model ${report.model ?? '(unreported)'}: a proposal with ${proposal.edits.length} edit${proposal.edits.length === 1 ? '' : 's'}; its summary passes ${summary.checker.name} v${summary.checker.version}${summary.status === 'not_applicable' ? ' (not applicable)' : ''}`)
+  say(io, `HTTP ${answer.status} from model ${report.model ?? '(unreported)'}: a proposal with ${proposal.edits.length} edit${proposal.edits.length === 1 ? '' : 's'}; its summary passes ${summary.checker.name} v${summary.checker.version}${summary.status === 'not_applicable' ? ' (not applicable)' : ''}`)
   return { exit: EXIT.OK }
 }
 
@@ -243,10 +256,13 @@ function redactResponse (res: HttpResponse, pattern: SecretPattern): { fields: O
 
 /**
  * dispatch.json exists: the call may have reached the provider, so it is never sent again.
- * A finished run (its summary record written) keeps its verdict; anything else is
- * DISPATCH_INTERRUPTED (retryable: a new attempt could help; this one is spent).
+ * A finished run (its summary record written) keeps its verdict. A complete answer retained
+ * in response.json with nothing decided from it (the step was killed, or a write failed,
+ * after the answer was kept) is decided now, as readback decides it, with the two token
+ * checks made with a fresh read of the token. Anything else is DISPATCH_INTERRUPTED
+ * (retryable: a new attempt could help; this one is spent).
  */
-function resume (attempt: Attempt, io: ToolIo): ToolResult {
+async function resume (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promise<ToolResult> {
   const dispatch = readJsonFile('dispatch', join(attempt.dir, 'dispatch.json'))
   const summaryPath = join(attempt.dir, 'validation', 'summary.json')
   if (existsSync(summaryPath)) {
@@ -258,15 +274,29 @@ function resume (attempt: Attempt, io: ToolIo): ToolResult {
     }
     return finish(attempt, io, { outcome: 'rejected', code: 'SUMMARY_CONTRACT_FAILED', message: 'proposal.summary broke the return contract (recorded before an interruption)' })
   }
-  const answered = existsSync(join(attempt.dir, 'response.json'))
-  return finish(attempt, io, {
-    outcome: 'provider_error',
-    retryable: true,
-    code: 'DISPATCH_INTERRUPTED',
-    message: answered
-      ? `the call dispatched at ${dispatch.dispatched_at} was answered (response.json is retained), but the step stopped before the answer was checked (killed, crashed, or a write failed); the call is never sent twice`
-      : `the call was dispatched at ${dispatch.dispatched_at} but no result was recorded (the step was killed, crashed, or could not write it); it may have reached the provider and is never sent twice`,
-  })
+  const interrupted = (why: string): ToolResult => finish(attempt, io, { outcome: 'provider_error', retryable: true, code: 'DISPATCH_INTERRUPTED', message: why })
+  const responsePath = join(attempt.dir, 'response.json')
+  if (!existsSync(responsePath)) {
+    return interrupted(`the call was dispatched at ${dispatch.dispatched_at} but no result was recorded (the step was killed, crashed, or could not write it); it may have reached the provider and is never sent twice`)
+  }
+  const response = readJsonFile('response', responsePath)
+  if (response.attempt_key !== attempt.key) throw toolError('ATTEMPT_BINDING_MISMATCH', `${responsePath} names another attempt (${response.attempt_key})`, { path: responsePath })
+  if (!response.body_complete) {
+    return interrupted(`the call dispatched at ${dispatch.dispatched_at} failed mid-answer (response.json keeps a partial body), and the step stopped before it recorded why; the call is never sent twice`)
+  }
+  let token: string
+  try {
+    token = await readToken(attempt.config, limits)
+  } catch (e) {
+    if (isToolError(e) && (e.code === 'TOKEN_HELPER_MISMATCH' || e.code === 'TOKEN_HELPER_FAILED')) {
+      return interrupted(`the call dispatched at ${dispatch.dispatched_at} was answered (response.json is retained), but the answer cannot be checked for the token now: ${e.code}: ${printableLine(e.message, 300)}; the call is never sent twice`)
+    }
+    throw e
+  }
+  const pattern = secretPattern(token)
+  const end = (d: DecidedOutcome): ToolResult => finish(attempt, io, { ...d, message: redactText(d.message, pattern).value })
+  say(io, `the call dispatched at ${dispatch.dispatched_at} was answered at ${response.received_at} and nothing was decided from it (the step stopped); deciding from response.json, nothing is sent`)
+  return settleAnswer(attempt, io, retainedAnswer(response), response.headers.location, dispatch, pattern, end)
 }
 
 /** --check: re-render and compare byte for byte. Never writes, never calls the provider. */

@@ -2,9 +2,11 @@
 // first byte, so a step killed after it — by the fault hook (SIGKILL at a labelled point) or
 // by a real signal while the request is in flight or half answered — is never sent again:
 // the rerun records DISPATCH_INTERRUPTED (provider_error, retryable) and the server's count
-// stays at one (or zero, when the kill came before the first byte). A kill before dispatch
-// leaves the attempt unsent, and the rerun sends exactly once. The canary is nowhere after
-// any of it.
+// stays at one (or zero, when the kill came before the first byte). A kill after a complete
+// answer was kept in response.json is decided on rerun from that answer, with the token
+// read again for the checks only its holder can make; nothing is sent. A kill before
+// dispatch leaves the attempt unsent, and the rerun sends exactly once. The canary is
+// nowhere after any of it.
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -16,6 +18,7 @@ import { execa, type ResultPromise } from 'execa'
 import { binPath, BASE_ENV, type BinResult } from '../../../test/helpers/bin.ts'
 import { parseRecordLine } from '@repairline/core'
 import { ask, askInProcess, assertNoLeak, assertOutcome, hits, outcomeOf, prepare, startServer, type Prepared } from './helpers.ts'
+import { completedBody } from '../../../test/helpers/responses-server.ts'
 
 /** Starts the bin without waiting; the result becomes one of p.runs when it ends. */
 function spawnAsk (p: Prepared, env: Record<string, string> = {}): { child: ResultPromise, done: Promise<BinResult> } {
@@ -57,14 +60,93 @@ test('fault hook at dispatch: killed after dispatch.json is durable and before t
   await rerunAfterKill(p, 0)
 })
 
-test('fault hook after the response is kept: one request, and the rerun never sends', async t => {
+test('fault hook after a complete answer is kept: one request, and the rerun decides from response.json: the same proposal an uninterrupted run keeps, nothing sent', async t => {
   const server = await startServer(t)
   const p = await prepare(t, server, 'ok', { admitEnv: HOOKS })
   const r = await spawnAsk(p, { ...HOOKS, REPAIRLINE_FAULT_AT: 'provider-response' }).done
   assert.equal(r.exitCode, -1, r.stderr)
   assert.ok(existsSync(join(p.a.dir, 'response.json')))
-  await rerunAfterKill(p, 1)
-  assert.match(outcomeOf(p)?.reason.message ?? '', /was answered \(response\.json is retained\), but the step stopped before the answer was checked \(killed, crashed, or a write failed\)/)
+  assert.equal(existsSync(join(p.a.dir, 'proposal.json')), false, 'killed before the answer was decided')
+  assert.equal(hits(p), 1)
+  const rerun = await ask(p)
+  assert.equal(rerun.exitCode, 0, rerun.stderr)
+  assert.match(rerun.stderr, /deciding from response\.json, nothing is sent/)
+  assert.equal(hits(p), 1, 'the rerun sent again')
+  assert.equal(outcomeOf(p), undefined)
+  // The control: an uninterrupted run on the same server keeps the very same decision.
+  const control = await prepare(t, server, 'ok')
+  assert.equal((await ask(control)).exitCode, 0)
+  for (const file of ['proposal.json', 'validation/summary.json']) assert.equal(readFileSync(join(p.a.dir, file), 'utf8'), readFileSync(join(control.a.dir, file), 'utf8'), file)
+  const usage = (q: Prepared): unknown => ({ ...JSON.parse(readFileSync(join(q.a.dir, 'usage.json'), 'utf8')), attempt_key: '' })
+  assert.deepEqual(usage(p), usage(control))
+  const again = await ask(p)
+  assert.equal(again.exitCode, 0)
+  assert.equal(hits(p), 1)
+  assertNoLeak(p)
+})
+
+/** Kills ask-provider once its answer is kept, then runs `between`, then reruns it. */
+async function killedAfterAnswer (p: Prepared, between: () => void = () => {}): Promise<BinResult> {
+  const r = await spawnAsk(p, { ...HOOKS, REPAIRLINE_FAULT_AT: 'provider-response' }).done
+  assert.equal(r.exitCode, -1, r.stderr)
+  assert.ok(existsSync(join(p.a.dir, 'response.json')))
+  between()
+  return await ask(p)
+}
+
+test('a retained answer is checked for the token on rerun as it is live: split across two output_text parts it is PROVIDER_ECHOED_TOKEN; with the part unsplit, the same', async t => {
+  const server = await startServer(t)
+  const proposal = JSON.stringify(server.proposal)
+  for (const split of [true, false]) {
+    const name = `split-${String(split)}`
+    const p = await prepare(t, server, `answer/${name}`, { admitEnv: HOOKS })
+    const text = proposal.replace(/"cause":"/, `"cause":"${p.f.canary} `)
+    const at = text.indexOf(p.f.canary) + 5
+    const b = completedBody(text) as { output: Array<{ content?: Array<Record<string, unknown>> }> }
+    const msg = b.output[1]
+    if (msg?.content === undefined) throw new Error('no message')
+    if (split) msg.content = [{ type: 'output_text', text: text.slice(0, at), annotations: [] }, { type: 'output_text', text: text.slice(at), annotations: [] }]
+    server.answers.set(name, { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) })
+    const rerun = await killedAfterAnswer(p)
+    // Unsplit, the body itself holds the token: response.json keeps it redacted and counted.
+    assertOutcome(p, rerun, 'provider_error', 'PROVIDER_ECHOED_TOKEN', { retryable: false })
+    assert.equal(existsSync(join(p.a.dir, 'proposal.json')), false)
+    assert.equal(hits(p), 1)
+    assertNoLeak(p)
+  }
+})
+
+test('a retained answer whose token cannot be read again on rerun is DISPATCH_INTERRUPTED (the helper changed: TOKEN_HELPER_MISMATCH); with the helper intact the rerun decides', async t => {
+  const server = await startServer(t)
+  for (const tamper of [true, false]) {
+    const p = await prepare(t, server, 'ok', { admitEnv: HOOKS })
+    const rerun = await killedAfterAnswer(p, () => {
+      if (tamper) writeFileSync(p.f.config.provider.token_command, '#!/bin/sh\necho other\n')
+    })
+    assert.equal(hits(p), 1)
+    if (tamper) {
+      const o = assertOutcome(p, rerun, 'provider_error', 'DISPATCH_INTERRUPTED', { retryable: true })
+      assert.match(o.reason.message, /cannot be checked for the token now: TOKEN_HELPER_MISMATCH/)
+      assert.equal(existsSync(join(p.a.dir, 'proposal.json')), false)
+    } else {
+      assert.equal(rerun.exitCode, 0, rerun.stderr)
+      assert.ok(existsSync(join(p.a.dir, 'proposal.json')))
+    }
+    assertNoLeak(p)
+  }
+})
+
+test('a partial answer kept before the kill (the body was cut short) is DISPATCH_INTERRUPTED on rerun: nothing is decided from it, nothing sent', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'truncated', { admitEnv: HOOKS })
+  const rerun = await killedAfterAnswer(p, () => {
+    assert.equal(JSON.parse(readFileSync(join(p.a.dir, 'response.json'), 'utf8')).body_complete, false)
+  })
+  assert.equal(hits(p), 1)
+  const o = assertOutcome(p, rerun, 'provider_error', 'DISPATCH_INTERRUPTED', { retryable: true })
+  assert.match(o.reason.message, /failed mid-answer/)
+  assert.equal(existsSync(join(p.a.dir, 'usage.json')), false)
+  assertNoLeak(p)
 })
 
 test('a stderr whose reader went away (EPIPE) does not stop the step: the call is made once and the records are complete; with stderr read, the same', async t => {
