@@ -5,9 +5,9 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readdirSync, writeFileSync, mkdirSync, chmodSync } from 'node:fs'
+import { readdirSync, writeFileSync, mkdirSync, chmodSync, mkdtempSync, rmSync, statfsSync } from 'node:fs'
 import { join } from 'node:path'
-import { assertValid, decideFault, goInstall, goModDirective, goModUnreadable, nodeInstall, runTests, NODE_REPORTER_SHA256, SANDBOX_LIMITS } from '../src/index.ts'
+import { assertValid, decideFault, goInstall, isToolError, goModDirective, goModUnreadable, nodeInstall, runTests, NODE_REPORTER_SHA256, SANDBOX_LIMITS } from '../src/index.ts'
 import { GO_FILES, NODE_FILES } from '../../../test/helpers/fixture.ts'
 import { makeGoModCache } from '../../../test/helpers/gomod.ts'
 import { TEST_LIMITS, leftoverCgroups, makeTree, sandboxTemp } from '../../../test/helpers/sandbox.ts'
@@ -227,4 +227,41 @@ test('decideFault: every way the sandbox stops or limits a run maps to its own f
   assert.equal(decideFault({ ...report, usage: { ...report.usage, oom_kills: 1 } }, clean.summary)?.code, 'RESOURCE_LIMIT_HIT')
   assert.equal(decideFault({ ...report, usage: { ...report.usage, tasks_limit_hits: 3 } }, clean.summary)?.code, 'RESOURCE_LIMIT_HIT')
   assert.equal(decideFault({ ...report, survivors: 1 }, clean.summary)?.code, 'RUN_INCOMPLETE')
+})
+
+const MiB = 1024 ** 2
+
+test('node: a disk that falls below the floor while the tests run stops the run, and runTests throws RESOURCES_LOW (nothing decided); with the disk left alone, the same run finishes', { skip: statfsSync('/dev/shm', { bigint: false }).type === 0x01021994 ? false : '/dev/shm is not a tmpfs' }, async t => {
+  const dir = sandboxTemp(t)
+  // A test that runs long enough for several samples, then passes.
+  const tree = makeTree(dir, 'tree', { 'package.json': '{"type":"module"}\n', 'test/slow.test.js': "import { test } from 'node:test'\ntest('slow', async () => { await new Promise(resolve => setTimeout(resolve, 1500)) })\n" })
+  // The sampled filesystem is a tmpfs (memory, not disk): the floor is set 128 MiB under what
+  // it has free now, and a file of 256 MiB written once the sandbox is placed crosses it.
+  const shm = mkdtempSync(join('/dev/shm', 'rl-floor-'))
+  t.after(() => { rmSync(shm, { recursive: true, force: true }) })
+  const run = async (fill: boolean): Promise<Awaited<ReturnType<typeof runTests>>> => {
+    const scratch = makeTree(dir, `scratch-${String(fill)}`, {})
+    const free = statfsSync(shm).bavail * statfsSync(shm).bsize
+    return await runTests({
+      runner: 'node',
+      tree,
+      testPackages: ['test'],
+      scratch,
+      timeoutMs: 60_000,
+      diskPaths: [shm],
+      limits: { ...TEST_LIMITS, addressSpaceBytes: 1024 ** 3, minAvailableMemoryBytes: 0, minFreeDiskBytes: free - 128 * MiB, sampleIntervalMs: 100 },
+      onPlaced: () => { if (fill) writeFileSync(join(shm, 'fill'), Buffer.alloc(256 * MiB, 1)) },
+    })
+  }
+  const control = await run(false)
+  assert.equal(control.fault, undefined, JSON.stringify(control.fault))
+  assert.deepEqual(control.summary.identities, { 'test/slow.test.js::slow': { result: 'pass' } })
+  assert.ok((control.sandbox?.samples.length ?? 0) > 1, 'the control was sampled while it ran')
+  await assert.rejects(run(true), (e: unknown) => {
+    assert.ok(isToolError(e), String(e))
+    assert.equal(e.code, 'RESOURCES_LOW')
+    assert.match(e.message, /^the sandbox was stopped: free disk on .*rl-floor-.* is below the floor .*; nothing was decided$/)
+    return true
+  })
+  assert.deepEqual(leftoverCgroups(), [])
 })
