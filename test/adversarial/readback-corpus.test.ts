@@ -311,7 +311,7 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'response_other_attempt_fail', from: 'go_verified', threat: 'V7: response.json and usage.json of another attempt copied in and resealed', mutate: (d, s) => { for (const f of ['response.json', 'usage.json']) cpSync(join(s.rejected.dir, f), join(d, f)); reseal(d, 'response.json', 'usage.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [PA] },
   { name: 'outcome_other_key_fail', from: 'go_verified', threat: 'V7: outcome.json names another attempt key, resealed', mutate: (d, s) => { editJson(d, 'outcome.json', o => { o.attempt_key = readJson<{ attempt_key: string }>(s.rejected.dir, 'admission.json').attempt_key }); reseal(d, 'outcome.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', exclusive: false },
   { name: 'dispatch_other_url_fail', from: 'go_verified', threat: 'V7: dispatch.json names another endpoint (and key helper), resealed', mutate: d => { editJson(d, 'dispatch.json', x => { x.url = 'https://provider.example/v1/responses'; x.token_command_sha256 = 'f'.repeat(64) }); reseal(d, 'dispatch.json') }, expect: 'ATTEMPT_BINDING_MISMATCH' },
-  { name: 'baseline_other_attempt_fail', from: 'go_verified', threat: 'V7: baseline.json and its events from another attempt, resealed', mutate: (d, s) => { for (const f of ['baseline.json', 'baseline.events.ndjson']) cpSync(join(s.rejected.dir, f), join(d, f)); reseal(d, 'baseline.json', 'baseline.events.ndjson') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [TV] },
+  { name: 'baseline_other_attempt_fail', from: 'go_verified', threat: 'V7: baseline.json and its events from another attempt, resealed', mutate: (d, s) => { for (const f of ['baseline.json', 'baseline.events.ndjson']) cpSync(join(s.rejected.dir, f), join(d, f)); reseal(d, 'baseline.json', 'baseline.events.ndjson') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [TV, 'STAGE_ORDER'] },
 
   // V11: register tuples that disagree with the manifest blob.
   {
@@ -463,6 +463,7 @@ const FIXTURES: CorpusFixture[] = [
       relabel(d, { outcome: 'timed_out', step: 'verify', code: 'DEADLINE_PASSED' })
       const deadline = readJson<{ deadline: string }>(d, 'admission.json').deadline
       editJson(d, 'outcome.json', o => { o.decided_at = new Date(Date.parse(deadline) + 1000).toISOString() })
+      editReceipt(d, r => { r.sealed_at = new Date(Date.parse(deadline) + 2000).toISOString() })
       reseal(d, 'outcome.json')
     },
   },
@@ -522,6 +523,76 @@ const FIXTURES: CorpusFixture[] = [
     expect: 'STATED_LIMITS_MISMATCH',
   },
   { name: 'stated_limits_hooks_line_fail', from: 'interrupted', threat: 'a receipt made with test hooks that states the no-hooks line', mutate: d => editReceipt(d, r => { r.stated_limits = r.stated_limits.map(l => l.startsWith('Test hooks were enabled') ? 'Test hooks were not enabled: deadlines used the wall clock.' : l) }), expect: 'STATED_LIMITS_MISMATCH', allowTestHooks: true },
+
+  // A fourth audit (of readback itself): claims no retained file backs, or that contradict one.
+  { name: 'receipt_command_without_summary_fail', from: 'not_reproduced', threat: 'A1: the receipt of an attempt that never verified records a passing verify command', mutate: d => editReceipt(d, r => { const c = r.commands[0]; if (c !== undefined) r.commands.push({ ...c, step: 'verify', exit_code: 0 }) }), expect: 'COMMAND_MISALIGNED' },
+  { name: 'receipt_validation_without_record_fail', from: 'not_reproduced', threat: 'A1: the receipt of an attempt that never asked the provider records four passing validations', mutate: (d, s) => editReceipt(d, r => { r.validation = readJson<{ validation: typeof r.validation }>(s.go_verified.dir, 'receipt.json').validation }), expect: 'VALIDATION_MISMATCH' },
+  { name: 'outcome_receipt_relabel_failed_fail', from: 'go_verified', threat: 'A2: a verified attempt relabelled failed, as if seal had decided it', mutate: d => relabel(d, { outcome: 'failed', step: 'receipt', code: 'CANDIDATE_FAILED' }), expect: 'OUTCOME_MISMATCH' },
+  { name: 'outcome_receipt_retryable_fail', from: 'go_verified', threat: 'A2: a verified attempt relabelled a retryable provider_error (exit 69: retry), as if seal had decided it', mutate: d => relabel(d, { outcome: 'provider_error', step: 'receipt', code: 'PROVIDER_SERVER_ERROR', retryable: true }), expect: 'OUTCOME_MISMATCH' },
+  { name: 'outcome_receipt_not_reproduced_fail', from: 'rejected', threat: 'A2: a reproduced attempt relabelled not_reproduced by seal', mutate: d => relabel(d, { outcome: 'not_reproduced', step: 'receipt', code: 'CASE_NOT_REPRODUCED' }), expect: 'OUTCOME_MISMATCH' },
+  {
+    name: 'outcome_receipt_timed_out_early_fail',
+    from: 'go_verified',
+    threat: 'A2: seal deciding timed_out before the deadline',
+    mutate: d => {
+      relabel(d, { outcome: 'timed_out', step: 'receipt', code: 'DEADLINE_PASSED' })
+      const admittedAt = readJson<{ admitted_at: string }>(d, 'admission.json').admitted_at
+      editJson(d, 'outcome.json', o => { o.decided_at = admittedAt })
+      reseal(d, 'outcome.json')
+    },
+    expect: 'OUTCOME_MISMATCH',
+  },
+  {
+    name: 'outcome_interrupted_early_fail',
+    from: 'interrupted',
+    threat: 'A2: an interruption decided at admission time, when the attempt could still be running',
+    mutate: d => {
+      const admittedAt = readJson<{ admitted_at: string }>(d, 'admission.json').admitted_at
+      editJson(d, 'outcome.json', o => { o.decided_at = admittedAt })
+      reseal(d, 'outcome.json')
+    },
+    expect: 'OUTCOME_MISMATCH',
+    allowTestHooks: true,
+  },
+  { name: 'receipt_checkout_other_commit_fail', from: 'go_verified', threat: 'A3: the receipt names another commit as the checkout', mutate: d => editReceipt(d, r => { r.checkout.sha = 'f'.repeat(40) }), expect: 'ATTEMPT_BINDING_MISMATCH' },
+  { name: 'admission_source_counts_fail', from: 'node_verified', threat: 'A3: admission.json counts another tree than the manifest lists', mutate: d => { editJson(d, 'admission.json', a => { a.source.tree_entries += 1 }); reseal(d, 'admission.json') }, expect: 'ATTEMPT_BINDING_MISMATCH' },
+  {
+    name: 'dispatch_before_baseline_fail',
+    from: 'go_verified',
+    threat: 'A5: the provider asked before the baseline run ended (before the failure was reproduced)',
+    mutate: d => {
+      const started = readJson<{ run: { timing: { started_at: string } } }>(d, 'baseline.json').run.timing.started_at
+      editJson(d, 'dispatch.json', x => { x.dispatched_at = started })
+      reseal(d, 'dispatch.json')
+    },
+    expect: 'STAGE_ORDER',
+  },
+  { name: 'sealed_before_decided_fail', from: 'node_verified', threat: 'A5: a receipt sealed in 1999, before its outcome was decided', mutate: d => editReceipt(d, r => { r.sealed_at = '1999-01-01T00:00:00.000Z' }), expect: 'STAGE_ORDER' },
+  {
+    name: 'candidate_events_removed_fail',
+    from: 'go_verified',
+    threat: 'A6: candidate.events.ndjson removed, and the receipt with it: verify.json still states its events',
+    mutate: d => { unlinkSync(join(d, 'candidate.events.ndjson')); editReceipt(d, r => { r.files = r.files.filter(x => x.path !== 'candidate.events.ndjson') }) },
+    expect: TV,
+    alsoFires: ['MISSING_STAGE_RECORD'],
+  },
+  { name: 'verify_events_count_fail', from: 'node_verified', threat: 'A4: verify.json states one event more than its events file holds', mutate: d => { editJson(d, 'verify.json', v => { v.events.count += 1 }); reseal(d, 'verify.json') }, expect: TV },
+  {
+    name: 'events_duplicate_key_fail',
+    from: 'go_verified',
+    threat: 'A7: a candidate event with "Action" twice (fail, then pass): JSON.parse keeps the last',
+    mutate: d => {
+      const path = join(d, 'candidate.events.ndjson')
+      const lines = readFileSync(path, 'utf8').split('\n')
+      const at = lines.findIndex(l => l.includes('"Action":"pass"'))
+      lines[at] = (lines[at] ?? '').replace('"Action":"pass"', '"Action":"fail","Action":"pass"')
+      const bytes = Buffer.from(lines.join('\n'))
+      writeFileSync(path, bytes)
+      editJson(d, 'verify.json', v => { v.events = { ...v.events, bytes: bytes.length, sha256: sha256Hex(bytes) } })
+      reseal(d, 'candidate.events.ndjson', 'verify.json')
+    },
+    expect: 'MALFORMED',
+  },
 ]
 
 /** usage.json's input_tokens set to 1 (and, with `inResponse`, the server's own report in response.json). */

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { Receipt } from '@repairline/schemas'
 import {
+  printableLine,
   acquireStepLock, assertAttemptDirectory, assertAttemptsRoot, assertTestHooksMatch, attemptDirsOf, EXIT, faultPoint, loadAttempt, outcomeExit, readbackAttempt, readLock, readOutcome, releaseLock,
   STALE_GRACE_MS, testHooksEnabled, toolError, writeOutcome, writeReceipt, readJsonFile, type ToolIo, type ToolResult,
 } from '@repairline/core'
@@ -74,7 +75,7 @@ export async function readback (dirs: readonly string[], o: ReadbackOptions, io:
       valid: r.valid,
       findings: r.findings,
     })
-    if (!r.valid) io.stderr.write(`receipt: ${dir}: invalid: ${codeCounts(r.findings.filter(x => x.severity === 'error').map(x => x.code))}\n`)
+    if (!r.valid) io.stderr.write(`receipt: ${printableLine(dir, 4096)}: invalid: ${codeCounts(r.findings.filter(x => x.severity === 'error').map(x => x.code))}\n`)
   }
   io.stderr.write(`receipt: read back ${dirs.length} attempt${dirs.length === 1 ? '' : 's'}, ${invalid} invalid\n`)
   return { exit: invalid === 0 ? EXIT.OK : EXIT.NO }

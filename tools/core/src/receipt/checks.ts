@@ -20,6 +20,7 @@ import { INTERNAL_TEXT_CHECKER, renderSummaryText, validateText, validationPasse
 import { loadRenderInputs, renderAttempt, renderedFiles } from '../prompt/index.ts'
 import { openTreeReader, verifyTreeArchive } from '../tree-archive/index.ts'
 import { isToolError } from '../errors.ts'
+import { STALE_GRACE_MS } from '../lock.ts'
 import { decideAnswer, retainedAnswer, usageRecord } from '../provider/answer.ts'
 import type { Findings } from './readback.ts'
 import { commandMisalignment } from './command-alignment.ts'
@@ -74,6 +75,28 @@ function checkBinding (c: CheckContext): void {
     f.add('ATTEMPT_BINDING_MISMATCH', `admission.json timeout_seconds ${a.timeout_seconds} and deadline ${a.deadline} are not inputs/execution.json timeout_seconds ${config.timeout_seconds} from admitted_at ${a.admitted_at}`, 'admission.json')
   }
   if (config !== undefined && (jcsSha256(config) !== k.config_sha256 || config.source_sha !== k.source_sha)) f.add('ATTEMPT_BINDING_MISMATCH', 'inputs/execution.json does not hash to the admitted config_sha256', 'inputs/execution.json')
+  // What admit saw of the checkout: the admitted commit in the configured root, with the
+  // listing's counts the tree manifest has too.
+  if (a.source.sha !== k.source_sha || (config !== undefined && a.source.root !== config.source_root)) f.add('ATTEMPT_BINDING_MISMATCH', `admission.json source (${a.source.sha.slice(0, 12)} in ${a.source.root}) is not the admitted source_sha in inputs/execution.json source_root`, 'admission.json')
+  const tree = docs.get('tree-manifest.json') as TreeManifest | undefined
+  if (tree !== undefined) {
+    // Against the entries themselves: a manifest whose counts contradict its entries is the tree check's finding.
+    let bytes = 0
+    for (const e of tree.entries) bytes += e.bytes
+    if (a.source.tree_entries !== tree.entries.length || a.source.tree_bytes !== bytes) f.add('ATTEMPT_BINDING_MISMATCH', `admission.json counts ${a.source.tree_entries} blobs of ${a.source.tree_bytes} bytes at source_sha; tree-manifest.json lists ${tree.entries.length} of ${bytes}`, 'admission.json')
+  }
+  // Time runs one way: admitted, then started, dispatched after the baseline ran, decided.
+  // Not with test hooks: the steps' test clock (REPAIRLINE_TEST_NOW) is set at will, and the
+  // sandbox's timings are the real clock's.
+  if (a.test_hooks) return
+  const admittedAt = Date.parse(a.admitted_at)
+  const startedAt = (docs.get('started.json') as { started_at?: string } | undefined)?.started_at
+  if (startedAt !== undefined && Date.parse(startedAt) < admittedAt) f.add('STAGE_ORDER', `started.json says ${startedAt}, before admission at ${a.admitted_at}`, 'started.json')
+  const dispatchedAt = (docs.get('dispatch.json') as { dispatched_at?: string } | undefined)?.dispatched_at
+  const baselineEnded = (docs.get('baseline.json') as { run?: { timing: { ended_at: string } } } | undefined)?.run?.timing.ended_at
+  if (dispatchedAt !== undefined && baselineEnded !== undefined && Date.parse(dispatchedAt) < Date.parse(baselineEnded)) f.add('STAGE_ORDER', `dispatch.json says the call was sent at ${dispatchedAt}, before the baseline run ended (${baselineEnded}): the provider is asked only about a reproduced failure`, 'dispatch.json')
+  const decidedAt = (docs.get('outcome.json') as { decided_at?: string } | undefined)?.decided_at
+  if (decidedAt !== undefined && Date.parse(decidedAt) < admittedAt) f.add('STAGE_ORDER', `outcome.json was decided at ${decidedAt}, before admission at ${a.admitted_at}`, 'outcome.json')
   if (policy !== undefined && jcsSha256(policy) !== k.routing_policy_sha256) f.add('ATTEMPT_BINDING_MISMATCH', 'inputs/routing-policy.json does not hash to the admitted routing_policy_sha256', 'inputs/routing-policy.json')
   if (theCase !== undefined && (!same(theCase, a.case) || caseInputSha256(theCase) !== k.case_input_sha256 || theCase.id !== k.case_id || theCase.kind !== k.case_kind)) {
     f.add('ATTEMPT_BINDING_MISMATCH', 'inputs/case.json differs from the admitted case', 'inputs/case.json')
@@ -288,6 +311,9 @@ function checkCommands (c: CheckContext): void {
   for (const cmd of receipt?.commands ?? []) {
     const why = commandMisalignment(config, cmd.argv, cmd.env_names)
     if (why !== undefined) f.add('COMMAND_MISALIGNED', `receipt.json (${cmd.step}): ${why}`, 'receipt.json')
+    // A command the receipt records is one a retained summary records: no run without its file.
+    const file = cmd.step === 'reproduce' ? 'baseline.json' : cmd.step === 'verify' ? 'verify.json' : undefined
+    if (file === undefined || !c.files.has(file)) f.add('COMMAND_MISALIGNED', `receipt.json records a ${cmd.step} command, but ${file ?? 'no summary of that step'} is not retained`, 'receipt.json')
   }
 }
 
@@ -300,6 +326,11 @@ function checkReceiptValidations (c: CheckContext): void {
     const rec = docs.get(file) as ValidationRecord | undefined
     if (rec === undefined) continue
     if (!same(receipt.validation.filter(x => x.stage === rec.stage), [validationOf(rec)])) f.add('VALIDATION_MISMATCH', `receipt.json's ${rec.stage} differs from ${file}`, 'receipt.json')
+  }
+  // A verdict the receipt records is one a retained record gives: none without its file.
+  for (const v of receipt.validation) {
+    const file = VALIDATION_STAGES[v.stage].file
+    if (!c.files.has(file)) f.add('VALIDATION_MISMATCH', `receipt.json records a ${v.stage} verdict, but ${file} is not retained`, 'receipt.json')
   }
   // Seal lists the records in stage order (the receipt schema's order).
   const at = receipt.validation.map(v => VALIDATION_STAGE_ORDER.indexOf(v.stage))
@@ -318,7 +349,22 @@ function checkReceiptValidations (c: CheckContext): void {
  */
 function checkDecidingRecord (c: CheckContext): void {
   const { outcome, docs, files, findings: f } = c
-  if (outcome === undefined || outcome.outcome === 'interrupted') return
+  if (outcome === undefined) return
+  // admit and seal decide from the clock alone, and only that: seal timed_out once the
+  // deadline passed, either of them interrupted once the lock went stale (deadline + 30 s).
+  const decided = Date.parse(outcome.decided_at)
+  const deadline = Date.parse(c.admission.deadline)
+  const byClock = outcome.step === 'admit' || outcome.step === 'receipt'
+  if (outcome.outcome === 'interrupted') {
+    if (!byClock) f.add('OUTCOME_MISMATCH', `${outcome.step} decided interrupted: only admit (breaking a stale lock) and receipt seal decide an interruption`, 'outcome.json')
+    if (decided <= deadline + STALE_GRACE_MS) f.add('OUTCOME_MISMATCH', `interrupted was decided at ${outcome.decided_at}, before the deadline ${c.admission.deadline} had passed by 30 s: the attempt could still be running`, 'outcome.json')
+    return
+  }
+  if (byClock) {
+    if (outcome.step !== 'receipt' || outcome.outcome !== 'timed_out') f.add('OUTCOME_MISMATCH', `${outcome.step} decided ${outcome.outcome}: it decides only ${outcome.step === 'admit' ? 'interrupted' : 'timed_out and interrupted'}, from the clock`, 'outcome.json')
+    else if (decided <= deadline) f.add('OUTCOME_MISMATCH', `receipt decided timed_out at ${outcome.decided_at}, before the deadline ${c.admission.deadline}`, 'outcome.json')
+    return
+  }
   const baseline = docs.get('baseline.json') as { reproduced: boolean, timed_out: boolean, fault?: { code: string } } | undefined
   // A baseline that did not reproduce ends the attempt in reproduce: nothing after it may decide.
   if (baseline !== undefined && !baseline.reproduced && outcome.step !== 'reproduce' && outcome.outcome !== 'timed_out') {

@@ -183,6 +183,11 @@ async function readbackInto (
     ] as const) {
       if (JSON.stringify(a) !== JSON.stringify(b)) f.add('ATTEMPT_BINDING_MISMATCH', `receipt.json's ${field} differs from admission.json's`, RECEIPT_FILE)
     }
+    if (receipt.checkout.root !== admission.source.root || receipt.checkout.sha !== admission.source.sha) {
+      f.add('ATTEMPT_BINDING_MISMATCH', `receipt.json's checkout (${receipt.checkout.sha.slice(0, 12)} in ${receipt.checkout.root}) is not the checkout admission.json admitted (${admission.source.sha.slice(0, 12)} in ${admission.source.root})`, RECEIPT_FILE)
+    }
+    // Seal writes the receipt after the outcome, and nothing is decided before admission.
+    if (outcome !== undefined && !admission.test_hooks && Date.parse(receipt.sealed_at) < Date.parse(outcome.decided_at)) f.add('STAGE_ORDER', `receipt.json was sealed at ${receipt.sealed_at}, before the outcome was decided (${outcome.decided_at})`, RECEIPT_FILE)
     if (JSON.stringify(receipt.task_register) !== JSON.stringify(admission.task_register) || JSON.stringify(receipt.prompt_register) !== JSON.stringify(admission.prompt_register)) {
       f.add('REGISTER_TUPLE_MISMATCH', "receipt.json's register tuples differ from admission.json's", RECEIPT_FILE)
     }

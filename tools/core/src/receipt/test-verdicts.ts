@@ -21,8 +21,10 @@
 // Only an events file that still hashes to its summary's `events.sha256` is re-derived: any
 // other is already a DIGEST_MISMATCH, and its summary says nothing about it.
 
+import { isUtf8 } from 'node:buffer'
 import { join } from 'node:path'
 import type { Baseline, TestEvent, VerifyReport } from '@repairline/schemas'
+import { parseJsonText } from '../json.ts'
 import { printableLine } from '../printable-line.ts'
 import { readFileNoFollow } from '../read-file.ts'
 import { jcs } from '../digest.ts'
@@ -35,33 +37,55 @@ import type { CheckContext } from './checks.ts'
 
 const CODE = 'TEST_VERDICT_MISMATCH'
 
-/** The events of a retained file, each line JSON and a valid test event; undefined (and a finding) if any is not. */
+/** The events of a retained file, each line strict JSON and a valid test event; undefined (and a finding) if any is not. */
 function readEvents (c: CheckContext, rel: string, bytes: Buffer): TestEvent[] | undefined {
+  if (!isUtf8(bytes)) {
+    c.findings.add('MALFORMED', `${rel} is not UTF-8`, rel)
+    return undefined
+  }
   const events: TestEvent[] = []
-  const text = bytes.toString('utf8')
-  const lines = text.split('\n')
+  const lines = bytes.toString('utf8').split('\n')
   if (lines.at(-1) === '') lines.pop()
   for (let i = 0; i < lines.length; i++) {
-    let ev: unknown
-    try { ev = JSON.parse(lines[i] ?? '') } catch {
-      c.findings.add('MALFORMED', `${rel} line ${i + 1} is not JSON`, rel)
+    // Strict, as every retained file is read: a duplicate key ("Action" twice) or a lone
+    // surrogate is not an event a runner wrote.
+    const parsed = parseJsonText(lines[i] ?? '')
+    if (!parsed.ok) {
+      c.findings.add('MALFORMED', `${rel} line ${i + 1} is not strict JSON: ${printableLine(parsed.message, 200)}`, rel)
       return undefined
     }
-    const errs = schemaErrors('test-event', ev)
+    const errs = schemaErrors('test-event', parsed.value)
     if (errs.length > 0) {
       c.findings.add('MALFORMED', `${rel} line ${i + 1} breaks test-event.schema.json: ${errs.slice(0, 2).join('; ')}`, rel)
       return undefined
     }
-    events.push(ev as TestEvent)
+    events.push(parsed.value as TestEvent)
   }
   return events
 }
 
-/** The summary of a retained events file that still hashes to what `doc` says of it. */
-function summaryOf (c: CheckContext, rel: string, doc: { events: { sha256: string } }): { events: TestEvent[], summary: TestSummary } | undefined {
-  if (!c.files.has(rel) || c.digestOf(rel) !== doc.events.sha256) return undefined
-  const events = readEvents(c, rel, readFileNoFollow(join(c.dir, rel)))
-  return events === undefined ? undefined : { events, summary: summarizeEvents(events) }
+/** sha256 of no bytes: what a summary states of an events file its command never wrote. */
+const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'
+
+/**
+ * The summary of a retained events file that still hashes to what `doc` says of it, and
+ * whose count and size are the ones `doc` states. An absent file is no events when `doc`
+ * says so (the command never ran), and a finding when `doc` states events.
+ */
+function summaryOf (c: CheckContext, rel: string, doc: { events: { count: number, bytes: number, sha256: string } }): { events: TestEvent[], summary: TestSummary } | undefined {
+  const file = rel === 'baseline.events.ndjson' ? 'baseline.json' : 'verify.json'
+  if (!c.files.has(rel)) {
+    if (doc.events.count === 0 && doc.events.bytes === 0 && doc.events.sha256 === EMPTY_SHA256) return { events: [], summary: summarizeEvents([]) }
+    // The baseline's events are a stage record of their own: the stage check reports them missing.
+    if (rel === 'candidate.events.ndjson') c.findings.add(CODE, `${file} states ${doc.events.count} events in ${rel}, which is not retained: its verdict cannot be derived again`, file)
+    return undefined
+  }
+  if (c.digestOf(rel) !== doc.events.sha256) return undefined
+  const bytes = readFileNoFollow(join(c.dir, rel))
+  const events = readEvents(c, rel, bytes)
+  if (events === undefined) return undefined
+  if (doc.events.count !== events.length || doc.events.bytes !== bytes.length) c.findings.add(CODE, `${file} states ${doc.events.count} events in ${doc.events.bytes} bytes; ${rel} holds ${events.length} in ${bytes.length}`, file)
+  return { events, summary: summarizeEvents(events) }
 }
 
 /** Identities, failing set and anomalies of `doc` against the summary re-derived from its events. */
