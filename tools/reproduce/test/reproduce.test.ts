@@ -11,7 +11,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Baseline, OutcomeFile, TestEvent } from '@repairline/schemas'
 import { parseDocument, sha256Hex } from '@repairline/core'
-import { makeFixture, rewriteConfig, GO_FILES, type Fixture, type FixtureOptions } from '../../../test/helpers/fixture.ts'
+import { makeFixture, rewriteConfig, GO_FILES, NODE_FILES, type Fixture, type FixtureOptions } from '../../../test/helpers/fixture.ts'
 import { runBin, errorOf, type BinResult } from '../../../test/helpers/bin.ts'
 import { fakeBwrap, runBinMasked, type Masks } from '../../../test/helpers/mount-ns.ts'
 import { orphanCgroups, sandboxTemp, warmGoCache } from '../../../test/helpers/sandbox.ts'
@@ -85,6 +85,16 @@ for (const runner of ['go', 'node'] as const) {
     assert.deepEqual(orphanCgroups(), [])
   })
 }
+
+test('node: a test named with a lone surrogate is kept with U+FFFD in its place: baseline.json is written and the case reproduces (it exited 70 after the key was spent)', async t => {
+  const files = { ...NODE_FILES, 'test/odd.test.js': "import { test } from 'node:test'\ntest('lone \\uD800 name', () => {})\ntest('pair \\uD83D\\uDE00 name', () => {})\n" }
+  const { dir } = await admitted(t, { runner: 'node', files })
+  const r = await reproduceBin(['--attempt', dir])
+  assert.equal(r.exitCode, 0, r.stderr)
+  const b = readBaseline(dir)
+  assert.deepEqual(Object.keys(b.identities).filter(id => id.startsWith('test/odd.test.js')).sort(), ['test/odd.test.js::lone \uFFFD name', 'test/odd.test.js::pair \u{1F600} name'])
+  assert.equal(b.reproduced, true)
+})
 
 test('a case whose identity passes on the baseline is not_reproduced (exit 1), and the outcome says why', async t => {
   const { dir } = await admitted(t, { cases: [{ package: '.', name: 'example.com/calc::TestDouble' }] })

@@ -61,6 +61,19 @@ function asReporterLine (v: unknown): ReporterLine | undefined {
 }
 
 /** Maps reporter lines to test events, one line at a time. */
+/**
+ * JSON.parse reviver: a string with a lone surrogate (a JavaScript test may be named
+ * 'a \uD800 b'; the reporter's JSON escapes it) gets U+FFFD in its place. Every retained
+ * file is strict JSON, which has no lone surrogates: such a name would make baseline.json
+ * unwritable after the key is spent.
+ */
+function wellFormed (_key: string, value: unknown): unknown {
+  return typeof value === 'string' ? value.replace(LONE_SURROGATE, '\uFFFD') : value
+}
+
+// In a /u expression a surrogate pair is one astral code point: only lone halves are \p{Cs}.
+const LONE_SURROGATE = /\p{Cs}/gu
+
 export class NodeEventNormalizer {
   private readonly stacks = new Map<string, string[]>()
   readonly anomalies: string[] = []
@@ -79,7 +92,7 @@ export class NodeEventNormalizer {
     if (text === '') return []
     let parsed: ReporterLine | undefined
     if (text.charCodeAt(0) === 123) {
-      try { parsed = asReporterLine(JSON.parse(text)) } catch {}
+      try { parsed = asReporterLine(JSON.parse(text, wellFormed)) } catch {}
     }
     if (parsed === undefined) {
       if (this.anomalies.length < 100) this.anomalies.push(`stdout line is not the reporter's: ${JSON.stringify(text.slice(0, 120))}`)
