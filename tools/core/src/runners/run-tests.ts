@@ -118,6 +118,16 @@ function emptySummary (): TestSummary {
   return { identities: {}, failing: [], packages: {}, anomalies: [], ran: 0 }
 }
 
+/**
+ * The limits a runner's run is given from `base`: go's address space at GO_ADDRESS_SPACE_BYTES
+ * unless `base` sets one; node never has one (its heap reserves far more than it uses).
+ */
+export function runnerLimits (base: SandboxLimits, runner: RunnerKind): SandboxLimits {
+  if (runner === 'go') return { ...base, addressSpaceBytes: base.addressSpaceBytes ?? GO_ADDRESS_SPACE_BYTES }
+  const { addressSpaceBytes: _never, ...rest } = base
+  return rest
+}
+
 /** Runs the fixed command of `spec.runner` on `spec.tree` in the sandbox. */
 export async function runTests (spec: TestRunSpec): Promise<TestRun> {
   const root = euid() === 0
@@ -149,7 +159,7 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
       return { runner: 'go', toolchain, command, events: [], summary: emptySummary(), fault: { code: 'GO_REPLACE_OUTSIDE_TREE', message: outside }, timedOut: false, stderrTail: '' }
     }
     systemDirs.push(go.goroot)
-    limits = { ...base, addressSpaceBytes: base.addressSpaceBytes ?? GO_ADDRESS_SPACE_BYTES }
+    limits = runnerLimits(base, 'go')
     const modDest = spec.goModCache === undefined ? undefined : usableMountPoint(spec.goModCache) && !spec.goModCache.startsWith(`${src}/`) && src !== spec.goModCache ? spec.goModCache : '/gomod'
     env = goEnv(go.goroot, modDest)
     const cacheDir = join(spec.scratch, `gocache-${randomBytes(4).toString('hex')}`)
@@ -161,8 +171,7 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
     toolchain = `node ${node.version}`
     command = nodeCommand(node.execPath, spec.testPackages)
     systemDirs.push(node.prefix)
-    const { addressSpaceBytes: _never, ...rest } = base
-    limits = rest
+    limits = runnerLimits(base, 'node')
     env = nodeEnv()
     const reporter = join(spec.scratch, `ndjson-reporter-${randomBytes(4).toString('hex')}.mjs`)
     reporterSha256 = writeNodeReporter(reporter)

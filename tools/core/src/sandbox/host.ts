@@ -26,7 +26,7 @@ export function missingPrograms (): string[] {
 /** A top-level loader path as the sandbox shows it: a symlink into /usr, or a read-only bind. */
 export type LoaderPath = { path: string, kind: 'symlink', target: string } | { path: string, kind: 'bind' }
 
-const LOADER_PATHS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']
+export const LOADER_PATHS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']
 
 /** The loader paths present on this host (merged /usr: symlinks; otherwise directories). */
 export function loaderPaths (): LoaderPath[] {

@@ -38,6 +38,20 @@ export function parseProcLimits (text: string): Map<string, [string, string]> {
   return out
 }
 
+/** Every rlimit read back: those set, and the address space as unlimited when it is not. */
+function readableSpecs (l: SandboxLimits): RlimitSpec[] {
+  const all = specs(l)
+  if (l.addressSpaceBytes === undefined) all.push({ flag: 'as', row: 'Max address space', name: 'address space per process', value: -1 })
+  return all
+}
+
+const wantOf = (s: RlimitSpec): string => s.value === -1 ? 'unlimited' : String(s.value)
+
+/** The rlimit readings a run under `l` records: name and the value asked. */
+export function rlimitWants (l: SandboxLimits): Array<{ name: string, want: string }> {
+  return readableSpecs(l).map(s => ({ name: s.name, want: wantOf(s) }))
+}
+
 /**
  * Reads the rlimits of `pid` and compares each with what was asked (soft and hard). Refuses
  * with SANDBOX_UNAVAILABLE on any difference. Without an address-space limit, the reading
@@ -47,11 +61,9 @@ export function readBackRlimits (pid: number, l: SandboxLimits): LimitReading[] 
   const source = `/proc/${pid}/limits`
   const rows = parseProcLimits(readFileSync(source, 'utf8'))
   const readings: LimitReading[] = []
-  const all = specs(l)
-  if (l.addressSpaceBytes === undefined) all.push({ flag: 'as', row: 'Max address space', name: 'address space per process', value: -1 })
-  for (const s of all) {
+  for (const s of readableSpecs(l)) {
     const got = rows.get(s.row)
-    const want = s.value === -1 ? 'unlimited' : String(s.value)
+    const want = wantOf(s)
     const gotText = got === undefined ? 'absent' : got[0] === got[1] ? got[0] : `${got[0]} (hard ${got[1]})`
     readings.push({ name: s.name, want, got: gotText, mechanism: 'rlimit', source })
     if (gotText !== want) throw toolError('SANDBOX_UNAVAILABLE', `rlimit: ${s.name} did not take: asked ${want}, ${source} says ${gotText}`)
