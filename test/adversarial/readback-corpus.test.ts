@@ -373,6 +373,7 @@ const FIXTURES: CorpusFixture[] = [
 
   // Unsealed and missing files.
   { name: 'unsealed_file_fail', from: 'go_verified', threat: 'an extra file beside the sealed ones', mutate: d => writeFileSync(join(d, 'notes.txt'), 'added after sealing\n'), expect: 'UNSEALED_FILE' },
+  { name: 'foreign_file_sealed_fail', from: 'go_verified', threat: 'A8: a file no step writes, sealed with the rest (NOTES.md, a .orig beside a validation record)', mutate: d => { writeFileSync(join(d, 'NOTES.md'), 'all good\n'); writeFileSync(join(d, 'validation', 'summary.json.orig'), '{}\n'); reseal(d, 'NOTES.md', 'validation/summary.json.orig') }, expect: 'FOREIGN_FILE' },
   { name: 'unsealed_nested_file_fail', from: 'not_reproduced', threat: 'an extra file in a sealed subdirectory', mutate: d => writeFileSync(join(d, 'inputs', 'extra.json'), '{}\n'), expect: 'UNSEALED_FILE' },
   { name: 'unsealed_name_not_utf8_fail', from: 'rejected', threat: 'a file whose name is not UTF-8 (no receipt can name it; listing it must not stop readback)', mutate: d => writeFileSync(Buffer.concat([Buffer.from(`${d}/junk`), Buffer.from([0xff])]), 'x'), expect: 'UNSEALED_FILE' },
   // Files past what readback reads (64 MiB for a file it parses or compares, 1 GiB for a

@@ -8,10 +8,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: a real live process to name as the step lock's holder
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import type { Admission, OutcomeFile, Receipt } from '@repairline/schemas'
-import { processStartTicks, stepLockPath } from '@repairline/core'
+import { processStartTicks, readbackAttempt, stepLockPath } from '@repairline/core'
 import { makeFixture, type Fixture } from '../../../test/helpers/fixture.ts'
 import { admitFixture, HOOKED_ADMISSION, type Admitted } from '../../../test/helpers/attempt.ts'
 import { errorOf, runBin } from '../../../test/helpers/bin.ts'
@@ -147,6 +147,22 @@ test('a directory where a stage file belongs is refused by seal (STATE_UNSAFE, 7
   const ok = await seal(a, deadline + 60_000)
   assert.equal(ok.exitCode, 1, ok.stderr)
   assert.ok(existsSync(join(a.dir, 'receipt.json')))
+})
+
+test('a file no step writes (an operator\'s notes) is refused by seal (STATE_UNSAFE, 73), naming it: nothing sealed, nothing lost; moved to logs/, the attempt seals and reads back valid', async t => {
+  const { a, deadline } = await admitted(t)
+  writeFileSync(join(a.dir, 'NOTES.md'), 'what I saw\n')
+  const r = await seal(a, deadline + 60_000)
+  assert.equal(r.exitCode, 73, r.stderr)
+  assert.equal(errorOf(r)?.code, 'STATE_UNSAFE')
+  assert.match(r.stderr, /holds files no step writes: NOTES\.md/)
+  assert.equal(existsSync(join(a.dir, 'receipt.json')), false)
+  assert.equal(readFileSync(join(a.dir, 'NOTES.md'), 'utf8'), 'what I saw\n')
+  mkdirSync(join(a.dir, 'logs'), { recursive: true })
+  renameSync(join(a.dir, 'NOTES.md'), join(a.dir, 'logs', 'NOTES.md'))
+  const ok = await seal(a, deadline + 60_000)
+  assert.equal(ok.exitCode, 1, ok.stderr)
+  assert.equal((await readbackAttempt(a.dir, { allowTestHooks: true })).valid, true)
 })
 
 test('seal through a symlinked path seals and says the lock, which names the attempt at its real path, was left; through the real path it is released', async t => {

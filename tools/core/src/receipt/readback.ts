@@ -15,7 +15,7 @@ import { readFileNoFollow } from '../read-file.ts'
 import { sha256File } from '../digest.ts'
 import { printableLine } from '../printable-line.ts'
 import { holdsOnlyAdmission, listAttemptFiles, RECEIPT_FILE } from './files.ts'
-import { checkStagePrefix } from './stages.ts'
+import { ATTEMPT_FILES, checkStagePrefix } from './stages.ts'
 import { compareUtf8 } from '../tree-rules/collisions.ts'
 import { runContentChecks } from './checks.ts'
 import { statedLimitsFor } from './seal.ts'
@@ -212,6 +212,8 @@ async function readbackInto (
       if (d.bytes !== s.bytes || d.sha256 !== s.sha256) f.add('DIGEST_MISMATCH', `${path} does not match its sealed digest`, path)
     }
     for (const path of listing.files) if (!sealed.has(path)) f.add('UNSEALED_FILE', `${path} is not covered by the receipt`, path)
+    // What is sealed is what the steps write: a file no step writes says nothing the attempt did.
+    for (const path of sealed.keys()) if (!ATTEMPT_FILES.has(path)) f.add('FOREIGN_FILE', `${path} is sealed, but no step writes it`, path)
     if (outcome !== undefined) {
       const r = receipt.outcome
       if (r.outcome !== outcome.outcome || r.step !== outcome.step || r.code !== outcome.reason.code || r.retryable !== outcome.retryable) {

@@ -12,7 +12,7 @@ import { toolError } from '../errors.ts'
 import { assertClean } from '../git.ts'
 import { writeJsonAtomic } from '../atomic.ts'
 import { listAttemptFiles, RECEIPT_FILE } from './files.ts'
-import { STAGE_FILES, VALIDATION_FILES } from './stages.ts'
+import { ATTEMPT_FILES, STAGE_FILES, VALIDATION_FILES } from './stages.ts'
 
 /** What every receipt says it does not prove. */
 export const STATED_LIMITS: readonly string[] = [
@@ -84,6 +84,10 @@ export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Pr
   // missing: no receipt is made for an attempt whose stage records were replaced.
   const dirs = [...STAGE_FILES].filter(f => lstatSync(join(attempt.dir, f), { throwIfNoEntry: false })?.isDirectory() === true)
   if (dirs.length > 0) throw toolError('STATE_UNSAFE', `${attempt.dir} holds a directory where a stage file belongs: ${dirs.slice(0, 5).join(', ')}`, { path: join(attempt.dir, dirs[0] ?? '') })
+  // Only what the steps write is sealed: anything else (an operator's notes) would be sealed
+  // as part of the attempt, and readback refuses it. Said before anything is written.
+  const foreign = listing.files.filter(f => !ATTEMPT_FILES.has(f))
+  if (foreign.length > 0) throw toolError('STATE_UNSAFE', `${attempt.dir} holds files no step writes: ${foreign.slice(0, 5).join(', ')}`, { path: join(attempt.dir, foreign[0] ?? ''), hint: 'move them out of the attempt directory (logs/ and work/ are never sealed), then seal again' })
   const files = listing.files.map(path => ({ path, ...sha256File(join(attempt.dir, path)) }))
   const commands: SealedCommand[] = []
   for (const [step, file] of [['reproduce', 'baseline.json'], ['verify', 'verify.json']] as const) {

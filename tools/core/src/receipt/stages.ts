@@ -33,6 +33,9 @@ export const STAGES: readonly Stage[] = [
 
 export const STAGE_FILES: ReadonlySet<string> = new Set(STAGES.flatMap(s => s.files))
 
+/** Every file a step writes in an attempt outside work/ and logs/, receipt.json aside: what a receipt may seal. */
+export const ATTEMPT_FILES: ReadonlySet<string> = new Set([...STAGE_FILES, 'outcome.json'])
+
 export interface StageFinding { code: 'MISSING_STAGE_RECORD', path: string, message: string }
 
 /**
