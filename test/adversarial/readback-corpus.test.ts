@@ -765,6 +765,9 @@ test('receipt readback --state-dir: a file, a FIFO and a symlink under attempts/
   writeFileSync(join(attempts, '0000000000000000'), 'not an attempt\n')
   execFileSync('mkfifo', [join(attempts, '1111111111111111')])
   symlinkSync(copy, join(attempts, 'ffffffffffffffff'))
+  // Directories admit never names so: an empty one, and one whose name is not UTF-8.
+  mkdirSync(join(attempts, 'notes'))
+  mkdirSync(Buffer.concat([Buffer.from(`${attempts}/x`), Buffer.from([0xff])]))
   const r = await runBin('receipt', ['readback', '--state-dir', state])
   assert.equal(r.exitCode, 1, r.stderr)
   const records = r.records.filter(x => x.kind === 'readback')
@@ -774,10 +777,16 @@ test('receipt readback --state-dir: a file, a FIFO and a symlink under attempts/
     ['1111111111111111', false, ['NOT_AN_ATTEMPT']],
     [basename(copy), true, []],
     ['ffffffffffffffff', false, ['NOT_AN_ATTEMPT']],
+    ['notes', false, ['NOT_AN_ATTEMPT']],
+    ['x\uFFFD', false, ['NOT_AN_ATTEMPT']],
   ]
   expected.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
   assert.deepEqual(records.map(x => x.kind === 'readback' ? [basename(x.attempt_dir), x.valid, x.findings.map(f => f.code)] : []), expected)
-  assert.match(r.stderr, /read back 4 attempts, 3 invalid/)
+  assert.match(r.stderr, /read back 6 attempts, 5 invalid/)
+  for (const name of ['notes', 'x\uFFFD']) {
+    const rec = records.find(x => x.kind === 'readback' && basename(x.attempt_dir) === name)
+    assert.ok(rec?.kind === 'readback' && rec.findings[0]?.message.includes('is not named by an attempt key'), `${name}: ${JSON.stringify(rec)}`)
+  }
   for (const [name, kind] of [['0000000000000000', 'a regular file'], ['1111111111111111', 'a FIFO'], ['ffffffffffffffff', 'a symbolic link']] as const) {
     const rec = records.find(x => x.kind === 'readback' && basename(x.attempt_dir) === name)
     assert.ok(rec?.kind === 'readback' && rec.findings[0]?.message.includes(kind), `${name}: ${JSON.stringify(rec)}`)

@@ -101,6 +101,12 @@ async function readbackInto (
   saw: (s: { admission?: Admission, outcome?: OutcomeFile }) => void,
 ): Promise<ReadbackResult> {
   if (o.stateRootEntry === true) {
+    // admit names each attempt directory with its key's first 16 hex digits (a name that is
+    // not UTF-8 shows here with U+FFFD in it, so it is not one either).
+    if (!/^[0-9a-f]{16}$/.test(basename(dir))) {
+      f.add('NOT_AN_ATTEMPT', `${JSON.stringify(basename(dir))} under attempts/ is not named by an attempt key (16 hex digits): admit names every attempt directory so`)
+      return done()
+    }
     const kind = entryKind(dir)
     if (kind !== 'directory') {
       f.add('NOT_AN_ATTEMPT', `${basename(dir)} under attempts/ is ${kind}, not an attempt directory: admit makes only directories there`)
