@@ -746,3 +746,19 @@ ACCEPTED.push(
   { name: 'go-data-field-of-called-struct', why: 'limit: 11 beside h.run(a): a literal field is data', baseline: GO_ALIAS_BASELINE, edits: [go('handlers{run: Double, limit: 10}', 'handlers{run: Double, limit: 11}')], fails: [] },
   { name: 'go-fix-in-function-body-returning-struct', why: 'the condition inside pick changes: a function body may change, its callees kept', baseline: GO_ALIAS_BASELINE, edits: [go('if k == "a" {', 'if k != "a" {')], fails: [] },
 )
+
+// ---- Checker version 5: framing assembled by a format call's arguments -----------------------
+
+REJECTED.push(
+  { name: 'proposal-go-framing-keyword-from-char-verb', why: 'fmt.Sprintf("--- %cASS: TestAdd", 80): the verb supplies the keyword\'s first letter', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d", n*scale)', 'fmt.Sprintf("--- %cASS: TestAdd", 80)')], fails: ['no-test-framing'] },
+  { name: 'proposal-js-tap-keyword-from-format-argument', why: "format('%s 1 - add', 'ok') prints ok 1 - add", baseline: JS_BASELINE, edits: [js("format('n=%d', n * scale)", "format('%s 1 - add adds', 'ok')")], fails: ['no-test-framing'] },
+  { name: 'proposal-js-tap-joined-format-arguments', why: "format('ok', 1, '- add') joins its arguments with spaces: ok 1 - add", baseline: JS_BASELINE, edits: [js("format('n=%d', n * scale)", "format('ok', 1, '- add adds')")], fails: ['no-test-framing'] },
+  { name: 'proposal-cjs-tap-joined-util-format', why: "util.format('ok', 1, '- add') in a CommonJS file", baseline: CJS_BASELINE, edits: [cjs("util.format('n=%d', n)", "util.format('ok', 1, '- add')")], fails: ['no-test-framing'] },
+  { name: 'proposal-js-framing-split-by-empty-css-verb', why: "'--- PA%cSS: add' with a %c, which util.format prints as nothing", baseline: JS_BASELINE, edits: [js("format('n=%d', n * scale)", "format('--- PA%cSS: add', '')")], fails: ['no-test-framing'] },
+  { name: 'proposal-go-framing-split-by-empty-verb', why: 'fmt.Sprintf("--- PA%sSS: TestAdd", "") prints --- PASS', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d", n*scale)', 'fmt.Sprintf("--- PA%sSS: TestAdd", "")')], fails: ['no-test-framing'] },
+)
+
+ACCEPTED.push(
+  { name: 'go-ok-count-message', why: 'fmt.Sprintf("ok 1 of %d", n) in a go file: go test reads no TAP', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d", n*scale)', 'fmt.Sprintf("ok 1 of %d", n*scale)')], fails: [] },
+  { name: 'js-format-arguments-without-framing', why: "format('%s=%d', 'n', n): arguments joined into text that frames nothing", baseline: JS_BASELINE, edits: [js("format('n=%d', n * scale)", "format('%s=%d', 'n', n * scale)")], fails: [] },
+)
