@@ -762,3 +762,66 @@ ACCEPTED.push(
   { name: 'go-ok-count-message', why: 'fmt.Sprintf("ok 1 of %d", n) in a go file: go test reads no TAP', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d", n*scale)', 'fmt.Sprintf("ok 1 of %d", n*scale)')], fails: [] },
   { name: 'js-format-arguments-without-framing', why: "format('%s=%d', 'n', n): arguments joined into text that frames nothing", baseline: JS_BASELINE, edits: [js("format('n=%d', n * scale)", "format('%s=%d', 'n', n * scale)")], fails: [] },
 )
+
+/** Keys and loops that choose what is called: a binding read by a call on the chain, a for … of over functions. */
+export const JS_KEYS_BASELINE = jsWith(`function twice (n) {
+  return n * 2
+}
+
+function half (n) {
+  return n / 2
+}
+
+const ops = new Map([['add', { run: twice }], ['sub', { run: half }]])
+const key = 'add'
+const fns = [twice, half]
+
+export function apply (a, b) {
+  return ops.get(key).run(a, b)
+}
+
+export function each (n) {
+  let t = 0
+  for (const f of fns) t += f(n)
+  return t
+}
+`)
+
+export const GO_KEYS_BASELINE = goWith(`package calc
+
+const key = "a"
+
+var table = map[string]func(int) int{"a": Double, "b": Clamp}
+
+var fns = []func(int) int{Double, Clamp}
+
+// Double returns twice n.
+func Double(n int) int {
+	return n * 2
+}
+
+// Clamp limits n.
+func Clamp(n int) int {
+	return n
+}
+
+// Add returns the sum of a and b.
+func Add(a, b int) int {
+	t := 0
+	for _, f := range fns {
+		t += f(a)
+	}
+	return table[key](a) + t - b
+}
+`)
+
+REJECTED.push(
+  { name: 'proposal-js-retargets-chain-key-binding', why: "const key = 'sub' read by ops.get(key).run(a, b): the binding a call on the chain passes chooses the object", baseline: JS_KEYS_BASELINE, edits: [js("const key = 'add'", "const key = 'sub'")], fails: ['calls-preserved'] },
+  { name: 'proposal-js-swaps-functions-a-loop-calls', why: 'for (const f of fns) f(n): the array the loop binding is read from holds the functions called', baseline: JS_KEYS_BASELINE, edits: [js('const fns = [twice, half]', 'const fns = [half, half]')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-retargets-index-key-binding', why: 'const key = "b" read by table[key](a): the index chooses the function called', baseline: GO_KEYS_BASELINE, edits: [go('const key = "a"', 'const key = "b"')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-swaps-functions-a-range-calls', why: 'for _, f := range fns { f(a) }: the slice holds the functions called', baseline: GO_KEYS_BASELINE, edits: [go('var fns = []func(int) int{Double, Clamp}', 'var fns = []func(int) int{Clamp, Clamp}')], fails: ['calls-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'js-fix-beside-loop-over-functions', why: 'an accumulator fix in the loop: t -= f(n) keeps every callee', baseline: JS_KEYS_BASELINE, edits: [js('t += f(n)', 't -= f(n)')], fails: [] },
+)

@@ -35,14 +35,16 @@
 //     beside `op.run()`), compared like a call on a callee's object chain, and an added
 //     assignment to one that may give it another object (`op = other`; `i += 2` beside
 //     `i.toString(16)` makes a number);
-//   - a changed value of any binding such a value reads, transitively, by name
-//     (`const show = String` beside `const say = show` and `say(x)`, `const key = 'add'`
-//     beside `ops.get(key)`), destructurings, loop bindings and assignments included, and
-//     a changed value in an existing assignment to any of them (`next = twice` → `half`).
+//   - a changed value of any binding such a value reads, or that a callee reads in an index
+//     or a chain call's arguments, transitively, by name (`const show = String` beside
+//     `const say = show` and `say(x)`, `const key = 'add'` beside `ops.get(key).run()`),
+//     destructurings, loop bindings (`for (const f of fns) f(n)`) and assignments included,
+//     and a changed value in an existing assignment to any of them (`next = twice` → `half`).
 // In a go file the same, by the name a callee is rooted at: a variable called (`round(a)`,
 // `f := Double`), indexed then called (`ops[0](n)` beside `[]func(int) int{Double, Half}`)
 // or the receiver of a called method or func field (`h.run(n)` beside
-// `handlers{run: Double}` or `handlers{Double, 10}`), with an added or changed assignment
+// `handlers{run: Double}` or `handlers{Double, 10}`), `table[key](a)` (which parses as a
+// conversion to a generic type) read as a call, with an added or changed assignment
 // to such a variable or field (`round = Clamp`), and every binding their values read.
 
 import { checkStructure } from '../syntax/compare.ts'
@@ -338,6 +340,16 @@ function goRebindingsOf (tree: SyntaxTree): string[] {
       const fn = field(n, 'function')
       const root = fn === undefined ? undefined : goRoot(tree, fn)
       if (root !== undefined) addRead(seeds, root, fn?.type === 'selector_expression' ? 'receiver' : 'held')
+      // An index or a chain call's argument chooses what is called (`table[key](a)`).
+      if (fn !== undefined) readsOf(tree, fn, seeds, true)
+      continue
+    }
+    // `table[key](a)` parses as a conversion to a generic type: read it as the call it may be.
+    const generic = n.type === 'type_conversion_expression' ? field(n, 'type') : undefined
+    if (generic?.type === 'generic_type') {
+      const base = field(generic, 'type')
+      if (base !== undefined) addRead(seeds, textOf(tree, base), 'held')
+      for (const d of descendants(field(generic, 'type_arguments') ?? generic)) if (d.type === 'type_identifier') addRead(seeds, textOf(tree, d), 'exact')
       continue
     }
     const value = field(n, n.type === 'var_spec' || n.type === 'const_spec' ? 'value' : 'right')
@@ -446,6 +458,11 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
   const seeds = new Map<string, HeldMode>()
   for (const name of receivers) addRead(seeds, name, 'receiver')
   for (const name of [...calledNames, ...exported]) addRead(seeds, name, 'held')
+  // An index or a chain call's argument chooses what is called (`ops.get(key).run()`).
+  for (const n of descendants(tree.root)) {
+    const callee = n.type === 'call_expression' ? field(n, 'function') : n.type === 'new_expression' ? field(n, 'constructor') : undefined
+    if (callee !== undefined) readsOf(tree, callee, seeds, true)
+  }
   const sites: Site[] = []
   for (const n of descendants(tree.root)) {
     switch (n.type) {
