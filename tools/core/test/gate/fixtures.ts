@@ -825,3 +825,24 @@ REJECTED.push(
 ACCEPTED.push(
   { name: 'js-fix-beside-loop-over-functions', why: 'an accumulator fix in the loop: t -= f(n) keeps every callee', baseline: JS_KEYS_BASELINE, edits: [js('t += f(n)', 't -= f(n)')], fails: [] },
 )
+
+/** A receiver held in a property: a class field and a constructor assignment that a method call is looked up through. */
+export const JS_PROPERTY_RECEIVER_BASELINE = jsWith(`const ops = new Map([['add', { run: (a, b) => a + b }], ['sub', { run: (a, b) => a - b }]])
+
+export class Calc {
+  op = ops.get('add')
+
+  constructor () {
+    this.alt = ops.get('add')
+  }
+
+  apply (a, b) {
+    return this.op.run(a, b) + this.alt.run(a, b)
+  }
+}
+`)
+
+REJECTED.push(
+  { name: 'proposal-js-retargets-receiver-class-field', why: "op = ops.get('sub') beside this.op.run(a, b): the field a method is looked up through holds another object", baseline: JS_PROPERTY_RECEIVER_BASELINE, edits: [js("op = ops.get('add')", "op = ops.get('sub')")], fails: ['calls-preserved'] },
+  { name: 'proposal-js-retargets-receiver-property-assignment', why: "this.alt = ops.get('sub') beside this.alt.run(a, b)", baseline: JS_PROPERTY_RECEIVER_BASELINE, edits: [js("this.alt = ops.get('add')", "this.alt = ops.get('sub')")], fails: ['calls-preserved'] },
+)

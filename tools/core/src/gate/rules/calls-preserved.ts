@@ -32,9 +32,10 @@
 //     is never a function (a literal, arithmetic) is `value` and a function literal is
 //     compared without its body (a fix inside an arrow function keeps it).
 //   - a changed value of the receiver of a called method (`const op = ops.get('add')`
-//     beside `op.run()`), compared like a call on a callee's object chain, and an added
-//     assignment to one that may give it another object (`op = other`; `i += 2` beside
-//     `i.toString(16)` makes a number);
+//     beside `op.run()`), or of a property one is looked up through (`op = …` as a class
+//     field or `this.op = …` beside `this.op.run()`), compared like a call on a callee's
+//     object chain, and an added assignment to one that may give it another object
+//     (`op = other`; `i += 2` beside `i.toString(16)` makes a number);
 //   - a changed value of any binding such a value reads, or that a callee reads in an index
 //     or a chain call's arguments, transitively, by name (`const show = String` beside
 //     `const say = show` and `say(x)`, `const key = 'add'` beside `ops.get(key).run()`),
@@ -444,6 +445,8 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
   calledMethods.delete('[*]')
   // The receiver of a called method (`op` in `op.run()`): what it holds chooses the method.
   const receivers = new Set(callees.filter(c => c.length >= 2 && !(c[0] ?? '').startsWith('<')).map(c => c[0] ?? ''))
+  // A property a called method is looked up through (`op` in `this.op.run()`), likewise.
+  const receiverProps = new Set(callees.flatMap(c => c.slice(1, -1)).filter(seg => seg !== '[*]'))
 
   /** The name a property key spells, `[*]` for a computed key that is not a literal, undefined if none. */
   const keyName = (n: SyntaxNode): string | undefined => {
@@ -483,7 +486,11 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
         const left = field(n, 'left')
         const right = field(n, 'right')
         const op = textOf(tree, field(n, 'operator') ?? n.children.find(c => !c.named) ?? n)
-        if (left !== undefined && right !== undefined && VALUE_ASSIGNMENTS.has(op)) sites.push({ kind: 'assigned value', names: patternNames(tree, left), target: left, value: right })
+        if (left === undefined || right === undefined || !VALUE_ASSIGNMENTS.has(op)) break
+        sites.push({ kind: 'assigned value', names: patternNames(tree, left), target: left, value: right })
+        const paths = assignedTargets(left).map(t => memberPath(tree, t)).filter(p => p.length >= 2)
+        if (paths.some(p => callees.some(c => samePath(c, p)) || calledMethods.has(p[p.length - 1] ?? ''))) heldValue(tree, right, seeds)
+        else if (paths.some(p => receiverProps.has(p[p.length - 1] ?? ''))) heldValue(tree, right, seeds, 'receiver')
         break
       }
       case 'pair':
@@ -491,6 +498,7 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
         const name = keyName(n)
         const value = field(n, 'value')
         if (name !== undefined && value !== undefined && calledKey(name)) heldValue(tree, value, seeds)
+        else if (name !== undefined && value !== undefined && receiverProps.has(name)) heldValue(tree, value, seeds, 'receiver')
         break
       }
       case 'shorthand_property_identifier':
@@ -500,7 +508,7 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
   }
   const held = flowClosure(tree, seeds, sites)
 
-  const target = (t: SyntaxNode, how: string, value: string | undefined): void => {
+  const target = (t: SyntaxNode, how: string, value: string | undefined, receiverValue?: string): void => {
     const path = memberPath(tree, t)
     const assigned = value === undefined ? '' : ` = ${value}`
     // An exported binding assigned anywhere (`(add = double, 100)` in an initializer) makes
@@ -521,6 +529,12 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
       out.push(`${how} of property ${last ?? ''}, which the file calls as ${called.join('.')}${assigned}`)
       return
     }
+    // A number or string (`this.i += 1`, `this.i++`) keeps its methods; a deleted property
+    // may uncover another one on the prototype.
+    if (last !== undefined && receiverProps.has(last) && how !== 'update' && (how !== 'assignment' || (receiverValue !== undefined && receiverValue !== 'value'))) {
+      out.push(`${how} of property ${last}, which a called method is looked up through${receiverValue === undefined ? '' : ` = ${receiverValue}`}`)
+      return
+    }
     // A receiver or a binding read by what is called. A receiver given a number or a string
     // (`i += 2` beside `i.toString(16)`) keeps its methods.
     const mode = path.length === 1 ? held.get(path[0] ?? '') : undefined
@@ -535,7 +549,8 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
         const left = field(n, 'left')
         const mode = left === undefined ? undefined : strongest(patternNames(tree, left).map(name => held.get(name)))
         const value = right === undefined || !VALUE_ASSIGNMENTS.has(op) ? (mode === 'exact' && right !== undefined ? `${op} ${heldValue(tree, right, undefined, mode)}` : undefined) : heldValue(tree, right, undefined, mode)
-        for (const t of assignedTargets(left)) target(t, 'assignment', value)
+        const receiverValue = right === undefined || !VALUE_ASSIGNMENTS.has(op) ? undefined : heldValue(tree, right, undefined, 'receiver')
+        for (const t of assignedTargets(left)) target(t, 'assignment', value, receiverValue)
         break
       }
       case 'update_expression': { const arg = field(n, 'argument'); if (arg !== undefined) target(arg, 'update', undefined) } break
@@ -569,6 +584,7 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
         const name = keyName(n)
         const value = field(n, 'value')
         if (name !== undefined && value !== undefined && calledKey(name)) out.push(`value of property ${name}, which the file calls as a method, = ${heldValue(tree, value)}`)
+        else if (name !== undefined && value !== undefined && receiverProps.has(name)) out.push(`value of property ${name}, which a called method is looked up through, = ${heldValue(tree, value, undefined, 'receiver')}`)
         break
       }
       case 'shorthand_property_identifier': {
