@@ -492,12 +492,13 @@ REJECTED.push(
   { name: 'proposal-js-retargets-inner-call-of-chain', why: 's.slice → s.substring: the inner call is counted on its own', baseline: JS_CHAIN_BASELINE, edits: [js('s.slice(0, 1)', 's.substring(0, 1)')], fails: ['calls-preserved'] },
   { name: 'proposal-go-retargets-handler-by-index', why: 'm[strings.ToLower("B")]() calls another handler: an index is part of the callee', baseline: GO_CHAIN_BASELINE, edits: [go('strings.ToLower("A")', 'strings.ToLower("B")')], fails: ['calls-preserved'] },
   { name: 'proposal-go-adds-call-in-goroutine-literal', why: 'a new call inside go func() { … }() is counted where it is', baseline: GO_CHAIN_BASELINE, edits: [go('\t\t\tt -= x\n', '\t\t\tt += len(xs)\n')], fails: ['calls-preserved', 'names-preserved'] },
+  // Since checker version 5 (accepted before): what a call on the chain passes may choose the object whose method is called (ops.get('sub').run()), and nothing in the syntax tells s.slice(0, 2) from it.
+  { name: 'proposal-js-chain-inner-argument', why: 's.slice(0, 1).toUpperCase() → slice(0, 2): the inner call\'s argument chooses the object toUpperCase is looked up on', baseline: JS_CHAIN_BASELINE, edits: [js('s.slice(0, 1)', 's.slice(0, 2)')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-chain-inner-argument', why: 'strings.NewReplacer("a", "A").Replace(…): the inner call\'s argument chooses the object Replace is looked up on', baseline: GO_CHAIN_BASELINE, edits: [go('NewReplacer("a", "B")', 'NewReplacer("a", "A")')], fails: ['calls-preserved'] },
 )
 
 ACCEPTED.push(
-  { name: 'js-chain-inner-argument', why: 's.slice(0, 1).toUpperCase() → slice(0, 2): an inner call\'s argument, every callee kept', baseline: JS_CHAIN_BASELINE, edits: [js('s.slice(0, 1)', 's.slice(0, 2)')], fails: [] },
   { name: 'js-fix-in-chained-callback', why: 'a fix inside the map callback of items.map(…).reduce(…)', baseline: JS_CHAIN_BASELINE, edits: [js('i => i.price + i.qty', 'i => i.price * i.qty')], fails: [] },
-  { name: 'go-chain-inner-argument', why: 'strings.NewReplacer("a", "A").Replace(…): an inner call\'s argument', baseline: GO_CHAIN_BASELINE, edits: [go('NewReplacer("a", "B")', 'NewReplacer("a", "A")')], fails: [] },
   { name: 'go-fix-in-goroutine-literal', why: 'a fix inside go func() { … }()', baseline: GO_CHAIN_BASELINE, edits: [go('\t\t\tt -= x\n', '\t\t\tt += x\n')], fails: [] },
 )
 
@@ -628,4 +629,220 @@ REJECTED.push(
   { name: 'proposal-js-swaps-exported-binding-through-iife', why: 'the IIFE that makes the exported quad returns half', baseline: JS_PICKS_BASELINE, edits: [js('  return twice\n})()', '  return half\n})()')], fails: ['calls-preserved'] },
   { name: 'proposal-go-retargets-called-var-by-argument', why: 'var round = pick(Clamp): the argument is the function round holds', baseline: GO_PICKS_BASELINE, edits: [go('var round = pick(Double)', 'var round = pick(Clamp)')], fails: ['calls-preserved'] },
   { name: 'proposal-go-retargets-through-literal-body', why: 'func() … { return Clamp }()(a): the literal body returns the function called', baseline: GO_PICKS_BASELINE, edits: [go('{ return Double }()(a)', '{ return Clamp }()(a)')], fails: ['calls-preserved'] },
+)
+
+// ---- Checker version 5: values that flow into a call, go composite literals ----------------
+// What a called binding holds may come from another binding (`const say = show`), a
+// destructuring, an assignment or a go composite literal's element or field; each is held
+// like the called binding itself.
+
+export const JS_ALIAS_CALC = `import { format } from 'node:util'
+
+function twice (n) {
+  return n * 2
+}
+
+function half (n) {
+  return n / 2
+}
+
+const show = String
+const say = show
+
+export function describe (n) {
+  return say(format('n=%d', n))
+}
+
+const { round } = { round: twice, other: half }
+
+export function step (n) {
+  let next
+  next = twice
+  return round(n) + next(n)
+}
+
+const ops = new Map([['add', { run: (a, b) => a + b }], ['sub', { run: (a, b) => a - b }]])
+
+export function apply (a, b) {
+  let op = ops.get('add')
+  const alt = ops.get('sub')
+  return op.run(a, b) + alt.run(b, a) + ops.get('add').run(a, b)
+}
+
+const LIMIT = 10
+const table = [twice, LIMIT]
+
+export function first (n) {
+  return table[0](n) + LIMIT
+}
+`
+
+export const JS_ALIAS_BASELINE = jsWith(JS_ALIAS_CALC)
+
+export const GO_ALIAS_CALC = `package calc
+
+type handlers struct {
+	run   func(int) int
+	limit int
+}
+
+// Double returns twice n.
+func Double(n int) int {
+	return n * 2
+}
+
+// Clamp limits n.
+func Clamp(n int) int {
+	return n
+}
+
+var show = Double
+var say = show
+
+var ops = []func(int) int{Double, Clamp}
+
+var h = handlers{run: Double, limit: 10}
+
+var p = handlers{Double, 10}
+
+func pick(k string) handlers {
+	if k == "a" {
+		return handlers{run: Double}
+	}
+	return handlers{run: Clamp}
+}
+
+// Add returns the sum of a and b.
+func Add(a, b int) int {
+	f := Double
+	var g func(int) int
+	g = Double
+	return say(a) + ops[0](b) + h.run(a) + p.run(b) + f(a) + g(b) + pick("a").run(a) - h.limit
+}
+`
+
+export const GO_ALIAS_BASELINE = goWith(GO_ALIAS_CALC)
+
+REJECTED.push(
+  { name: 'proposal-js-retargets-alias-source', why: 'const show = format beside const say = show: the unchanged call say(…) now calls format', baseline: JS_ALIAS_BASELINE, edits: [js('const show = String', 'const show = format')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-retargets-destructured-callee', why: '{ round: half } destructured into the called round', baseline: JS_ALIAS_BASELINE, edits: [js('{ round: twice, other: half }', '{ round: half, other: twice }')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-retargets-assigned-callee', why: 'next = half: an existing assignment to the called next now assigns another function', baseline: JS_ALIAS_BASELINE, edits: [js('next = twice', 'next = half')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-retargets-method-receiver', why: "const op = ops.get('sub') beside op.run(a, b): the receiver of a called method holds another object", baseline: JS_ALIAS_BASELINE, edits: [js("let op = ops.get('add')", "let op = ops.get('sub')")], fails: ['calls-preserved'] },
+  { name: 'proposal-js-reassigns-method-receiver', why: "an added op = alt before op.run(a, b): the receiver of a called method rebound", baseline: JS_ALIAS_BASELINE, edits: [js("  return op.run(a, b) +", "  op = alt\n  return op.run(a, b) +")], fails: ['calls-preserved'] },
+  { name: 'proposal-js-retargets-method-on-call-result', why: "ops.get('sub').run(a, b): the lookup's argument chooses the object whose method is called", baseline: JS_ALIAS_BASELINE, edits: [js("ops.get('add').run(a, b)", "ops.get('sub').run(a, b)")], fails: ['calls-preserved'] },
+  { name: 'proposal-js-swaps-entries-of-flowing-map', why: 'the map op is read from holds the entries swapped: what op.run calls changes with no change at the call', baseline: JS_ALIAS_BASELINE, edits: [js("[['add', { run: (a, b) => a + b }], ['sub',", "[['sub', { run: (a, b) => a + b }], ['add',")], fails: ['calls-preserved'] },
+  { name: 'proposal-go-retargets-alias-source', why: 'var show = Clamp beside var say = show: the unchanged call say(a) now calls Clamp', baseline: GO_ALIAS_BASELINE, edits: [go('var show = Double', 'var show = Clamp')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-swaps-called-slice-elements', why: '[]func(int) int{Clamp, Double} beside ops[0](b)', baseline: GO_ALIAS_BASELINE, edits: [go('{Double, Clamp}', '{Clamp, Double}')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-retargets-called-struct-field', why: 'handlers{run: Clamp} beside h.run(a): the func field called holds another function', baseline: GO_ALIAS_BASELINE, edits: [go('handlers{run: Double, limit: 10}', 'handlers{run: Clamp, limit: 10}')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-retargets-positional-struct-field', why: 'handlers{Clamp, 10} beside p.run(b): a positional element is the field called', baseline: GO_ALIAS_BASELINE, edits: [go('handlers{Double, 10}', 'handlers{Clamp, 10}')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-retargets-short-var-callee', why: 'f := Clamp beside f(a)', baseline: GO_ALIAS_BASELINE, edits: [go('f := Double', 'f := Clamp')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-retargets-assigned-callee', why: 'g = Clamp: an existing assignment to the called g now assigns another function', baseline: GO_ALIAS_BASELINE, edits: [go('\tg = Double', '\tg = Clamp')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-retargets-method-on-call-result', why: 'pick("b").run(a): the argument chooses the struct whose func field is called', baseline: GO_ALIAS_BASELINE, edits: [go('pick("a").run(a)', 'pick("b").run(a)')], fails: ['calls-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'js-data-element-of-called-array', why: 'LIMIT = 11 and [twice, 11]: data beside a called function, never itself a function', baseline: JS_ALIAS_BASELINE, edits: [js('const LIMIT = 10', 'const LIMIT = 11')], fails: [] },
+  { name: 'js-fix-in-arrow-of-flowing-map', why: 'a fix inside a function literal the map holds: its body is compared like any function body', baseline: JS_ALIAS_BASELINE, edits: [js('{ run: (a, b) => a - b }', '{ run: (a, b) => b - a }')], fails: [] },
+  { name: 'go-data-field-of-called-struct', why: 'limit: 11 beside h.run(a): a literal field is data', baseline: GO_ALIAS_BASELINE, edits: [go('handlers{run: Double, limit: 10}', 'handlers{run: Double, limit: 11}')], fails: [] },
+  { name: 'go-fix-in-function-body-returning-struct', why: 'the condition inside pick changes: a function body may change, its callees kept', baseline: GO_ALIAS_BASELINE, edits: [go('if k == "a" {', 'if k != "a" {')], fails: [] },
+)
+
+// ---- Checker version 5: framing assembled by a format call's arguments -----------------------
+
+REJECTED.push(
+  { name: 'proposal-go-framing-keyword-from-char-verb', why: 'fmt.Sprintf("--- %cASS: TestAdd", 80): the verb supplies the keyword\'s first letter', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d", n*scale)', 'fmt.Sprintf("--- %cASS: TestAdd", 80)')], fails: ['no-test-framing'] },
+  { name: 'proposal-js-tap-keyword-from-format-argument', why: "format('%s 1 - add', 'ok') prints ok 1 - add", baseline: JS_BASELINE, edits: [js("format('n=%d', n * scale)", "format('%s 1 - add adds', 'ok')")], fails: ['no-test-framing'] },
+  { name: 'proposal-js-tap-joined-format-arguments', why: "format('ok', 1, '- add') joins its arguments with spaces: ok 1 - add", baseline: JS_BASELINE, edits: [js("format('n=%d', n * scale)", "format('ok', 1, '- add adds')")], fails: ['no-test-framing'] },
+  { name: 'proposal-cjs-tap-joined-util-format', why: "util.format('ok', 1, '- add') in a CommonJS file", baseline: CJS_BASELINE, edits: [cjs("util.format('n=%d', n)", "util.format('ok', 1, '- add')")], fails: ['no-test-framing'] },
+  { name: 'proposal-js-framing-split-by-empty-css-verb', why: "'--- PA%cSS: add' with a %c, which util.format prints as nothing", baseline: JS_BASELINE, edits: [js("format('n=%d', n * scale)", "format('--- PA%cSS: add', '')")], fails: ['no-test-framing'] },
+  { name: 'proposal-go-framing-split-by-empty-verb', why: 'fmt.Sprintf("--- PA%sSS: TestAdd", "") prints --- PASS', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d", n*scale)', 'fmt.Sprintf("--- PA%sSS: TestAdd", "")')], fails: ['no-test-framing'] },
+)
+
+ACCEPTED.push(
+  { name: 'go-ok-count-message', why: 'fmt.Sprintf("ok 1 of %d", n) in a go file: go test reads no TAP', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d", n*scale)', 'fmt.Sprintf("ok 1 of %d", n*scale)')], fails: [] },
+  { name: 'js-format-arguments-without-framing', why: "format('%s=%d', 'n', n): arguments joined into text that frames nothing", baseline: JS_BASELINE, edits: [js("format('n=%d', n * scale)", "format('%s=%d', 'n', n * scale)")], fails: [] },
+)
+
+/** Keys and loops that choose what is called: a binding read by a call on the chain, a for … of over functions. */
+export const JS_KEYS_BASELINE = jsWith(`function twice (n) {
+  return n * 2
+}
+
+function half (n) {
+  return n / 2
+}
+
+const ops = new Map([['add', { run: twice }], ['sub', { run: half }]])
+const key = 'add'
+const fns = [twice, half]
+
+export function apply (a, b) {
+  return ops.get(key).run(a, b)
+}
+
+export function each (n) {
+  let t = 0
+  for (const f of fns) t += f(n)
+  return t
+}
+`)
+
+export const GO_KEYS_BASELINE = goWith(`package calc
+
+const key = "a"
+
+var table = map[string]func(int) int{"a": Double, "b": Clamp}
+
+var fns = []func(int) int{Double, Clamp}
+
+// Double returns twice n.
+func Double(n int) int {
+	return n * 2
+}
+
+// Clamp limits n.
+func Clamp(n int) int {
+	return n
+}
+
+// Add returns the sum of a and b.
+func Add(a, b int) int {
+	t := 0
+	for _, f := range fns {
+		t += f(a)
+	}
+	return table[key](a) + t - b
+}
+`)
+
+REJECTED.push(
+  { name: 'proposal-js-retargets-chain-key-binding', why: "const key = 'sub' read by ops.get(key).run(a, b): the binding a call on the chain passes chooses the object", baseline: JS_KEYS_BASELINE, edits: [js("const key = 'add'", "const key = 'sub'")], fails: ['calls-preserved'] },
+  { name: 'proposal-js-swaps-functions-a-loop-calls', why: 'for (const f of fns) f(n): the array the loop binding is read from holds the functions called', baseline: JS_KEYS_BASELINE, edits: [js('const fns = [twice, half]', 'const fns = [half, half]')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-retargets-index-key-binding', why: 'const key = "b" read by table[key](a): the index chooses the function called', baseline: GO_KEYS_BASELINE, edits: [go('const key = "a"', 'const key = "b"')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-swaps-functions-a-range-calls', why: 'for _, f := range fns { f(a) }: the slice holds the functions called', baseline: GO_KEYS_BASELINE, edits: [go('var fns = []func(int) int{Double, Clamp}', 'var fns = []func(int) int{Clamp, Clamp}')], fails: ['calls-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'js-fix-beside-loop-over-functions', why: 'an accumulator fix in the loop: t -= f(n) keeps every callee', baseline: JS_KEYS_BASELINE, edits: [js('t += f(n)', 't -= f(n)')], fails: [] },
+)
+
+/** A receiver held in a property: a class field and a constructor assignment that a method call is looked up through. */
+export const JS_PROPERTY_RECEIVER_BASELINE = jsWith(`const ops = new Map([['add', { run: (a, b) => a + b }], ['sub', { run: (a, b) => a - b }]])
+
+export class Calc {
+  op = ops.get('add')
+
+  constructor () {
+    this.alt = ops.get('add')
+  }
+
+  apply (a, b) {
+    return this.op.run(a, b) + this.alt.run(a, b)
+  }
+}
+`)
+
+REJECTED.push(
+  { name: 'proposal-js-retargets-receiver-class-field', why: "op = ops.get('sub') beside this.op.run(a, b): the field a method is looked up through holds another object", baseline: JS_PROPERTY_RECEIVER_BASELINE, edits: [js("op = ops.get('add')", "op = ops.get('sub')")], fails: ['calls-preserved'] },
+  { name: 'proposal-js-retargets-receiver-property-assignment', why: "this.alt = ops.get('sub') beside this.alt.run(a, b)", baseline: JS_PROPERTY_RECEIVER_BASELINE, edits: [js("this.alt = ops.get('add')", "this.alt = ops.get('sub')")], fails: ['calls-preserved'] },
 )

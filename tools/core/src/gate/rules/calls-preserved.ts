@@ -4,12 +4,14 @@
 //   JavaScript: call expressions (`import(…)` and `super(…)` included), `new` expressions as
 //   `new <callee>`, and tagged templates by their tag.
 // Arguments may change (a changed string in an existing call passes); a call may not be
-// added, removed or pointed at another callee. A callee's text leaves out what a call on its
-// object chain passes and the body of a function or class literal in it, so that
-// `s.slice(0, 1).toUpperCase()` → `s.slice(0, 2).toUpperCase()`, a fix inside
-// `xs.map(x => …).reduce(…)`, or one inside `defer func() { … }()` keeps every callee: the
-// inner call is counted on its own, and the literal's calls are counted where they are. An
-// index is kept whole (`obj[key(1)]()` → `obj[key(2)]()` calls another method).
+// added, removed or pointed at another callee. A callee's text keeps what a call on its
+// object chain passes, since it may choose the object whose method is called
+// (`ops.get('add').run()` → `ops.get('sub').run()`; nothing in the syntax tells
+// `s.slice(0, 1).toUpperCase()` → `slice(0, 2)` from it, so that is rejected too), but
+// leaves out the body of a function or class literal in it, so that a fix inside
+// `xs.map(x => …).reduce(…)` or `defer func() { … }()` keeps every callee: the literal's
+// calls are counted where they are. An index is kept whole (`obj[key(1)]()` →
+// `obj[key(2)]()` calls another method).
 //
 // A JavaScript call also changes callee when what its callee text names is rebound, so in a
 // JavaScript file these may not be added either (counted per file, before and after):
@@ -29,8 +31,22 @@
 //     `half`): compared whole (the arguments of a call in it too), except that a value that
 //     is never a function (a literal, arithmetic) is `value` and a function literal is
 //     compared without its body (a fix inside an arrow function keeps it).
-// In a go file: an added assignment to a variable or field the file calls (a func-typed
-// seam: `round = Clamp`), and a changed initializer of such a variable, compared the same way.
+//   - a changed value of the receiver of a called method (`const op = ops.get('add')`
+//     beside `op.run()`), or of a property one is looked up through (`op = …` as a class
+//     field or `this.op = …` beside `this.op.run()`), compared like a call on a callee's
+//     object chain, and an added assignment to one that may give it another object
+//     (`op = other`; `i += 2` beside `i.toString(16)` makes a number);
+//   - a changed value of any binding such a value reads, or that a callee reads in an index
+//     or a chain call's arguments, transitively, by name (`const show = String` beside
+//     `const say = show` and `say(x)`, `const key = 'add'` beside `ops.get(key).run()`),
+//     destructurings, loop bindings (`for (const f of fns) f(n)`) and assignments included,
+//     and a changed value in an existing assignment to any of them (`next = twice` → `half`).
+// In a go file the same, by the name a callee is rooted at: a variable called (`round(a)`,
+// `f := Double`), indexed then called (`ops[0](n)` beside `[]func(int) int{Double, Half}`)
+// or the receiver of a called method or func field (`h.run(n)` beside
+// `handlers{run: Double}` or `handlers{Double, 10}`), `table[key](a)` (which parses as a
+// conversion to a generic type) read as a call, with an added or changed assignment
+// to such a variable or field (`round = Clamp`), and every binding their values read.
 
 import { checkStructure } from '../syntax/compare.ts'
 import { printableLine } from '../../printable-line.ts'
@@ -44,8 +60,9 @@ const LITERALS_WITH_BODY = new Set(['function_expression', 'generator_function',
 /**
  * The text of a callee without whitespace or comments. Down its object chain (the operand a
  * method is looked up on, through member and selector operands, the functions of calls on it
- * and parentheses) a call shows as `(…)` (or `…` for a tagged template): `s.slice(0, 1)` in
- * `s.slice(0, 1).toUpperCase()` picks the object, not the method. A call that is itself the
+ * and parentheses) a call shows with its arguments, the body of any function or class
+ * literal in them as `{…}`: `ops.get('add')` in `ops.get('add').run()` picks the object whose
+ * method is called. A call that is itself the
  * callee (`pick('a')(n)`, `ops.get('add')(a, b)`, `(() => twice)()(n)`) is kept whole: its
  * arguments or body choose the very function called. A function or class literal that is
  * the callee (an IIFE, `go func() { … }()`) shows without its body: its calls count on their
@@ -62,13 +79,34 @@ function calleeText (tree: SyntaxTree, n: SyntaxNode, onChain = false): string {
       return n.children.map(c => c.field === 'object' || c.field === 'operand' ? calleeText(tree, c, true) : part(c)).join('')
     case 'call_expression':
       if (!onChain) return part(n)
-      return n.children.map(c => c.field === 'function' ? calleeText(tree, c, true) : c.field === 'arguments' ? (c.type === 'template_string' ? '`…`' : '(…)') : part(c)).join('')
+      return n.children.map(c => c.field === 'function' ? calleeText(tree, c, true) : c.field === 'arguments' ? withoutBodies(tree, c) : part(c)).join('')
     case 'parenthesized_expression':
       return n.children.map(c => c.named && c.type !== 'comment' ? calleeText(tree, c, onChain) : part(c)).join('')
     default:
       if (LITERALS_WITH_BODY.has(n.type)) return n.children.map(c => c.field === 'body' ? '{…}' : part(c)).join('')
       return part(n)
   }
+}
+
+/** A node's tokens with the body of every function or class literal in it shown as `{…}`. */
+function withoutBodies (tree: SyntaxTree, node: SyntaxNode): string {
+  const out: string[] = []
+  const stack: SyntaxNode[] = [node]
+  while (stack.length > 0) {
+    const n = stack.pop() as SyntaxNode
+    if (n.type === 'comment') continue
+    if (n.field === 'body' && n.parent !== undefined && LITERALS_WITH_BODY.has(n.parent.type)) {
+      out.push('{…}')
+      continue
+    }
+    if (n.children.length === 0) {
+      const t = tree.source.slice(n.start, n.end)
+      if (t !== '') out.push(t)
+      continue
+    }
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i] as SyntaxNode)
+  }
+  return out.join('')
 }
 
 /** Literals: never callable. */
@@ -82,21 +120,111 @@ const NEVER_CALLABLE = new Set(['unary_expression', 'update_expression'])
 /** Binary operators that may return an operand (a function) rather than a new value. */
 const OPERAND_OPERATORS = new Set(['||', '&&', '??'])
 
+/** Array, object and go composite literals: compared element by element. */
+const AGGREGATES = new Set(['array', 'object', 'composite_literal', 'literal_value'])
+
 /**
- * What a binding or property holds: a value that can never be called (a literal, arithmetic,
- * a comparison) as `value`, so a fix that changes one keeps it; a function or class literal
- * without its body (a fix inside it keeps it); anything else whole, the arguments of a call
- * too (`pick(Double)` → `pick(Clamp)` holds another function).
+ * How a held value is compared. `held`: what a called or exported binding holds. `receiver`:
+ * what the receiver of a called method holds, compared like a call on a callee's object
+ * chain (a function literal's body left out wherever it is, as in `items.map(i => …)`).
+ * `exact`: a binding read where it chooses what another value is (`const key = 'add'` read by
+ * `ops.get(key)`), so a literal is the choice and is kept as written.
  */
-function heldValue (tree: SyntaxTree, v: SyntaxNode): string {
-  if (v.type === 'expression_list') return v.children.filter(c => c.named && c.type !== 'comment').map(c => heldValue(tree, c)).join(',')
-  if (LITERALS.has(v.type) || NEVER_CALLABLE.has(v.type)) return 'value'
-  if (v.type === 'binary_expression') {
-    const op = field(v, 'operator')
-    if (op !== undefined && !OPERAND_OPERATORS.has(textOf(tree, op))) return 'value'
+export type HeldMode = 'held' | 'receiver' | 'exact'
+const STRENGTH: Record<HeldMode, number> = { receiver: 0, held: 1, exact: 2 }
+
+/**
+ * What a binding or property holds, and the bindings it reads (into `reads`, each with the
+ * mode it is held in: a name that is the whole value, or an element or property of it, is
+ * held as its holder is; one read anywhere else, `exact`). Outside `exact`, a value that can
+ * never be called (a literal, arithmetic, a comparison) is `value`, so a fix that changes one
+ * keeps it; a function or class literal shows without its body (a fix inside it keeps it); an
+ * array, object or go composite literal shows element by element, so that data beside a
+ * function in it may change; anything else whole, the arguments of a call too
+ * (`pick(Double)` → `pick(Clamp)` holds another function), function literal bodies in it
+ * left out only for a receiver. Recursive along an aggregate's nesting only, which the parse
+ * bound keeps shallow.
+ */
+function heldValue (tree: SyntaxTree, v: SyntaxNode, reads?: Map<string, HeldMode>, mode: HeldMode = 'held'): string {
+  if (v.type === 'expression_list' || v.type === 'literal_element') return v.children.filter(c => c.named && c.type !== 'comment').map(c => heldValue(tree, c, reads, mode)).join(',')
+  if (mode !== 'exact') {
+    if (LITERALS.has(v.type) || NEVER_CALLABLE.has(v.type)) return 'value'
+    if (v.type === 'binary_expression') {
+      const op = field(v, 'operator')
+      if (op !== undefined && !OPERAND_OPERATORS.has(textOf(tree, op))) return 'value'
+    }
   }
   if (LITERALS_WITH_BODY.has(v.type)) return calleeText(tree, v)
-  return tokensOf(tree, v, '')
+  if (v.type === 'identifier') {
+    addRead(reads, textOf(tree, v), mode)
+    return textOf(tree, v)
+  }
+  if (AGGREGATES.has(v.type)) {
+    return v.children.map(c => {
+      switch (c.type) {
+        case 'pair':
+        case 'keyed_element': {
+          const key = field(c, 'key')
+          const value = field(c, 'value')
+          if (key !== undefined) readsOf(tree, key, reads, false)
+          return `${key === undefined ? '?' : tokensOf(tree, key, '')}:${value === undefined ? '?' : heldValue(tree, value, reads, mode)}`
+        }
+        case 'method_definition':
+          return c.children.map(d => d.field === 'body' ? '{…}' : tokensOf(tree, d, '')).join('')
+        case 'shorthand_property_identifier':
+          addRead(reads, textOf(tree, c), mode)
+          return textOf(tree, c)
+        default:
+          if (c.named && c.type !== 'comment' && c.field !== 'type') return heldValue(tree, c, reads, mode)
+          return tokensOf(tree, c, '')
+      }
+    }).join('')
+  }
+  readsOf(tree, v, reads, mode === 'receiver')
+  return mode === 'receiver' ? withoutBodies(tree, v) : tokensOf(tree, v, '')
+}
+
+/** The strongest of some modes (undefined for none). */
+function strongest (modes: ReadonlyArray<HeldMode | undefined>): HeldMode | undefined {
+  let best: HeldMode | undefined
+  for (const m of modes) if (m !== undefined && (best === undefined || STRENGTH[m] > STRENGTH[best])) best = m
+  return best
+}
+
+function addRead (reads: Map<string, HeldMode> | undefined, name: string, mode: HeldMode): void {
+  const had = reads?.get(name)
+  if (had === undefined || STRENGTH[mode] > STRENGTH[had]) reads?.set(name, mode)
+}
+
+/** Member, subscript, selector and index expressions: links of an object chain. */
+const CHAIN_LINKS = new Set(['member_expression', 'subscript_expression', 'selector_expression', 'index_expression'])
+
+/** The plain names a subtree reads (JavaScript and go identifiers), as `exact`; function literal bodies left out when `skipBodies`. */
+function readsOf (tree: SyntaxTree, n: SyntaxNode, reads: Map<string, HeldMode> | undefined, skipBodies: boolean): void {
+  if (reads === undefined) return
+  const stack: SyntaxNode[] = [n]
+  while (stack.length > 0) {
+    const d = stack.pop() as SyntaxNode
+    if (skipBodies && d.field === 'body' && d.parent !== undefined && LITERALS_WITH_BODY.has(d.parent.type)) continue
+    if (d.type === 'identifier' || d.type === 'shorthand_property_identifier') addRead(reads, textOf(tree, d), 'exact')
+    if ((d.field === 'function' || d.field === 'constructor') && d.parent !== undefined && (d.parent.type === 'call_expression' || d.parent.type === 'new_expression')) {
+      // What a call is looked up on is held as a callee's is: the function called (`pick`
+      // in `pick(k)`) as `held`, the object a method is called on (`ops` in `ops.get(k)`)
+      // as `receiver`; what selects along the way (an index, a call's arguments) `exact`.
+      let c: SyntaxNode | undefined = d
+      let how: HeldMode = 'held'
+      while (c !== undefined && CHAIN_LINKS.has(c.type)) {
+        const object: SyntaxNode | undefined = field(c, 'object') ?? field(c, 'operand')
+        for (const x of c.children) if (x !== object && x.named) stack.push(x)
+        c = object
+        how = 'receiver'
+      }
+      if (c?.type === 'identifier') addRead(reads, textOf(tree, c), how)
+      else if (c !== undefined) stack.push(...c.children)
+      continue
+    }
+    stack.push(...d.children)
+  }
 }
 
 /** Every call of a file by callee text. */
@@ -154,27 +282,105 @@ function assignedTargets (n: SyntaxNode | undefined): SyntaxNode[] {
   }
 }
 
+/** A binding site: the plain names a declaration, assignment or loop binds, and the value they get. */
+interface Site { kind: string, names: string[], target: SyntaxNode, value: SyntaxNode }
+
+/**
+ * The bindings whose value reaches what is called, each with the mode its value is compared
+ * in (see heldValue): the `seeds` (called, exported, the receiver of a called method), and
+ * every binding a held value reads, transitively. By name, not by scope.
+ */
+function flowClosure (tree: SyntaxTree, seeds: ReadonlyMap<string, HeldMode>, sites: readonly Site[]): Map<string, HeldMode> {
+  const held = new Map(seeds)
+  const byName = new Map<string, Site[]>()
+  for (const site of sites) for (const name of site.names) byName.set(name, [...(byName.get(name) ?? []), site])
+  const work = [...held.keys()]
+  while (work.length > 0) {
+    const name = work.pop() as string
+    for (const site of byName.get(name) ?? []) {
+      const reads = new Map<string, HeldMode>()
+      heldValue(tree, site.value, reads, held.get(name))
+      for (const [r, mode] of reads) {
+        const had = held.get(r)
+        if (had !== undefined && STRENGTH[had] >= STRENGTH[mode]) continue
+        held.set(r, mode)
+        work.push(r)
+      }
+    }
+  }
+  return held
+}
+
+/** The plain name a go access is rooted at (`ops` in `ops[0]`, `h` in `h.run` and `hs[0].run`), or undefined. */
+function goRoot (tree: SyntaxTree, n: SyntaxNode): string | undefined {
+  let c: SyntaxNode | undefined = n
+  while (c !== undefined) {
+    if (c.type === 'identifier') return textOf(tree, c)
+    if (c.type === 'index_expression' || c.type === 'selector_expression') c = field(c, 'operand')
+    else if (c.type === 'parenthesized_expression') c = c.children.find(x => x.named && x.type !== 'comment')
+    else return undefined
+  }
+  return undefined
+}
+
 /**
  * go: an assignment to a variable or field the file calls (`round = Clamp` where `round(a)`
- * is called: a func-typed seam), and the initializer of such a variable, so that changing
- * `var round = Double` to `var round = Clamp` is a rebinding too.
+ * is called: a func-typed seam), with the value it assigns, and the value of every binding
+ * that reaches a call: a variable called (`var round = Double` → `Clamp`, `f := Double`),
+ * indexed or selected and then called (`ops[0](n)` beside `[]func(int) int{Double, Half}`,
+ * `h.run(n)` beside `handlers{run: Double}`), and any binding such a value reads
+ * (`var say = show` makes `show` one).
  */
 function goRebindingsOf (tree: SyntaxTree): string[] {
   const callees = new Set(callsOf(tree))
+  const seeds = new Map<string, HeldMode>()
+  const sites: Site[] = []
+  const idents = (list: SyntaxNode | undefined): string[] => (list?.children ?? []).filter(c => c.type === 'identifier').map(c => textOf(tree, c))
+  for (const n of descendants(tree.root)) {
+    if (n.type === 'call_expression') {
+      const fn = field(n, 'function')
+      const root = fn === undefined ? undefined : goRoot(tree, fn)
+      if (root !== undefined) addRead(seeds, root, fn?.type === 'selector_expression' ? 'receiver' : 'held')
+      // An index or a chain call's argument chooses what is called (`table[key](a)`).
+      if (fn !== undefined) readsOf(tree, fn, seeds, true)
+      continue
+    }
+    // `table[key](a)` parses as a conversion to a generic type: read it as the call it may be.
+    const generic = n.type === 'type_conversion_expression' ? field(n, 'type') : undefined
+    if (generic?.type === 'generic_type') {
+      const base = field(generic, 'type')
+      if (base !== undefined) addRead(seeds, textOf(tree, base), 'held')
+      for (const d of descendants(field(generic, 'type_arguments') ?? generic)) if (d.type === 'type_identifier') addRead(seeds, textOf(tree, d), 'exact')
+      continue
+    }
+    const value = field(n, n.type === 'var_spec' || n.type === 'const_spec' ? 'value' : 'right')
+    if (value === undefined) continue
+    if (n.type === 'var_spec' || n.type === 'const_spec') sites.push({ kind: 'var', names: n.children.filter(c => c.field === 'name').map(c => textOf(tree, c)), target: n, value })
+    else if (n.type === 'short_var_declaration') sites.push({ kind: ':=', names: idents(field(n, 'left')), target: n, value })
+    else if (n.type === 'range_clause') sites.push({ kind: 'range', names: idents(field(n, 'left')), target: n, value })
+    else if (n.type === 'assignment_statement' && textOf(tree, field(n, 'operator') ?? n) === '=') sites.push({ kind: '=', names: idents(field(n, 'left')), target: n, value })
+  }
+  const held = flowClosure(tree, seeds, sites)
   const out: string[] = []
   for (const n of descendants(tree.root)) {
-    if (n.type === 'assignment_statement') {
-      for (const t of field(n, 'left')?.children.filter(c => c.named) ?? []) {
-        const text = tokensOf(tree, t, '')
-        if (callees.has(text)) out.push(`assignment of callee ${text}`)
-      }
-    } else if (n.type === 'var_spec' || n.type === 'const_spec') {
-      const value = field(n, 'value')
-      if (value === undefined) continue
-      for (const name of n.children.filter(c => c.field === 'name')) {
-        const text = textOf(tree, name)
-        if (callees.has(text)) out.push(`var ${text} = ${heldValue(tree, value)}`)
-      }
+    if (n.type !== 'assignment_statement') continue
+    const op = textOf(tree, field(n, 'operator') ?? n)
+    const right = field(n, 'right')
+    for (const t of field(n, 'left')?.children.filter(c => c.named) ?? []) {
+      const text = tokensOf(tree, t, '')
+      const root = goRoot(tree, t)
+      const mode = root === undefined ? undefined : held.get(root)
+      const value = right === undefined ? '?' : heldValue(tree, right, undefined, mode)
+      if (callees.has(text)) out.push(`assignment of callee ${text}${op === '=' ? ` = ${value}` : ''}`)
+      // A compound assignment (`+=`) makes a number or string, never what is called.
+      else if (mode === 'exact' || (mode !== undefined && op === '=' && value !== 'value')) out.push(`assignment of ${text} ${op} ${value}`)
+    }
+  }
+  for (const site of sites) {
+    if (site.kind === '=') continue
+    for (const name of site.names) {
+      const mode = held.get(name)
+      if (mode !== undefined) out.push(`${site.kind} ${name} = ${heldValue(tree, site.value, undefined, mode)}`)
     }
   }
   return out
@@ -219,6 +425,14 @@ function exportedLocals (tree: SyntaxTree): Set<string> {
   return out
 }
 
+/** The plain names a JavaScript pattern binds or assigns (destructuring unfolded; member targets left out). */
+function patternNames (tree: SyntaxTree, n: SyntaxNode | undefined): string[] {
+  return assignedTargets(n).flatMap(t => t.type === 'identifier' || t.type === 'shorthand_property_identifier_pattern' ? [textOf(tree, t)] : [])
+}
+
+/** Assignment operators whose result may be the right operand itself (a function), not a new number or string. */
+const VALUE_ASSIGNMENTS = new Set(['=', '||=', '&&=', '??='])
+
 /** Every rebinding of a callee in a JavaScript file (`rebinding <path>`), and every `with` statement. */
 export function rebindingsOf (tree: SyntaxTree): string[] {
   if (tree.grammar === 'go') return goRebindingsOf(tree)
@@ -229,57 +443,148 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
   const calledNames = new Set(callees.filter(c => c.slice(1).every(seg => seg === '[*]' || /^\d+$/.test(seg))).map(c => c[0] ?? ''))
   const calledMethods = new Set(callees.filter(c => c.length >= 2).map(c => c[c.length - 1] ?? ''))
   calledMethods.delete('[*]')
-  const target = (t: SyntaxNode, how: string): void => {
+  // The receiver of a called method (`op` in `op.run()`): what it holds chooses the method.
+  const receivers = new Set(callees.filter(c => c.length >= 2 && !(c[0] ?? '').startsWith('<')).map(c => c[0] ?? ''))
+  // A property a called method is looked up through (`op` in `this.op.run()`), likewise.
+  const receiverProps = new Set(callees.flatMap(c => c.slice(1, -1)).filter(seg => seg !== '[*]'))
+
+  /** The name a property key spells, `[*]` for a computed key that is not a literal, undefined if none. */
+  const keyName = (n: SyntaxNode): string | undefined => {
+    const key = field(n, n.type === 'pair' ? 'key' : 'property')
+    if (key === undefined) return undefined
+    const inner = key.type === 'computed_property_name' ? key.children.find(c => c.named && c.type !== 'comment') : key
+    return inner === undefined ? '[*]' : literalKey(tree, inner) ?? (key.type === 'computed_property_name' ? '[*]' : textOf(tree, key))
+  }
+  const calledKey = (name: string): boolean => name === '[*]' ? calledMethods.size > 0 : calledMethods.has(name)
+
+  // Seeds (compared as heldValue does), then every binding their held values read (exactly).
+  const seeds = new Map<string, HeldMode>()
+  for (const name of receivers) addRead(seeds, name, 'receiver')
+  for (const name of [...calledNames, ...exported]) addRead(seeds, name, 'held')
+  // An index or a chain call's argument chooses what is called (`ops.get(key).run()`).
+  for (const n of descendants(tree.root)) {
+    const callee = n.type === 'call_expression' ? field(n, 'function') : n.type === 'new_expression' ? field(n, 'constructor') : undefined
+    if (callee !== undefined) readsOf(tree, callee, seeds, true)
+  }
+  const sites: Site[] = []
+  for (const n of descendants(tree.root)) {
+    switch (n.type) {
+      case 'variable_declarator': {
+        const name = field(n, 'name')
+        const value = field(n, 'value')
+        if (name !== undefined && value !== undefined) sites.push({ kind: 'value', names: patternNames(tree, name), target: name, value })
+        break
+      }
+      case 'for_in_statement': {
+        const left = field(n, 'left')
+        const right = field(n, 'right')
+        if (left !== undefined && right !== undefined) sites.push({ kind: 'loop value', names: patternNames(tree, left), target: left, value: right })
+        break
+      }
+      case 'assignment_expression':
+      case 'augmented_assignment_expression': {
+        const left = field(n, 'left')
+        const right = field(n, 'right')
+        const op = textOf(tree, field(n, 'operator') ?? n.children.find(c => !c.named) ?? n)
+        if (left === undefined || right === undefined || !VALUE_ASSIGNMENTS.has(op)) break
+        sites.push({ kind: 'assigned value', names: patternNames(tree, left), target: left, value: right })
+        const paths = assignedTargets(left).map(t => memberPath(tree, t)).filter(p => p.length >= 2)
+        if (paths.some(p => callees.some(c => samePath(c, p)) || calledMethods.has(p[p.length - 1] ?? ''))) heldValue(tree, right, seeds)
+        else if (paths.some(p => receiverProps.has(p[p.length - 1] ?? ''))) heldValue(tree, right, seeds, 'receiver')
+        break
+      }
+      case 'pair':
+      case 'field_definition': {
+        const name = keyName(n)
+        const value = field(n, 'value')
+        if (name !== undefined && value !== undefined && calledKey(name)) heldValue(tree, value, seeds)
+        else if (name !== undefined && value !== undefined && receiverProps.has(name)) heldValue(tree, value, seeds, 'receiver')
+        break
+      }
+      case 'shorthand_property_identifier':
+        if (calledMethods.has(textOf(tree, n))) addRead(seeds, textOf(tree, n), 'held')
+        break
+    }
+  }
+  const held = flowClosure(tree, seeds, sites)
+
+  const target = (t: SyntaxNode, how: string, value: string | undefined, receiverValue?: string): void => {
     const path = memberPath(tree, t)
+    const assigned = value === undefined ? '' : ` = ${value}`
     // An exported binding assigned anywhere (`(add = double, 100)` in an initializer) makes
     // every importer, the tests first, call something else.
     if (path.length === 1 && exported.has(path[0] ?? '')) {
-      out.push(`${how} of exported binding ${path[0] ?? ''}`)
+      out.push(`${how} of exported binding ${path[0] ?? ''}${assigned}`)
       return
     }
     if (callees.some(c => samePath(c, path))) {
-      out.push(`${how} of callee ${path.join('.')}`)
+      out.push(`${how} of callee ${path.join('.')}${assigned}`)
       return
     }
     // Through an alias (`x = Math; x.round = …`) the path differs but the property is the
     // one a call reaches: a named property the file calls as a method is not assigned either.
     const last = path.length >= 2 ? path[path.length - 1] : undefined
     const called = last === undefined || last === '[*]' ? undefined : callees.find(c => c.length >= 2 && c[c.length - 1] === last)
-    if (called !== undefined) out.push(`${how} of property ${last ?? ''}, which the file calls as ${called.join('.')}`)
+    if (called !== undefined) {
+      out.push(`${how} of property ${last ?? ''}, which the file calls as ${called.join('.')}${assigned}`)
+      return
+    }
+    // A number or string (`this.i += 1`, `this.i++`) keeps its methods; a deleted property
+    // may uncover another one on the prototype.
+    if (last !== undefined && receiverProps.has(last) && how !== 'update' && (how !== 'assignment' || (receiverValue !== undefined && receiverValue !== 'value'))) {
+      out.push(`${how} of property ${last}, which a called method is looked up through${receiverValue === undefined ? '' : ` = ${receiverValue}`}`)
+      return
+    }
+    // A receiver or a binding read by what is called. A receiver given a number or a string
+    // (`i += 2` beside `i.toString(16)`) keeps its methods.
+    const mode = path.length === 1 ? held.get(path[0] ?? '') : undefined
+    if (mode === 'exact' || (mode !== undefined && value !== undefined && value !== 'value')) out.push(`${how} of ${path[0] ?? ''}${assigned}`)
   }
   for (const n of descendants(tree.root)) {
     switch (n.type) {
       case 'assignment_expression':
-      case 'augmented_assignment_expression':
-        for (const t of assignedTargets(field(n, 'left'))) target(t, 'assignment')
+      case 'augmented_assignment_expression': {
+        const op = textOf(tree, field(n, 'operator') ?? n.children.find(c => !c.named) ?? n)
+        const right = field(n, 'right')
+        const left = field(n, 'left')
+        const mode = left === undefined ? undefined : strongest(patternNames(tree, left).map(name => held.get(name)))
+        const value = right === undefined || !VALUE_ASSIGNMENTS.has(op) ? (mode === 'exact' && right !== undefined ? `${op} ${heldValue(tree, right, undefined, mode)}` : undefined) : heldValue(tree, right, undefined, mode)
+        const receiverValue = right === undefined || !VALUE_ASSIGNMENTS.has(op) ? undefined : heldValue(tree, right, undefined, 'receiver')
+        for (const t of assignedTargets(left)) target(t, 'assignment', value, receiverValue)
         break
-      case 'update_expression': { const arg = field(n, 'argument'); if (arg !== undefined) target(arg, 'update') } break
+      }
+      case 'update_expression': { const arg = field(n, 'argument'); if (arg !== undefined) target(arg, 'update', undefined) } break
       case 'unary_expression': {
         const arg = field(n, 'argument')
-        if (arg !== undefined && n.children.some(c => !c.named && textOf(tree, c) === 'delete')) target(arg, 'delete')
+        if (arg !== undefined && n.children.some(c => !c.named && textOf(tree, c) === 'delete')) target(arg, 'delete', undefined)
         break
       }
       case 'for_in_statement':
-        if (!n.children.some(c => !c.named && ['var', 'let', 'const'].includes(textOf(tree, c)))) for (const t of assignedTargets(field(n, 'left'))) target(t, 'loop assignment')
+        if (!n.children.some(c => !c.named && ['var', 'let', 'const'].includes(textOf(tree, c)))) for (const t of assignedTargets(field(n, 'left'))) target(t, 'loop assignment', undefined)
         break
       case 'with_statement': out.push('with statement'); break
       case 'variable_declarator': {
         const name = field(n, 'name')
         const value = field(n, 'value')
-        if (name?.type === 'identifier' && value !== undefined && calledNames.has(textOf(tree, name))) out.push(`value of callee ${textOf(tree, name)} = ${heldValue(tree, value)}`)
-        // What an exported binding holds is what its importers (the tests first) call.
-        else if (name?.type === 'identifier' && value !== undefined && exported.has(textOf(tree, name)) && heldValue(tree, value) !== 'value') out.push(`value of exported binding ${textOf(tree, name)} = ${heldValue(tree, value)}`)
+        if (name === undefined || value === undefined) break
+        if (name.type === 'identifier') {
+          const text = textOf(tree, name)
+          if (calledNames.has(text)) out.push(`value of callee ${text} = ${heldValue(tree, value)}`)
+          // What an exported binding holds is what its importers (the tests first) call.
+          else if (exported.has(text)) { if (heldValue(tree, value) !== 'value') out.push(`value of exported binding ${text} = ${heldValue(tree, value)}`) }
+          else if (held.has(text)) out.push(`value of ${text}, which reaches a call, = ${heldValue(tree, value, undefined, held.get(text))}`)
+          break
+        }
+        const names = patternNames(tree, name).filter(x => held.has(x))
+        if (names.length > 0) out.push(`value of ${tokensOf(tree, name, '')} = ${heldValue(tree, value, undefined, strongest(names.map(x => held.get(x))))}`)
         break
       }
       case 'pair':
       case 'field_definition': {
-        const key = field(n, n.type === 'pair' ? 'key' : 'property')
+        const name = keyName(n)
         const value = field(n, 'value')
-        if (key === undefined || value === undefined) break
-        // A computed key that is not a literal may be any of them.
-        const inner = key.type === 'computed_property_name' ? key.children.find(c => c.named && c.type !== 'comment') : key
-        const name = inner === undefined ? '[*]' : literalKey(tree, inner) ?? (key.type === 'computed_property_name' ? '[*]' : textOf(tree, key))
-        if (name === '[*]' ? calledMethods.size > 0 : calledMethods.has(name)) out.push(`value of property ${name}, which the file calls as a method, = ${heldValue(tree, value)}`)
+        if (name !== undefined && value !== undefined && calledKey(name)) out.push(`value of property ${name}, which the file calls as a method, = ${heldValue(tree, value)}`)
+        else if (name !== undefined && value !== undefined && receiverProps.has(name)) out.push(`value of property ${name}, which a called method is looked up through, = ${heldValue(tree, value, undefined, 'receiver')}`)
         break
       }
       case 'shorthand_property_identifier': {
@@ -288,6 +593,13 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
         break
       }
     }
+  }
+  for (const n of descendants(tree.root)) {
+    if (n.type !== 'for_in_statement' || !n.children.some(c => !c.named && ['var', 'let', 'const'].includes(textOf(tree, c)))) continue
+    const left = field(n, 'left')
+    const right = field(n, 'right')
+    const names = left === undefined ? [] : patternNames(tree, left).filter(x => held.has(x))
+    if (left !== undefined && right !== undefined && names.length > 0) out.push(`loop value of ${tokensOf(tree, left, '')} = ${heldValue(tree, right, undefined, strongest(names.map(x => held.get(x))))}`)
   }
   return out
 }

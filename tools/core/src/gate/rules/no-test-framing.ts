@@ -9,13 +9,19 @@
 // util.format read them) — may be any text: a framing whose keyword (`PASS`, `RUN`, `ok`, …)
 // is in the literal text and whose other characters such text could supply is caught, so
 // `ok ${n} - x`, `fmt.Sprintf("%c%c%c PASS", 45, 45, 45)` and `dashes + " PASS"` are. The
-// keyword itself must be literal (`"%cASS"` is not caught), and `"Action":`, `TAP version`,
-// `# pass` and `# fail` are matched on the literal text alone. Comments are not checked:
-// they print nothing. Literals already in the baseline may stay.
+// keyword itself must be literal, and `"Action":`, `TAP version`, `# pass` and `# fail` are
+// matched on the literal text alone. A call holding a string literal among its arguments
+// counts what it may print from them too, whatever it calls: its arguments joined by a space
+// and by nothing, and its first argument read as a format with each verb given its argument
+// (a literal's value, a go `%c` of a number its character, Node's `%c` nothing), so
+// `fmt.Sprintf("--- %cASS: TestAdd", 80)`, `format('%s 1 - add', 'ok')` and
+// `util.format('ok', 1, '- add')` are caught. In a go file that go test runs, only go
+// test's framing is checked (TAP's `ok <n>` frames nothing there). Comments are not
+// checked: they print nothing. Literals already in the baseline may stay.
 
 import { checkStructure } from '../syntax/compare.ts'
 import { decodeJsString } from '../syntax/js-string.ts'
-import { descendants, textOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
+import { descendants, field, textOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import type { GateContext, RuleOutcome } from '../types.ts'
 
 /** What a substitution, a non-literal `+` operand or a format verb stands for: any text. */
@@ -105,15 +111,23 @@ export const FRAMING: ReadonlyArray<{ name: string, test: (value: string) => boo
 /** A format verb as Go's fmt (flags, width, precision, argument index) and Node's util.format read it; `%%` is a literal `%`. */
 const FORMAT_VERB = /%(?:%|[-+# 0]*(?:\[\d+\])?(?:\d+|\*)?(?:\.(?:\d+|\*)?)?(?:\[\d+\])?[a-zA-Z])/g
 
-/** The framings a value contains, its format verbs read as literal text or as any text. */
-export function framingIn (value: string): string[] {
+/** The framings go test reads; in a go file run by go test the others (TAP's) frame nothing. */
+const GO_FRAMING = new Set(['=== RUN', '=== PAUSE', '=== CONT', '--- PASS', '--- FAIL', '--- SKIP', 'a line that is PASS or FAIL', 'ok  \\t', 'FAIL\\t', '"Action":'])
+
+/**
+ * The framings a value contains, its format verbs read as literal text, as any text, or (a
+ * bare `%c`, which Node's util.format prints as nothing) as no text. `goOnly`: only the
+ * framings go test reads.
+ */
+export function framingIn (value: string, goOnly = false): string[] {
   const verbs = value.replace(FORMAT_VERB, m => m === '%%' ? '%' : ANY_TEXT)
-  const variants = verbs === value ? [value] : [value, verbs]
-  return FRAMING.filter(f => variants.some(v => f.test(v))).map(f => f.name)
+  const css = value.replace(FORMAT_VERB, m => m === '%%' ? '%' : m === '%c' ? '' : ANY_TEXT)
+  const variants = [...new Set([value, verbs, css])]
+  return FRAMING.filter(f => (!goOnly || GO_FRAMING.has(f.name)) && variants.some(v => f.test(v))).map(f => f.name)
 }
 
-/** Every string and template literal of a file, by decoded value. */
-export function stringsOf (tree: SyntaxTree): string[] {
+/** Every string and template literal of a file, by decoded value, and what calls may print from their arguments (see argumentValues). */
+export function stringsOf (tree: SyntaxTree, goOnly = false): string[] {
   const out: string[] = []
   for (const n of descendants(tree.root)) {
     if (tree.grammar === 'go') {
@@ -125,12 +139,69 @@ export function stringsOf (tree: SyntaxTree): string[] {
     else if (n.type === 'template_string') out.push(templateValue(tree, n))
   }
   for (const n of descendants(tree.root)) {
+    if (n.type === 'call_expression') out.push(...argumentValues(tree, n, goOnly))
+  }
+  for (const n of descendants(tree.root)) {
     // The whole chain once, from its outermost `+`.
     if (!isPlus(tree, n) || (n.parent !== undefined && isPlus(tree, n.parent))) continue
     const value = concatValue(tree, n)
     if (value !== undefined) out.push(value)
   }
   return out
+}
+
+/**
+ * What a call holding a string literal among its arguments may print from them, whatever
+ * function it calls: the arguments joined by a space (console.log, util.format, fmt.Println)
+ * and by nothing (fmt.Print of strings), and the first read as a format (fmt.Sprintf,
+ * util.format) with each verb given its argument — a literal's value, a number's digits, the
+ * character of a go `%c` of a number or rune, nothing for Node's `%c` — and the arguments
+ * left over joined after it. An argument that is not a literal is any text.
+ */
+function argumentValues (tree: SyntaxTree, call: SyntaxNode, goOnly: boolean): string[] {
+  const list = field(call, 'arguments')
+  if (list === undefined || list.type === 'template_string') return []
+  const args = list.children.filter(c => c.named && c.type !== 'comment')
+  const values = args.map(a => literalValue(tree, a) ?? numberValue(tree, a))
+  const literals = values.filter((v, i) => v !== undefined && isStringLiteral(args[i] as SyntaxNode)) as string[]
+  // A literal that frames on its own is counted as itself.
+  if (literals.length === 0 || literals.some(v => framingIn(v, goOnly).length > 0)) return []
+  const text = (v: string | undefined): string => v ?? ANY_TEXT
+  const out = [values.map(text).join(' '), values.map(text).join('')]
+  const format = values[0]
+  if (format !== undefined && isStringLiteral(args[0] as SyntaxNode)) {
+    let next = 1
+    const go = tree.grammar === 'go'
+    const formatted = format.replace(FORMAT_VERB, m => {
+      if (m === '%%') return '%'
+      const arg = args[next]
+      const v = values[next]
+      next++
+      if (m === '%c') {
+        if (!go) return ''
+        if (arg !== undefined && v !== undefined && (arg.type === 'int_literal' || arg.type === 'rune_literal')) return arg.type === 'rune_literal' ? v : charOf(Number(v.replaceAll('_', '')))
+        return ANY_TEXT
+      }
+      return /^%[svdi]$/.test(m) ? text(v) : ANY_TEXT
+    })
+    out.push([formatted, ...values.slice(next).map(text)].join(' '))
+  }
+  return [...new Set(out)]
+}
+
+function isStringLiteral (n: SyntaxNode): boolean {
+  return ['string', 'template_string', 'interpreted_string_literal', 'raw_string_literal'].includes(n.type)
+}
+
+/** A number's or go rune's literal text as printed (its digits; a rune as its character), else undefined. */
+function numberValue (tree: SyntaxTree, n: SyntaxNode): string | undefined {
+  if (n.type === 'number' || n.type === 'int_literal' || n.type === 'float_literal') return textOf(tree, n)
+  if (n.type === 'rune_literal') return decodeGo(textOf(tree, n).slice(1, -1))
+  return undefined
+}
+
+function charOf (code: number): string {
+  return Number.isInteger(code) && code >= 0 && code <= 0x10ffff ? String.fromCodePoint(code) : ANY_TEXT
 }
 
 function isPlus (tree: SyntaxTree, n: SyntaxNode): boolean {
@@ -205,10 +276,13 @@ export function decodeGo (body: string): string {
 export const decodeJs = decodeJsString
 
 export function checkNoTestFraming (ctx: GateContext): RuleOutcome {
+  // go test reads only its own framing, so TAP in a go file it runs frames nothing.
+  const goOnly = (tree: SyntaxTree): boolean => tree.grammar === 'go' && ctx.input.runner === 'go'
+  let shownGoOnly = false
   return checkStructure(ctx, {
     what: 'test-framing literals',
     direction: 'added',
-    extract: tree => stringsOf(tree).filter(v => framingIn(v).length > 0),
-    show: v => { const shown = v.replaceAll(ANY_TEXT, '…'); return `literal ${JSON.stringify(shown.length > 80 ? `${shown.slice(0, 80)}…` : shown)} with test framing (${framingIn(v).join(', ')})` },
+    extract: tree => { shownGoOnly = goOnly(tree); return stringsOf(tree, shownGoOnly).filter(v => framingIn(v, shownGoOnly).length > 0) },
+    show: v => { const shown = v.replaceAll(ANY_TEXT, '…'); return `literal ${JSON.stringify(shown.length > 80 ? `${shown.slice(0, 80)}…` : shown)} with test framing (${framingIn(v, shownGoOnly).join(', ')})` },
   })
 }
