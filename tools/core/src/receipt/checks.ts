@@ -85,18 +85,6 @@ function checkBinding (c: CheckContext): void {
     for (const e of tree.entries) bytes += e.bytes
     if (a.source.tree_entries !== tree.entries.length || a.source.tree_bytes !== bytes) f.add('ATTEMPT_BINDING_MISMATCH', `admission.json counts ${a.source.tree_entries} blobs of ${a.source.tree_bytes} bytes at source_sha; tree-manifest.json lists ${tree.entries.length} of ${bytes}`, 'admission.json')
   }
-  // Time runs one way: admitted, then started, dispatched after the baseline ran, decided.
-  // Not with test hooks: the steps' test clock (REPAIRLINE_TEST_NOW) is set at will, and the
-  // sandbox's timings are the real clock's.
-  if (a.test_hooks) return
-  const admittedAt = Date.parse(a.admitted_at)
-  const startedAt = (docs.get('started.json') as { started_at?: string } | undefined)?.started_at
-  if (startedAt !== undefined && Date.parse(startedAt) < admittedAt) f.add('STAGE_ORDER', `started.json says ${startedAt}, before admission at ${a.admitted_at}`, 'started.json')
-  const dispatchedAt = (docs.get('dispatch.json') as { dispatched_at?: string } | undefined)?.dispatched_at
-  const baselineEnded = (docs.get('baseline.json') as { run?: { timing: { ended_at: string } } } | undefined)?.run?.timing.ended_at
-  if (dispatchedAt !== undefined && baselineEnded !== undefined && Date.parse(dispatchedAt) < Date.parse(baselineEnded)) f.add('STAGE_ORDER', `dispatch.json says the call was sent at ${dispatchedAt}, before the baseline run ended (${baselineEnded}): the provider is asked only about a reproduced failure`, 'dispatch.json')
-  const decidedAt = (docs.get('outcome.json') as { decided_at?: string } | undefined)?.decided_at
-  if (decidedAt !== undefined && Date.parse(decidedAt) < admittedAt) f.add('STAGE_ORDER', `outcome.json was decided at ${decidedAt}, before admission at ${a.admitted_at}`, 'outcome.json')
   if (policy !== undefined && jcsSha256(policy) !== k.routing_policy_sha256) f.add('ATTEMPT_BINDING_MISMATCH', 'inputs/routing-policy.json does not hash to the admitted routing_policy_sha256', 'inputs/routing-policy.json')
   if (theCase !== undefined && (!same(theCase, a.case) || caseInputSha256(theCase) !== k.case_input_sha256 || theCase.id !== k.case_id || theCase.kind !== k.case_kind)) {
     f.add('ATTEMPT_BINDING_MISMATCH', 'inputs/case.json differs from the admitted case', 'inputs/case.json')
@@ -112,6 +100,24 @@ function checkBinding (c: CheckContext): void {
       f.add('REGISTER_TUPLE_MISMATCH', 'the register tuples in admission.json disagree with the rows of inputs/registers.json', 'admission.json')
     }
   }
+}
+
+/**
+ * Time runs one way: admitted, then started, the provider asked after the baseline ran,
+ * decided. Not with test hooks: the steps' test clock (REPAIRLINE_TEST_NOW) is set at will,
+ * and the sandbox's timings are the real clock's.
+ */
+function checkTimeOrder (c: CheckContext): void {
+  const { admission: a, docs, findings: f } = c
+  if (a.test_hooks) return
+  const admittedAt = Date.parse(a.admitted_at)
+  const startedAt = (docs.get('started.json') as { started_at?: string } | undefined)?.started_at
+  if (startedAt !== undefined && Date.parse(startedAt) < admittedAt) f.add('STAGE_ORDER', `started.json says ${startedAt}, before admission at ${a.admitted_at}`, 'started.json')
+  const dispatchedAt = (docs.get('dispatch.json') as { dispatched_at?: string } | undefined)?.dispatched_at
+  const baselineEnded = (docs.get('baseline.json') as { run?: { timing: { ended_at: string } } } | undefined)?.run?.timing.ended_at
+  if (dispatchedAt !== undefined && baselineEnded !== undefined && Date.parse(dispatchedAt) < Date.parse(baselineEnded)) f.add('STAGE_ORDER', `dispatch.json says the call was sent at ${dispatchedAt}, before the baseline run ended (${baselineEnded}): the provider is asked only about a reproduced failure`, 'dispatch.json')
+  const decidedAt = (docs.get('outcome.json') as { decided_at?: string } | undefined)?.decided_at
+  if (decidedAt !== undefined && Date.parse(decidedAt) < admittedAt) f.add('STAGE_ORDER', `outcome.json was decided at ${decidedAt}, before admission at ${a.admitted_at}`, 'outcome.json')
 }
 
 /** Digests that one retained file states about another. */
@@ -430,6 +436,7 @@ function checkOutcomeClaims (c: CheckContext): void {
  */
 const CHECKS: ReadonlyArray<[string, (c: CheckContext) => void | Promise<void>]> = [
   ['ATTEMPT_BINDING_MISMATCH', checkBinding],
+  ['STAGE_ORDER', checkTimeOrder],
   ['DIGEST_MISMATCH', checkInnerDigests],
   ['TREE_ARCHIVE_MISMATCH', checkTree],
   ['TEST_VERDICT_MISMATCH', checkTestVerdicts],
