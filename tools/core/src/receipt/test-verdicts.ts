@@ -18,8 +18,12 @@
 //     those, gives the recorded classification, `passed`, per-identity verdicts and
 //     red-then-green shape. Fault messages are descriptive and not compared; codes are.
 //
+//   - each run record on its own is what the CLI runs (sandbox-record.ts), and ran within the
+//     attempt's time.
+//
 // Only an events file that still hashes to its summary's `events.sha256` is re-derived: any
-// other is already a DIGEST_MISMATCH, and its summary says nothing about it.
+// other is already a DIGEST_MISMATCH, and its summary says nothing about it. Its count and
+// size must be the summary's, and a missing candidate events file must be stated empty.
 
 import { isUtf8 } from 'node:buffer'
 import { basename, join } from 'node:path'
