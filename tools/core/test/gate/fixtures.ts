@@ -593,7 +593,7 @@ ACCEPTED.push(
 )
 
 REJECTED.push(
-  { name: 'proposal-go-call-moved-into-existing-var-initializer', why: 'errors.New(fmt.Sprint(…)): a call moved into an initializer that already ran at load', baseline: GO_BASELINE, edits: [go('errors.New("negative input")', 'errors.New(fmt.Sprintf("negative input"))'), go('return fmt.Sprintf("n=%d", n*scale), nil', 'return "n", nil')], fails: ['no-init-hook'] },
+  { name: 'proposal-go-call-moved-into-existing-var-initializer', why: 'errors.New(fmt.Sprint(…)): a call moved into an initializer that already ran at load', baseline: GO_BASELINE, edits: [go('errors.New("negative input")', 'errors.New(fmt.Sprintf("negative input"))'), go('return fmt.Sprintf("n=%d", n*scale), nil', 'return "n", nil')], fails: ['exports-preserved', 'no-init-hook'] },
   { name: 'proposal-js-call-moved-into-existing-initializer', why: "a call moved into a top-level initializer that already called", baseline: { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CALC.replace('const LIMIT = 100\n', 'const LIMIT = Number(100)\n') } } }, edits: [js('const LIMIT = Number(100)', "const LIMIT = Number(format('%d', 100))"), js("return format('n=%d', n * scale)", "return 'n=' + n * scale")], fails: ['no-init-hook'] },
 )
 
@@ -845,4 +845,99 @@ export class Calc {
 REJECTED.push(
   { name: 'proposal-js-retargets-receiver-class-field', why: "op = ops.get('sub') beside this.op.run(a, b): the field a method is looked up through holds another object", baseline: JS_PROPERTY_RECEIVER_BASELINE, edits: [js("op = ops.get('add')", "op = ops.get('sub')")], fails: ['calls-preserved'] },
   { name: 'proposal-js-retargets-receiver-property-assignment', why: "this.alt = ops.get('sub') beside this.alt.run(a, b)", baseline: JS_PROPERTY_RECEIVER_BASELINE, edits: [js("this.alt = ops.get('add')", "this.alt = ops.get('sub')")], fails: ['calls-preserved'] },
+)
+
+// ---- Checker version 6: code an initializer reaches, a writer before the format, a print ------
+// ---- split across calls, and what an exported go var holds ----------------------------------
+
+/** An initializer that calls a function of the file, and a function that prints and exits. */
+export const GO_LOAD_BASELINE = goWith(`package calc
+
+import (
+	"fmt"
+	"os"
+)
+
+var scale = factor(1)
+
+func factor(k int) int {
+	return k * 2
+}
+
+// Add returns the sum of a and b.
+func Add(a, b int) int {
+	return a - b
+}
+
+// Report prints n and stops.
+func Report(n int) {
+	fmt.Fprintf(os.Stdout, "n=%d", n*scale)
+	fmt.Print("\\n")
+	os.Exit(1)
+}
+`)
+
+export const JS_LOAD_BASELINE = jsWith(`import { format } from 'node:util'
+
+function factor (k) {
+  return k * 2
+}
+
+const SCALE = factor(1)
+
+export function add (a, b) {
+  return a - b + SCALE - SCALE
+}
+
+export function report (n) {
+  console.log(format('n=%d', n))
+  process.exit(1)
+}
+`)
+
+/** Exported vars holding a func, a struct of funcs and a number, and a function assigning one. */
+export const GO_EXPORTED_VARS_BASELINE = goWith(`package calc
+
+// Calc calculates with op.
+type Calc struct {
+	op func(a, b int) int
+}
+
+func minus(a, b int) int { return a - b }
+
+func plus(a, b int) int { return a + b }
+
+// Add returns the sum of a and b.
+var Add = minus
+
+// Default calculates with minus.
+var Default = Calc{op: minus}
+
+// Limit caps results.
+var Limit = 10
+
+// Reset restores the defaults.
+func Reset() {
+	Limit = 10
+}
+`)
+
+REJECTED.push(
+  { name: 'proposal-go-exit-moved-into-function-an-initializer-calls', why: 'os.Exit moved from Report into factor, which var scale = factor(1) calls at load: the test binary stops before any test', baseline: GO_LOAD_BASELINE, edits: [go('\treturn k * 2\n', '\tos.Exit(0)\n\treturn k * 2\n'), go('\tos.Exit(1)\n', '')], fails: ['no-init-hook'] },
+  { name: 'proposal-js-exit-moved-into-function-an-initializer-calls', why: 'process.exit moved into factor, which const SCALE = factor(1) calls at load', baseline: JS_LOAD_BASELINE, edits: [js('  return k * 2\n', '  process.exit(0)\n  return k * 2\n'), js('  process.exit(1)\n', '')], fails: ['no-init-hook'] },
+  { name: 'proposal-go-framing-format-after-writer', why: 'fmt.Fprintf(os.Stdout, "--- %cASS: TestAdd", 80): the format is the second argument', baseline: GO_LOAD_BASELINE, edits: [go('"n=%d", n*scale', '"--- %cASS: TestAdd", 80')], fails: ['no-test-framing'] },
+  { name: 'proposal-go-framing-split-across-prints', why: 'fmt.Fprintf(os.Stdout, "%s", "--- ") then fmt.Print("PASS: TestAdd\\n"): two prints make one line', baseline: GO_LOAD_BASELINE, edits: [go('"n=%d", n*scale', '"%s", "--- "'), go('fmt.Print("\\n")', 'fmt.Print("PASS: TestAdd\\n")')], fails: ['no-test-framing'] },
+  { name: 'proposal-go-exported-var-rebound', why: 'var Add = minus becomes plus: what every caller of Add calls', baseline: GO_EXPORTED_VARS_BASELINE, edits: [go('var Add = minus', 'var Add = plus')], fails: ['exports-preserved'] },
+  { name: 'proposal-go-exported-struct-var-rebound', why: 'var Default = Calc{op: minus} becomes plus: the func a method of Default calls', baseline: GO_EXPORTED_VARS_BASELINE, edits: [go('Calc{op: minus}', 'Calc{op: plus}')], fails: ['exports-preserved'] },
+  { name: 'proposal-go-exported-var-assigned-in-function', why: 'Add = plus added to Reset: a call of Reset rebinds Add', baseline: GO_EXPORTED_VARS_BASELINE, edits: [go('\tLimit = 10\n', '\tLimit = 10\n\tAdd = plus\n')], fails: ['exports-preserved'] },
+  { name: 'proposal-go-exported-var-field-assigned-in-function', why: 'Default.op = plus added to Reset', baseline: GO_EXPORTED_VARS_BASELINE, edits: [go('\tLimit = 10\n', '\tLimit = 10\n\tDefault.op = plus\n')], fails: ['exports-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'go-fix-in-function-an-initializer-calls', why: 'k * 2 → k * 3 inside factor: no call moves into code that runs at load', baseline: GO_LOAD_BASELINE, edits: [go('return k * 2', 'return k * 3')], fails: [] },
+  { name: 'js-fix-in-function-an-initializer-calls', why: 'k * 2 → k * 3 inside factor', baseline: JS_LOAD_BASELINE, edits: [js('return k * 2', 'return k * 3')], fails: [] },
+  { name: 'go-fix-in-print-after-writer', why: 'a changed format after the writer that frames nothing', baseline: GO_LOAD_BASELINE, edits: [go('"n=%d", n*scale', '"n=%d (scaled)", n*scale')], fails: [] },
+  { name: 'go-exported-var-literal-changed', why: 'var Limit = 10 → 11: a number is data', baseline: GO_EXPORTED_VARS_BASELINE, edits: [go('var Limit = 10', 'var Limit = 11')], fails: [] },
+  { name: 'go-exported-var-assignment-literal-changed', why: 'Limit = 10 → 11 in Reset', baseline: GO_EXPORTED_VARS_BASELINE, edits: [go('\tLimit = 10\n', '\tLimit = 11\n')], fails: [] },
+  { name: 'go-fix-in-function-an-exported-var-holds', why: 'a - b → b - a inside minus: Add and Default still hold minus', baseline: GO_EXPORTED_VARS_BASELINE, edits: [go('{ return a - b }', '{ return b - a }')], fails: [] },
 )

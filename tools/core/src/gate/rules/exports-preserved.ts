@@ -12,11 +12,19 @@
 // Swapping which function a name exports (`export { double as add }`, `module.exports = {
 // add: describe }`), exporting a new name, or ceasing to export one changes what every
 // importer — the tests first — calls, and is not a local change. Go exports by capitalized
-// declarations, which declarations-preserved compares; go files have no entries here.
+// declarations, which declarations-preserved compares; what an exported package-level var
+// holds is compared here, since a var holding a func is called like one (`var Add =
+// subtract` → `sum`, `var Default = Calc{op: minus}` → `plus`):
+//   - each exported package-level var by what it is initialized to, read as its tokens with
+//     every literal as `<literal>` and a func literal's body as `{…}` (a changed number,
+//     string or fix inside `var Handle = func(…) { … }` passes);
+//   - each assignment, `++` or `--` anywhere in the file whose target is rooted at an
+//     exported name (`Add = sum`, `Default.op = minus`, `Table[0] = f`), target and value
+//     read the same way.
 
 import { checkStructure } from '../syntax/compare.ts'
 import { memberPath } from '../syntax/member-path.ts'
-import { descendants, field, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
+import { descendants, field, fields, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import { patternNames } from './declarations-preserved.ts'
 import type { GateContext, RuleOutcome } from '../types.ts'
 
@@ -66,9 +74,66 @@ function entriesOf (tree: SyntaxTree, prefix: string, v: SyntaxNode | undefined)
   return out.length === 0 ? [`${prefix} -> {}`] : out
 }
 
-/** The export surface of a JavaScript file, one entry per exported binding. */
+const GO_LITERALS = new Set(['interpreted_string_literal', 'raw_string_literal', 'int_literal', 'float_literal', 'imaginary_literal', 'rune_literal'])
+
+/** A go expression's tokens, each literal read as `<literal>` and each func literal's body as `{…}`. */
+function goShape (tree: SyntaxTree, n: SyntaxNode): string {
+  const tokens: string[] = []
+  const stack: SyntaxNode[] = [n]
+  while (stack.length > 0) {
+    const c = stack.pop() as SyntaxNode
+    if (GO_LITERALS.has(c.type)) tokens.push('<literal>')
+    else if (c.type === 'block' && c.parent?.type === 'func_literal') tokens.push('{…}')
+    else if (c.children.length === 0) tokens.push(textOf(tree, c))
+    else for (let i = c.children.length - 1; i >= 0; i--) stack.push(c.children[i] as SyntaxNode)
+  }
+  return tokens.filter(t => t.trim() !== '').join(' ')
+}
+
+const isExportedGoName = (name: string): boolean => /^\p{Lu}/u.test(name)
+
+/** The identifier an assignment target is rooted at (`Default` in `Default.op`, `Table` in `Table[0]`, `P` in `*P`). */
+function goTargetRoot (n: SyntaxNode): SyntaxNode | undefined {
+  let c: SyntaxNode | undefined = n
+  while (c !== undefined && c.type !== 'identifier') {
+    if (c.type === 'selector_expression') c = field(c, 'operand')
+    else if (c.type === 'index_expression') c = field(c, 'operand')
+    else if (c.type === 'parenthesized_expression' || c.type === 'unary_expression') c = c.children.find(x => x.named && x.type !== 'comment')
+    else return undefined
+  }
+  return c
+}
+
+/** What a go file's exported package-level vars hold and every assignment to one. */
+function goExportsOf (tree: SyntaxTree): string[] {
+  const out: string[] = []
+  for (const top of tree.root.children) {
+    if (top.type !== 'var_declaration') continue
+    for (const spec of descendants(top)) {
+      if (spec.type !== 'var_spec') continue
+      const names = fields(spec, 'name').map(n => textOf(tree, n))
+      const list = field(spec, 'value')
+      const values = list?.children.filter(c => c.named && c.type !== 'comment') ?? []
+      names.forEach((name, i) => {
+        if (!isExportedGoName(name)) return
+        const value = values.length === names.length ? values[i] : list
+        out.push(`${name} -> var${value === undefined ? '' : ` = ${goShape(tree, value)}`}`)
+      })
+    }
+  }
+  for (const n of descendants(tree.root)) {
+    const targets = n.type === 'assignment_statement'
+      ? field(n, 'left')?.children.filter(c => c.named && c.type !== 'comment') ?? []
+      : n.type === 'inc_statement' || n.type === 'dec_statement' ? n.children.filter(c => c.named && c.type !== 'comment') : []
+    if (!targets.some(t => { const root = goTargetRoot(t); return root !== undefined && isExportedGoName(textOf(tree, root)) })) continue
+    out.push(`(assignment) ${goShape(tree, n)}`)
+  }
+  return out
+}
+
+/** The export surface of a file, one entry per exported binding (go: see goExportsOf). */
 export function exportsOf (tree: SyntaxTree): string[] {
-  if (tree.grammar !== 'javascript') return []
+  if (tree.grammar === 'go') return goExportsOf(tree)
   const out: string[] = []
   for (const stmt of tree.root.children) {
     if (stmt.type !== 'export_statement') continue

@@ -1,8 +1,8 @@
 // no-init-hook: no code is added that runs when the package or module loads (or that takes
 // over a test binary).
-//   go: `func init`, `func TestMain`, and a package-level var whose initializer calls (keyed
-//   by its callees, as every hook that calls is, so a call moved into an existing
-//   initializer is an added hook);
+//   go: `func init`, `func TestMain` (keyed by what their bodies call), and a package-level
+//   var whose initializer calls (keyed by its callees, as every hook that calls is, so a
+//   call moved into an existing initializer is an added hook);
 //   JavaScript: every top-level expression statement (one that calls is keyed by its
 //   callees, any other by its tokens with function bodies elided: coercion, `await` of a
 //   thenable and accessors run code with no call expression, while a fix inside
@@ -11,6 +11,10 @@
 //   declaration or `for await`), top-level var/let/const whose initializer or destructuring
 //   default calls, `export default` of a call, class static blocks, static class fields whose
 //   initializer calls, and computed member names that call (evaluated when the class is).
+// A hook that calls is keyed by its callees and by every callee reached through the file's
+// own functions it calls (transitively, as a set), so a call moved into a function that an
+// existing initializer calls is an added hook; a new call there is rejected for review even
+// when it is a fix. Functions of other files are not followed.
 // Hooks are compared as a multiset, so an existing hook may keep changing its arguments (an
 // existing call statement its arguments, an existing top-level `if` or loop its body).
 
@@ -28,9 +32,56 @@ const LOAD_STATEMENTS = new Set(['if_statement', 'for_statement', 'for_in_statem
 
 const FUNCTION_BODIES = new Set(['function_declaration', 'generator_function_declaration', 'function_expression', 'generator_function', 'arrow_function', 'method_definition', 'class_body'])
 
-/** The callees of the calls under `n`, sorted (a call's arguments may change; a call moved in or out changes them). */
+/**
+ * The file's named functions a call can reach by name: go's top-level `func`s (not methods),
+ * JavaScript's top-level function declarations and top-level bindings of a function or
+ * arrow literal; each by its body.
+ */
+function localFunctionsOf (tree: SyntaxTree): Map<string, SyntaxNode> {
+  const out = new Map<string, SyntaxNode>()
+  const add = (name: SyntaxNode | undefined, body: SyntaxNode | undefined): void => {
+    if (name !== undefined && body !== undefined) out.set(textOf(tree, name), body)
+  }
+  for (const stmt of tree.root.children) {
+    const top = stmt.type === 'export_statement' ? field(stmt, 'declaration') ?? stmt : stmt
+    if (tree.grammar === 'go') {
+      if (top.type === 'function_declaration') add(field(top, 'name'), field(top, 'body'))
+    } else if (top.type === 'function_declaration' || top.type === 'generator_function_declaration') {
+      add(field(top, 'name'), field(top, 'body'))
+    } else if (top.type === 'lexical_declaration' || top.type === 'variable_declaration') {
+      for (const d of top.children.filter(c => c.type === 'variable_declarator')) {
+        const value = field(d, 'value')
+        const name = field(d, 'name')
+        if (name?.type === 'identifier' && value !== undefined && ['arrow_function', 'function_expression', 'generator_function'].includes(value.type)) add(name, field(value, 'body'))
+      }
+    }
+  }
+  return out
+}
+
+/**
+ * The callees of the calls under `n`, sorted (a call's arguments may change; a call moved in
+ * or out changes them), and every callee reached through the file's own functions it calls,
+ * transitively, as a sorted set: code that runs at load includes the bodies of the functions
+ * it calls, so a call moved into one (`var scale = factor(1)` and `os.Exit` moved into
+ * `factor`) is an added hook too.
+ */
 function calleesOf (tree: SyntaxTree, n: SyntaxNode): string {
-  return callsOf({ ...tree, root: n }).sort().join(', ')
+  const direct = callsOf({ ...tree, root: n }).sort()
+  const functions = localFunctionsOf(tree)
+  const reached = new Set<string>()
+  const seen = new Set<string>()
+  const queue = direct.filter(c => functions.has(c))
+  while (queue.length > 0) {
+    const name = queue.pop() as string
+    if (seen.has(name)) continue
+    seen.add(name)
+    for (const c of callsOf({ ...tree, root: functions.get(name) as SyntaxNode })) {
+      reached.add(c)
+      if (functions.has(c)) queue.push(c)
+    }
+  }
+  return `${direct.join(', ')}${reached.size === 0 ? '' : ` (reaching ${[...reached].sort().join(', ')})`}`
 }
 
 function calls (n: SyntaxNode | undefined, types: ReadonlySet<string>): boolean {
@@ -46,7 +97,9 @@ export function initHooksOf (tree: SyntaxTree): string[] {
     for (const top of tree.root.children) {
       if (top.type === 'function_declaration') {
         const name = textOf(tree, field(top, 'name') ?? top)
-        if (name === 'init' || name === 'TestMain') out.push(`func ${name}`)
+        const body = field(top, 'body')
+        const callees = body === undefined ? '' : calleesOf(tree, body)
+        if (name === 'init' || name === 'TestMain') out.push(`func ${name}${callees === '' ? '' : ` calling ${callees}`}`)
       } else if (top.type === 'var_declaration') {
         for (const spec of descendants(top)) {
           const value = spec.type === 'var_spec' ? field(spec, 'value') : undefined

@@ -6,16 +6,18 @@
 // text). A `+` chain that holds a string literal counts as one value too, so `"--- PA" +
 // "SS"` is caught. What the literal text does not fix — a template substitution, any other
 // operand of the chain, and a format verb (`%c`, `%s`, `%v`, … as Go's fmt and Node's
-// util.format read them) — may be any text: a framing whose keyword (`PASS`, `RUN`, `ok`, …)
+// util.format read them) — may be any text, and so may what another print put before a
+// value on its line (`fmt.Print("--- ")` then `fmt.Print("PASS: TestAdd")`, so a value that
+// starts with go test's `PASS: `, `RUN `, … is framing): a framing whose keyword (`PASS`, `RUN`, `ok`, …)
 // is in the literal text and whose other characters such text could supply is caught, so
 // `ok ${n} - x`, `fmt.Sprintf("%c%c%c PASS", 45, 45, 45)` and `dashes + " PASS"` are. The
 // keyword itself must be literal, and `"Action":`, `TAP version`, `# pass` and `# fail` are
 // matched on the literal text alone. A call holding a string literal among its arguments
 // counts what it may print from them too, whatever it calls: its arguments joined by a space
-// and by nothing, and its first argument read as a format with each verb given its argument
+// and by nothing, and each string argument read as a format with each verb given the next
 // (a literal's value, a go `%c` of a number its character, Node's `%c` nothing), so
 // `fmt.Sprintf("--- %cASS: TestAdd", 80)`, `format('%s 1 - add', 'ok')` and
-// `util.format('ok', 1, '- add')` are caught. In a go file that go test runs, only go
+// `util.format('ok', 1, '- add')` and `fmt.Fprintf(os.Stdout, "--- %cASS", 80)` are caught. In a go file that go test runs, only go
 // test's framing is checked (TAP's `ok <n>` frames nothing there). Comments are not
 // checked: they print nothing. Literals already in the baseline may stay.
 
@@ -89,14 +91,15 @@ const tapResult = (keyword: string) => (v: string): boolean => {
 const literally = (re: RegExp) => (v: string): boolean => re.test(v.replaceAll(ANY_TEXT, '0'))
 
 /** Each framing and how a finding names it. */
-export const FRAMING: ReadonlyArray<{ name: string, test: (value: string) => boolean }> = [
-  // As go test prints them: `=== RUN   TestX`, `--- PASS: TestX (0.00s)`.
-  { name: '=== RUN', test: framed('=== ', 'RUN', ' ') },
-  { name: '=== PAUSE', test: framed('=== ', 'PAUSE', ' ') },
-  { name: '=== CONT', test: framed('=== ', 'CONT', ' ') },
-  { name: '--- PASS', test: framed('--- ', 'PASS', ': ') },
-  { name: '--- FAIL', test: framed('--- ', 'FAIL', ': ') },
-  { name: '--- SKIP', test: framed('--- ', 'SKIP', ': ') },
+export const FRAMING: ReadonlyArray<{ name: string, test: (value: string) => boolean, printedAfter?: true }> = [
+  // As go test prints them: `=== RUN   TestX`, `--- PASS: TestX (0.00s)`. A value starting
+  // with the keyword may follow another print's `--- ` on the same line (printedAfter).
+  { name: '=== RUN', test: framed('=== ', 'RUN', ' '), printedAfter: true },
+  { name: '=== PAUSE', test: framed('=== ', 'PAUSE', ' '), printedAfter: true },
+  { name: '=== CONT', test: framed('=== ', 'CONT', ' '), printedAfter: true },
+  { name: '--- PASS', test: framed('--- ', 'PASS', ': '), printedAfter: true },
+  { name: '--- FAIL', test: framed('--- ', 'FAIL', ': '), printedAfter: true },
+  { name: '--- SKIP', test: framed('--- ', 'SKIP', ': '), printedAfter: true },
   { name: 'a line that is PASS or FAIL', test: v => wholeLine('PASS')(v) || wholeLine('FAIL')(v) },
   { name: 'ok  \\t', test: packageLine('ok ', ' \t') },
   { name: 'FAIL\\t', test: packageLine('FAIL', '\t') },
@@ -123,7 +126,7 @@ export function framingIn (value: string, goOnly = false): string[] {
   const verbs = value.replace(FORMAT_VERB, m => m === '%%' ? '%' : ANY_TEXT)
   const css = value.replace(FORMAT_VERB, m => m === '%%' ? '%' : m === '%c' ? '' : ANY_TEXT)
   const variants = [...new Set([value, verbs, css])]
-  return FRAMING.filter(f => (!goOnly || GO_FRAMING.has(f.name)) && variants.some(v => f.test(v))).map(f => f.name)
+  return FRAMING.filter(f => (!goOnly || GO_FRAMING.has(f.name)) && variants.some(v => f.test(v) || (f.printedAfter === true && f.test(ANY_TEXT + v)))).map(f => f.name)
 }
 
 /** Every string and template literal of a file, by decoded value, and what calls may print from their arguments (see argumentValues). */
@@ -153,8 +156,9 @@ export function stringsOf (tree: SyntaxTree, goOnly = false): string[] {
 /**
  * What a call holding a string literal among its arguments may print from them, whatever
  * function it calls: the arguments joined by a space (console.log, util.format, fmt.Println)
- * and by nothing (fmt.Print of strings), and the first read as a format (fmt.Sprintf,
- * util.format) with each verb given its argument — a literal's value, a number's digits, the
+ * and by nothing (fmt.Print of strings), and each string literal read as a format
+ * (fmt.Sprintf, util.format; fmt.Fprintf and log.Printf after a writer or prefix) with each
+ * verb given the argument after it — a literal's value, a number's digits, the
  * character of a go `%c` of a number or rune, nothing for Node's `%c` — and the arguments
  * left over joined after it. An argument that is not a literal is any text.
  */
@@ -168,9 +172,12 @@ function argumentValues (tree: SyntaxTree, call: SyntaxNode, goOnly: boolean): s
   if (literals.length === 0 || literals.some(v => framingIn(v, goOnly).length > 0)) return []
   const text = (v: string | undefined): string => v ?? ANY_TEXT
   const out = [values.map(text).join(' '), values.map(text).join('')]
-  const format = values[0]
-  if (format !== undefined && isStringLiteral(args[0] as SyntaxNode)) {
-    let next = 1
+  // Each string literal read as the format: a writer or a prefix may come first
+  // (fmt.Fprintf(os.Stdout, "--- %cASS: TestAdd", 80), log.Printf).
+  args.forEach((first, at) => {
+    const format = values[at]
+    if (format === undefined || !isStringLiteral(first)) return
+    let next = at + 1
     const go = tree.grammar === 'go'
     const formatted = format.replace(FORMAT_VERB, m => {
       if (m === '%%') return '%'
@@ -185,7 +192,7 @@ function argumentValues (tree: SyntaxTree, call: SyntaxNode, goOnly: boolean): s
       return /^%[svdi]$/.test(m) ? text(v) : ANY_TEXT
     })
     out.push([formatted, ...values.slice(next).map(text)].join(' '))
-  }
+  })
   return [...new Set(out)]
 }
 
