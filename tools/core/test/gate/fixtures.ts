@@ -941,3 +941,11 @@ ACCEPTED.push(
   { name: 'go-exported-var-assignment-literal-changed', why: 'Limit = 10 → 11 in Reset', baseline: GO_EXPORTED_VARS_BASELINE, edits: [go('\tLimit = 10\n', '\tLimit = 11\n')], fails: [] },
   { name: 'go-fix-in-function-an-exported-var-holds', why: 'a - b → b - a inside minus: Add and Default still hold minus', baseline: GO_EXPORTED_VARS_BASELINE, edits: [go('{ return a - b }', '{ return b - a }')], fails: [] },
 )
+
+REJECTED.push(
+  { name: 'proposal-js-element-of-looped-array-assigned', why: 'fns[0] = half added beside for (const f of fns) f(n): the loop calls half twice', baseline: JS_KEYS_BASELINE, edits: [js('  let t = 0\n', '  let t = 0\n  fns[0] = half\n')], fails: ['calls-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'js-data-assigned-beside-looped-array', why: 'an accumulator reset (t = 0 → t = 1) beside the loop: no element of fns changes', baseline: JS_KEYS_BASELINE, edits: [js('  let t = 0\n', '  let t = 1\n')], fails: [] },
+)

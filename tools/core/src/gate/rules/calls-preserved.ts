@@ -40,7 +40,9 @@
 //     or a chain call's arguments, transitively, by name (`const show = String` beside
 //     `const say = show` and `say(x)`, `const key = 'add'` beside `ops.get(key).run()`),
 //     destructurings, loop bindings (`for (const f of fns) f(n)`) and assignments included,
-//     and a changed value in an existing assignment to any of them (`next = twice` → `half`).
+//     and a changed value in an existing assignment to any of them (`next = twice` → `half`),
+//     or an added assignment to an element or property of one (`fns[0] = half` beside
+//     `for (const f of fns) f(n)`; since checker version 6).
 // In a go file the same, by the name a callee is rooted at: a variable called (`round(a)`,
 // `f := Double`), indexed then called (`ops[0](n)` beside `[]func(int) int{Double, Half}`)
 // or the receiver of a called method or func field (`h.run(n)` beside
@@ -538,7 +540,15 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
     // A receiver or a binding read by what is called. A receiver given a number or a string
     // (`i += 2` beside `i.toString(16)`) keeps its methods.
     const mode = path.length === 1 ? held.get(path[0] ?? '') : undefined
-    if (mode === 'exact' || (mode !== undefined && value !== undefined && value !== 'value')) out.push(`${how} of ${path[0] ?? ''}${assigned}`)
+    if (mode === 'exact' || (mode !== undefined && value !== undefined && value !== 'value')) {
+      out.push(`${how} of ${path[0] ?? ''}${assigned}`)
+      return
+    }
+    // An element or property of a binding held as a callee is (`fns[0] = half` beside
+    // `for (const f of fns) f(n)`, `table[0] = half` beside `table[0](n)`) or read exactly.
+    const rootMode = path.length >= 2 && !(path[0] ?? '').startsWith('<') ? held.get(path[0] ?? '') : undefined
+    const element = value === undefined || value === 'value' ? receiverValue : value
+    if (rootMode === 'exact' || (rootMode === 'held' && element !== undefined && element !== 'value')) out.push(`${how} of ${path.join('.')}, which reaches a call${element === undefined ? '' : ` = ${element}`}`)
   }
   for (const n of descendants(tree.root)) {
     switch (n.type) {
