@@ -949,3 +949,11 @@ REJECTED.push(
 ACCEPTED.push(
   { name: 'js-data-assigned-beside-looped-array', why: 'an accumulator reset (t = 0 → t = 1) beside the loop: no element of fns changes', baseline: JS_KEYS_BASELINE, edits: [js('  let t = 0\n', '  let t = 1\n')], fails: [] },
 )
+
+REJECTED.push(
+  { name: 'proposal-js-instance-property-hides-method', why: 'this.inc = clamp inside inc: the instance\'s own property hides the method its callers call', baseline: JS_BASELINE, edits: [js('    return this.count\n', '    this.inc = clamp\n    return this.count\n')], fails: ['calls-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'js-field-assigned-beside-method', why: 'this.count = 0 → 1: count is a field, not a method', baseline: JS_BASELINE, edits: [js('      this.count = 0\n', '      this.count = 1\n')], fails: [] },
+)

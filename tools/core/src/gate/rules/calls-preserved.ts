@@ -42,7 +42,10 @@
 //     destructurings, loop bindings (`for (const f of fns) f(n)`) and assignments included,
 //     and a changed value in an existing assignment to any of them (`next = twice` → `half`),
 //     or an added assignment to an element or property of one (`fns[0] = half` beside
-//     `for (const f of fns) f(n)`; since checker version 6).
+//     `for (const f of fns) f(n)`; since checker version 6);
+//   - an assignment to a property named like a method a class of the file defines
+//     (`this.add = this.sub`: an instance's own property hides the method its callers, the
+//     tests first, call; since checker version 6).
 // In a go file the same, by the name a callee is rooted at: a variable called (`round(a)`,
 // `f := Double`), indexed then called (`ops[0](n)` beside `[]func(int) int{Double, Half}`)
 // or the receiver of a called method or func field (`h.run(n)` beside
@@ -458,6 +461,16 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
     return inner === undefined ? '[*]' : literalKey(tree, inner) ?? (key.type === 'computed_property_name' ? '[*]' : textOf(tree, key))
   }
   const calledKey = (name: string): boolean => name === '[*]' ? calledMethods.size > 0 : calledMethods.has(name)
+  // A method a class of the file defines: whoever calls it (the tests, through an instance)
+  // gets an own property assigned in its place (`this.add = this.sub`).
+  const classMethods = new Set<string>()
+  for (const n of descendants(tree.root)) {
+    if (n.type !== 'method_definition' || n.parent?.type !== 'class_body') continue
+    const key = field(n, 'name')
+    if (key === undefined || key.type === 'computed_property_name') continue
+    const name = literalKey(tree, key) ?? textOf(tree, key)
+    if (name !== 'constructor') classMethods.add(name)
+  }
 
   // Seeds (compared as heldValue does), then every binding their held values read (exactly).
   const seeds = new Map<string, HeldMode>()
@@ -529,6 +542,10 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
     const called = last === undefined || last === '[*]' ? undefined : callees.find(c => c.length >= 2 && c[c.length - 1] === last)
     if (called !== undefined) {
       out.push(`${how} of property ${last ?? ''}, which the file calls as ${called.join('.')}${assigned}`)
+      return
+    }
+    if (last !== undefined && classMethods.has(last)) {
+      out.push(`${how} of property ${last}, which a class of the file defines as a method${assigned}`)
       return
     }
     // A number or string (`this.i += 1`, `this.i++`) keeps its methods; a deleted property
