@@ -957,3 +957,36 @@ REJECTED.push(
 ACCEPTED.push(
   { name: 'js-field-assigned-beside-method', why: 'this.count = 0 → 1: count is a field, not a method', baseline: JS_BASELINE, edits: [js('      this.count = 0\n', '      this.count = 1\n')], fails: [] },
 )
+
+/** A func field called through a package var, and a function that sets it through an alias. */
+export const GO_FIELD_ALIAS_BASELINE = goWith(`package calc
+
+type calc struct {
+	op func(a, b int) int
+}
+
+func minus(a, b int) int { return a - b }
+
+func plus(a, b int) int { return a + b }
+
+var std = calc{op: minus}
+
+// Add returns the sum of a and b.
+func Add(a, b int) int {
+	return std.op(a, b)
+}
+
+// Reset restores the default op.
+func Reset() {
+	c := &std
+	c.op = minus
+}
+`)
+
+REJECTED.push(
+  { name: 'proposal-go-field-set-through-alias', why: 'c.op = minus → plus where c := &std and Add calls std.op: the field called, through another name', baseline: GO_FIELD_ALIAS_BASELINE, edits: [go('\tc.op = minus\n', '\tc.op = plus\n')], fails: ['calls-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'go-fix-in-func-a-field-holds', why: 'a - b → b - a inside minus: std.op still holds minus', baseline: GO_FIELD_ALIAS_BASELINE, edits: [go('{ return a - b }', '{ return b - a }')], fails: [] },
+)

@@ -51,7 +51,9 @@
 // or the receiver of a called method or func field (`h.run(n)` beside
 // `handlers{run: Double}` or `handlers{Double, 10}`), `table[key](a)` (which parses as a
 // conversion to a generic type) read as a call, with an added or changed assignment
-// to such a variable or field (`round = Clamp`), and every binding their values read.
+// to such a variable or field (`round = Clamp`), and every binding their values read; since
+// checker version 6 also an assignment to a field named like one the file calls through a
+// selector, whatever it is rooted at (`c := &std; c.op = plus` beside `std.op(a, b)`).
 
 import { checkStructure } from '../syntax/compare.ts'
 import { printableLine } from '../../printable-line.ts'
@@ -366,6 +368,14 @@ function goRebindingsOf (tree: SyntaxTree): string[] {
     else if (n.type === 'assignment_statement' && textOf(tree, field(n, 'operator') ?? n) === '=') sites.push({ kind: '=', names: idents(field(n, 'left')), target: n, value })
   }
   const held = flowClosure(tree, seeds, sites)
+  // A field or method name the file calls through a selector (`op` in `std.op(a, b)`): an
+  // alias (`c := &std; c.op = plus`) reaches the same field by another path.
+  const calledFields = new Set<string>()
+  for (const n of descendants(tree.root)) {
+    const fn = n.type === 'call_expression' ? field(n, 'function') : undefined
+    const name = fn?.type === 'selector_expression' ? field(fn, 'field') : undefined
+    if (name !== undefined) calledFields.add(textOf(tree, name))
+  }
   const out: string[] = []
   for (const n of descendants(tree.root)) {
     if (n.type !== 'assignment_statement') continue
@@ -376,7 +386,9 @@ function goRebindingsOf (tree: SyntaxTree): string[] {
       const root = goRoot(tree, t)
       const mode = root === undefined ? undefined : held.get(root)
       const value = right === undefined ? '?' : heldValue(tree, right, undefined, mode)
+      const fieldName = t.type === 'selector_expression' ? field(t, 'field') : undefined
       if (callees.has(text)) out.push(`assignment of callee ${text}${op === '=' ? ` = ${value}` : ''}`)
+      else if (fieldName !== undefined && calledFields.has(textOf(tree, fieldName)) && op === '=') out.push(`assignment of field ${textOf(tree, fieldName)}, which the file calls, in ${text} = ${value}`)
       // A compound assignment (`+=`) makes a number or string, never what is called.
       else if (mode === 'exact' || (mode !== undefined && op === '=' && value !== 'value')) out.push(`assignment of ${text} ${op} ${value}`)
     }
