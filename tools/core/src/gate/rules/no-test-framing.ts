@@ -7,19 +7,21 @@
 // "SS"` is caught. What the literal text does not fix — a template substitution, any other
 // operand of the chain, and a format verb (`%c`, `%s`, `%v`, … as Go's fmt and Node's
 // util.format read them) — may be any text, and so may what another print put before a
-// value on its line (`fmt.Print("--- ")` then `fmt.Print("PASS: TestAdd")`, so a value that
-// starts with go test's `PASS: `, `RUN `, … is framing): a framing whose keyword (`PASS`, `RUN`, `ok`, …)
-// is in the literal text and whose other characters such text could supply is caught, so
-// `ok ${n} - x`, `fmt.Sprintf("%c%c%c PASS", 45, 45, 45)` and `dashes + " PASS"` are. The
-// keyword itself must be literal, and `"Action":`, `TAP version`, `# pass` and `# fail` are
-// matched on the literal text alone. A call holding a string literal among its arguments
-// counts what it may print from them too, whatever it calls: its arguments joined by a space
-// and by nothing, and each string argument read as a format with each verb given the next
-// (a literal's value, a go `%c` of a number its character, Node's `%c` nothing), so
-// `fmt.Sprintf("--- %cASS: TestAdd", 80)`, `format('%s 1 - add', 'ok')` and
-// `util.format('ok', 1, '- add')` and `fmt.Fprintf(os.Stdout, "--- %cASS", 80)` are caught. In a go file that go test runs, only go
-// test's framing is checked (TAP's `ok <n>` frames nothing there). Comments are not
-// checked: they print nothing. Literals already in the baseline may stay.
+// value on its line (`fmt.Print("--- ")` then `fmt.Print("PASS: TestAdd")`), so in a go
+// file go test runs a value that starts with go test's `PASS: `, `RUN `, … is framing. A
+// framing whose keyword (`PASS`, `RUN`, `ok`, …) is in the literal text and whose other
+// characters such text could supply is caught, so `ok ${n} - x`,
+// `fmt.Sprintf("%c%c%c PASS", 45, 45, 45)` and `dashes + " PASS"` are. The keyword itself
+// must be literal, and `"Action":`, `TAP version`, `# pass` and `# fail` are matched on the
+// literal text alone. A call holding a string literal among its arguments counts what it
+// may print from them too, whatever it calls: its arguments joined by a space and by
+// nothing, and each string argument read as a format with each verb given the argument
+// after it (a literal's value, a go `%c` of a number its character, Node's `%c` nothing),
+// so `fmt.Sprintf("--- %cASS: TestAdd", 80)`, `fmt.Fprintf(os.Stdout, "--- %cASS", 80)`,
+// `format('%s 1 - add', 'ok')` and `util.format('ok', 1, '- add')` are caught. In a go file
+// that go test runs, only go test's framing is checked (TAP's `ok <n>` frames nothing
+// there). Comments are not checked: they print nothing. Literals already in the baseline
+// may stay.
 
 import { checkStructure } from '../syntax/compare.ts'
 import { decodeJsString } from '../syntax/js-string.ts'
@@ -92,8 +94,9 @@ const literally = (re: RegExp) => (v: string): boolean => re.test(v.replaceAll(A
 
 /** Each framing and how a finding names it. */
 export const FRAMING: ReadonlyArray<{ name: string, test: (value: string) => boolean, printedAfter?: true }> = [
-  // As go test prints them: `=== RUN   TestX`, `--- PASS: TestX (0.00s)`. A value starting
-  // with the keyword may follow another print's `--- ` on the same line (printedAfter).
+  // As go test prints them: `=== RUN   TestX`, `--- PASS: TestX (0.00s)`. In a go file go
+  // test runs, a value starting with the keyword may follow another print's `--- ` on the
+  // same line (printedAfter).
   { name: '=== RUN', test: framed('=== ', 'RUN', ' '), printedAfter: true },
   { name: '=== PAUSE', test: framed('=== ', 'PAUSE', ' '), printedAfter: true },
   { name: '=== CONT', test: framed('=== ', 'CONT', ' '), printedAfter: true },
@@ -126,7 +129,7 @@ export function framingIn (value: string, goOnly = false): string[] {
   const verbs = value.replace(FORMAT_VERB, m => m === '%%' ? '%' : ANY_TEXT)
   const css = value.replace(FORMAT_VERB, m => m === '%%' ? '%' : m === '%c' ? '' : ANY_TEXT)
   const variants = [...new Set([value, verbs, css])]
-  return FRAMING.filter(f => (!goOnly || GO_FRAMING.has(f.name)) && variants.some(v => f.test(v) || (f.printedAfter === true && f.test(ANY_TEXT + v)))).map(f => f.name)
+  return FRAMING.filter(f => (!goOnly || GO_FRAMING.has(f.name)) && variants.some(v => f.test(v) || (goOnly && f.printedAfter === true && f.test(ANY_TEXT + v)))).map(f => f.name)
 }
 
 /** Every string and template literal of a file, by decoded value, and what calls may print from their arguments (see argumentValues). */
