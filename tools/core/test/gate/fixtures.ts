@@ -184,9 +184,9 @@ export const REJECTED: GateCase[] = [
   { name: 'proposal-js-changes-default-parameter', why: 'parameter lists are compared as text, defaults included', baseline: JS_BASELINE, edits: [js('inc (by = 1)', 'inc (by = 2)')], fails: ['signatures-preserved'] },
   { name: 'proposal-adds-init-hook', why: '`func init` runs before any test', baseline: GO_BASELINE, edits: [go('// Add returns', 'func init() {\n}\n\n// Add returns')], fails: ['declarations-preserved', 'signatures-preserved', 'no-init-hook', 'names-preserved'] },
   { name: 'proposal-adds-testmain-exit', why: '`TestMain` calling `os.Exit(0)` passes every test without running it', baseline: GO_BASELINE, edits: [go('\t"fmt"\n', '\t"fmt"\n\t"os"\n\t"testing"\n'), go('// Add returns', 'func TestMain(m *testing.M) {\n\tos.Exit(0)\n}\n\n// Add returns')], fails: ['imports-preserved', 'declarations-preserved', 'signatures-preserved', 'calls-preserved', 'no-init-hook', 'names-preserved'] },
-  { name: 'proposal-moves-call-into-package-var', why: 'a call moved into a package-level initializer runs at load; only the init-hook rule sees it', baseline: GO_BASELINE, edits: [go('var base = 2', 'var base = min(2, 3)'), go('return min(n, limit)', 'return limit')], fails: ['no-init-hook'] },
+  { name: 'proposal-moves-call-into-package-var', why: 'a call moved into a package-level initializer runs at load: the init-hook rule sees it, and calls-preserved sees the call move', baseline: GO_BASELINE, edits: [go('var base = 2', 'var base = min(2, 3)'), go('return min(n, limit)', 'return limit')], fails: ['no-init-hook', 'calls-preserved'] },
   { name: 'proposal-js-top-level-call', why: 'a top-level call runs when the module loads', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', "const LIMIT = 100\n\nsetTimeout(Number, 0)\n")], fails: ['calls-preserved', 'no-init-hook', 'names-preserved'] },
-  { name: 'proposal-js-moves-call-to-top-level', why: 'an existing call moved to the top level runs at load; only the init-hook rule sees it', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = 100\n\nMath.min(1, 2)\n'), js('return Math.min(n, LIMIT)', 'return n < LIMIT ? n : LIMIT')], fails: ['no-init-hook'] },
+  { name: 'proposal-js-moves-call-to-top-level', why: 'an existing call moved to the top level runs at load: the init-hook rule sees it, and calls-preserved sees the call move', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = 100\n\nMath.min(1, 2)\n'), js('return Math.min(n, LIMIT)', 'return n < LIMIT ? n : LIMIT')], fails: ['no-init-hook', 'calls-preserved'] },
   { name: 'proposal-js-class-static-block', why: 'a class static block runs when the class is defined', baseline: JS_BASELINE, edits: [js('  count = 0\n', '  count = 0\n\n  static {\n  }\n')], fails: ['no-init-hook'] },
   { name: 'proposal-js-implicit-call-instanceof', why: '`instanceof` calls Symbol.hasInstance: process.exit without a call expression (the forged-frames attack)', baseline: JS_BASELINE, edits: [js('return a - b', 'return (0 instanceof { [Symbol.hasInstance]: process.exit }) && a - b')], fails: ['calls-preserved', 'names-preserved'] },
   { name: 'proposal-js-implicit-call-valueof', why: 'a top-level coercion calls valueOf at load, with no call expression', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = 100\n\n+{ valueOf: process.exit }\n')], fails: ['names-preserved'] },
@@ -584,8 +584,8 @@ ACCEPTED.push(
 export const JS_DESTRUCTURED_BASELINE: Baseline = { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CALC.replace('const LIMIT = 100\n', 'const { LIMIT = 100 } = {}\n') } } }
 
 REJECTED.push(
-  { name: 'proposal-js-call-moved-into-destructuring-default', why: "const { LIMIT = format('x') } = {}: an existing call moved where it runs at load", baseline: JS_DESTRUCTURED_BASELINE, edits: [js('const { LIMIT = 100 } = {}', "const { LIMIT = format('%d', 100) } = {}"), js("return format('n=%d', n * scale)", "return 'n=' + n * scale")], fails: ['no-init-hook'] },
-  { name: 'proposal-js-call-moved-into-computed-member-name', why: "[format('inc')] () {}: a class member's computed name is evaluated when the class is defined, at load", baseline: JS_BASELINE, edits: [js('  count = 0\n', '  count = 0;\n'), js('  inc (by = 1) {', "  [format('inc')] (by = 1) {"), js("return format('n=%d', n * scale)", "return 'n=' + n * scale")], fails: ['declarations-preserved', 'signatures-preserved', 'names-preserved', 'no-init-hook'] },
+  { name: 'proposal-js-call-moved-into-destructuring-default', why: "const { LIMIT = format('x') } = {}: an existing call moved where it runs at load", baseline: JS_DESTRUCTURED_BASELINE, edits: [js('const { LIMIT = 100 } = {}', "const { LIMIT = format('%d', 100) } = {}"), js("return format('n=%d', n * scale)", "return 'n=' + n * scale")], fails: ['no-init-hook', 'calls-preserved'] },
+  { name: 'proposal-js-call-moved-into-computed-member-name', why: "[format('inc')] () {}: a class member's computed name is evaluated when the class is defined, at load", baseline: JS_BASELINE, edits: [js('  count = 0\n', '  count = 0;\n'), js('  inc (by = 1) {', "  [format('inc')] (by = 1) {"), js("return format('n=%d', n * scale)", "return 'n=' + n * scale")], fails: ['declarations-preserved', 'signatures-preserved', 'names-preserved', 'no-init-hook', 'calls-preserved'] },
 )
 
 ACCEPTED.push(
@@ -593,8 +593,8 @@ ACCEPTED.push(
 )
 
 REJECTED.push(
-  { name: 'proposal-go-call-moved-into-existing-var-initializer', why: 'errors.New(fmt.Sprint(…)): a call moved into an initializer that already ran at load', baseline: GO_BASELINE, edits: [go('errors.New("negative input")', 'errors.New(fmt.Sprintf("negative input"))'), go('return fmt.Sprintf("n=%d", n*scale), nil', 'return "n", nil')], fails: ['exports-preserved', 'no-init-hook'] },
-  { name: 'proposal-js-call-moved-into-existing-initializer', why: "a call moved into a top-level initializer that already called", baseline: { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CALC.replace('const LIMIT = 100\n', 'const LIMIT = Number(100)\n') } } }, edits: [js('const LIMIT = Number(100)', "const LIMIT = Number(format('%d', 100))"), js("return format('n=%d', n * scale)", "return 'n=' + n * scale")], fails: ['no-init-hook'] },
+  { name: 'proposal-go-call-moved-into-existing-var-initializer', why: 'errors.New(fmt.Sprint(…)): a call moved into an initializer that already ran at load', baseline: GO_BASELINE, edits: [go('errors.New("negative input")', 'errors.New(fmt.Sprintf("negative input"))'), go('return fmt.Sprintf("n=%d", n*scale), nil', 'return "n", nil')], fails: ['exports-preserved', 'no-init-hook', 'calls-preserved'] },
+  { name: 'proposal-js-call-moved-into-existing-initializer', why: "a call moved into a top-level initializer that already called", baseline: { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CALC.replace('const LIMIT = 100\n', 'const LIMIT = Number(100)\n') } } }, edits: [js('const LIMIT = Number(100)', "const LIMIT = Number(format('%d', 100))"), js("return format('n=%d', n * scale)", "return 'n=' + n * scale")], fails: ['no-init-hook', 'calls-preserved'] },
 )
 
 // ---- Framing whose prefix comes from text the literal does not fix ---------------------------
@@ -923,8 +923,8 @@ func Reset() {
 `)
 
 REJECTED.push(
-  { name: 'proposal-go-exit-moved-into-function-an-initializer-calls', why: 'os.Exit moved from Report into factor, which var scale = factor(1) calls at load: the test binary stops before any test', baseline: GO_LOAD_BASELINE, edits: [go('\treturn k * 2\n', '\tos.Exit(0)\n\treturn k * 2\n'), go('\tos.Exit(1)\n', '')], fails: ['no-init-hook'] },
-  { name: 'proposal-js-exit-moved-into-function-an-initializer-calls', why: 'process.exit moved into factor, which const SCALE = factor(1) calls at load', baseline: JS_LOAD_BASELINE, edits: [js('  return k * 2\n', '  process.exit(0)\n  return k * 2\n'), js('  process.exit(1)\n', '')], fails: ['no-init-hook'] },
+  { name: 'proposal-go-exit-moved-into-function-an-initializer-calls', why: 'os.Exit moved from Report into factor, which var scale = factor(1) calls at load: the test binary stops before any test', baseline: GO_LOAD_BASELINE, edits: [go('\treturn k * 2\n', '\tos.Exit(0)\n\treturn k * 2\n'), go('\tos.Exit(1)\n', '')], fails: ['no-init-hook', 'calls-preserved'] },
+  { name: 'proposal-js-exit-moved-into-function-an-initializer-calls', why: 'process.exit moved into factor, which const SCALE = factor(1) calls at load', baseline: JS_LOAD_BASELINE, edits: [js('  return k * 2\n', '  process.exit(0)\n  return k * 2\n'), js('  process.exit(1)\n', '')], fails: ['no-init-hook', 'calls-preserved'] },
   { name: 'proposal-go-framing-format-after-writer', why: 'fmt.Fprintf(os.Stdout, "--- %cASS: TestAdd", 80): the format is the second argument', baseline: GO_LOAD_BASELINE, edits: [go('"n=%d", n*scale', '"--- %cASS: TestAdd", 80')], fails: ['no-test-framing'] },
   { name: 'proposal-go-framing-split-across-prints', why: 'fmt.Fprintf(os.Stdout, "%s", "--- ") then fmt.Print("PASS: TestAdd\\n"): two prints make one line', baseline: GO_LOAD_BASELINE, edits: [go('"n=%d", n*scale', '"%s", "--- "'), go('fmt.Print("\\n")', 'fmt.Print("PASS: TestAdd\\n")')], fails: ['no-test-framing'] },
   { name: 'proposal-go-exported-var-rebound', why: 'var Add = minus becomes plus: what every caller of Add calls', baseline: GO_EXPORTED_VARS_BASELINE, edits: [go('var Add = minus', 'var Add = plus')], fails: ['exports-preserved'] },
@@ -993,4 +993,24 @@ ACCEPTED.push(
 
 ACCEPTED.push(
   { name: 'js-literal-starting-with-go-keyword', why: "'PASS: negative input' in a node file: go test reads no node output, so a keyword at a literal's start frames nothing there", baseline: JS_BASELINE, edits: [js("new RangeError('negative input')", "new RangeError('PASS: negative input')")], fails: [] },
+)
+
+// ---- Checker version 6: a call moved to another function -------------------------------------
+
+/** GO_LOAD_BASELINE with the initializer in another file of the package, which the gate does not compare. */
+export const GO_INIT_ELSEWHERE_BASELINE: Baseline = {
+  ...GO_BASELINE,
+  files: {
+    ...GO_BASELINE.files,
+    'calc.go': { text: (GO_LOAD_BASELINE.files['calc.go']?.text as string).replace('var scale = factor(1)\n\n', '').replace('n*scale', 'n') },
+    'init.go': { text: 'package calc\n\nvar scale = factor(1)\n' },
+  },
+}
+
+REJECTED.push(
+  { name: 'proposal-go-exit-moved-into-function-another-file-initializes-with', why: 'os.Exit moved from Report into factor, which init.go\'s var scale = factor(1) calls at load: no initializer in calc.go shows it', baseline: GO_INIT_ELSEWHERE_BASELINE, edits: [go('\treturn k * 2\n', '\tos.Exit(0)\n\treturn k * 2\n'), go('\tos.Exit(1)\n', '')], fails: ['calls-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'go-calls-reordered-in-one-function', why: 'two prints of Report swapped: the calls stay in the function they were in', baseline: GO_LOAD_BASELINE, edits: [go('\tfmt.Fprintf(os.Stdout, "n=%d", n*scale)\n\tfmt.Print("\\n")\n', '\tfmt.Print("\\n")\n\tfmt.Fprintf(os.Stdout, "n=%d", n*scale)\n')], fails: [] },
 )

@@ -4,7 +4,9 @@
 //   JavaScript: call expressions (`import(…)` and `super(…)` included), `new` expressions as
 //   `new <callee>`, and tagged templates by their tag.
 // Arguments may change (a changed string in an existing call passes); a call may not be
-// added, removed or pointed at another callee. A callee's text keeps what a call on its
+// added, removed or pointed at another callee, nor (since checker version 6) moved to
+// another top-level function, method, declaration or statement: code an initializer calls
+// runs at load, and the initializer may be in a file of the package the gate does not read. A callee's text keeps what a call on its
 // object chain passes, since it may choose the object whose method is called
 // (`ops.get('add').run()` → `ops.get('sub').run()`; nothing in the syntax tells
 // `s.slice(0, 1).toUpperCase()` → `slice(0, 2)` from it, so that is rejected too), but
@@ -643,8 +645,42 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
   return out
 }
 
+/** What a top-level declaration or statement is called in a finding: `func Add`, `func (*T) Run`, `var a, b`, `function add`. */
+function placeOf (tree: SyntaxTree, top: SyntaxNode): string {
+  const n = top.type === 'export_statement' ? field(top, 'declaration') ?? top : top
+  const name = field(n, 'name')
+  if (n.type === 'method_declaration') {
+    const receiver = field(n, 'receiver')
+    return `func ${receiver === undefined ? '' : `${tokensOf(tree, receiver, '')} `}${name === undefined ? '?' : textOf(tree, name)}`
+  }
+  if (name !== undefined) return `${n.type === 'function_declaration' && tree.grammar === 'go' ? 'func' : n.type.replace(/_declaration$/, '')} ${textOf(tree, name)}`
+  const names = [...descendants(n)].filter(d => (d.type === 'var_spec' || d.type === 'const_spec' || d.type === 'variable_declarator') && d.parent !== undefined).flatMap(d => d.children.filter(c => c.field === 'name').map(c => tokensOf(tree, c, '')))
+  if (names.length > 0) return `${n.type.replace(/_declaration$/, '')} ${names.join(', ')}`
+  return n.type.replace(/_statement$/, ' statement')
+}
+
+/**
+ * Every call of a file by callee text and the top-level declaration or statement it is in
+ * (`os.Exit in func Report`). Compared only when the calls are the same multiset: a call
+ * moved from one function to another may move it into code that runs at load, which a
+ * file's own initializers show (no-init-hook) but an initializer in another file of the
+ * package, which the gate may not read, does not.
+ */
+export function callPlacesOf (tree: SyntaxTree): string[] {
+  const out: string[] = []
+  for (const top of tree.root.children) {
+    if (!top.named || top.type === 'comment') continue
+    const place = placeOf(tree, top)
+    for (const c of callsOf({ ...tree, root: top })) out.push(`${c} in ${place}`)
+  }
+  return out
+}
+
 export function checkCallsPreserved (ctx: GateContext): RuleOutcome {
-  const calls = checkStructure(ctx, { what: 'calls', extract: callsOf, direction: 'both', show: c => `call ${printableLine(c, 120)}` })
+  const plain = checkStructure(ctx, { what: 'calls', extract: callsOf, direction: 'both', show: c => `call ${printableLine(c, 120)}` })
+  // The same calls in other places are a move; reported only when nothing else changed.
+  const moved = plain.status === 'pass' ? checkStructure(ctx, { what: 'calls (the same calls, one moved to another function or statement)', extract: callPlacesOf, direction: 'both', show: c => `call ${printableLine(c, 160)}` }) : plain
+  const calls = moved.status === 'fail' ? moved : plain
   const rebound = checkStructure(ctx, { what: 'rebindings', extract: rebindingsOf, direction: 'added', show: r => printableLine(r, 120) })
   if (rebound.status !== 'fail') return calls
   if (calls.status !== 'fail') return rebound
