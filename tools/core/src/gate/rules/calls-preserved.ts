@@ -390,7 +390,8 @@ function goRebindingsOf (tree: SyntaxTree): string[] {
       const value = right === undefined ? '?' : heldValue(tree, right, undefined, mode)
       const fieldName = t.type === 'selector_expression' ? field(t, 'field') : undefined
       if (callees.has(text)) out.push(`assignment of callee ${text}${op === '=' ? ` = ${value}` : ''}`)
-      else if (fieldName !== undefined && calledFields.has(textOf(tree, fieldName)) && op === '=') out.push(`assignment of field ${textOf(tree, fieldName)}, which the file calls, in ${text} = ${value}`)
+      // A number or string assigned (`s.count = 0`) is never what is called.
+      else if (fieldName !== undefined && calledFields.has(textOf(tree, fieldName)) && op === '=' && right !== undefined && heldValue(tree, right) !== 'value') out.push(`assignment of field ${textOf(tree, fieldName)}, which the file calls, in ${text} = ${value}`)
       // A compound assignment (`+=`) makes a number or string, never what is called.
       else if (mode === 'exact' || (mode !== undefined && op === '=' && value !== 'value')) out.push(`assignment of ${text} ${op} ${value}`)
     }
