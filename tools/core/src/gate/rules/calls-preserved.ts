@@ -59,7 +59,7 @@
 
 import { checkStructure } from '../syntax/compare.ts'
 import { printableLine } from '../../printable-line.ts'
-import { literalKey, memberPath, samePath } from '../syntax/member-path.ts'
+import { goRoot, literalKey, memberPath, samePath } from '../syntax/member-path.ts'
 import { descendants, field, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import { fail, type GateContext, type RuleOutcome } from '../types.ts'
 
@@ -99,23 +99,7 @@ function calleeText (tree: SyntaxTree, n: SyntaxNode, onChain = false): string {
 
 /** A node's tokens with the body of every function or class literal in it shown as `{…}`. */
 function withoutBodies (tree: SyntaxTree, node: SyntaxNode): string {
-  const out: string[] = []
-  const stack: SyntaxNode[] = [node]
-  while (stack.length > 0) {
-    const n = stack.pop() as SyntaxNode
-    if (n.type === 'comment') continue
-    if (n.field === 'body' && n.parent !== undefined && LITERALS_WITH_BODY.has(n.parent.type)) {
-      out.push('{…}')
-      continue
-    }
-    if (n.children.length === 0) {
-      const t = tree.source.slice(n.start, n.end)
-      if (t !== '') out.push(t)
-      continue
-    }
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i] as SyntaxNode)
-  }
-  return out.join('')
+  return tokensOf(tree, node, '', n => n.field === 'body' && n.parent !== undefined && LITERALS_WITH_BODY.has(n.parent.type) ? '{…}' : undefined)
 }
 
 /** Literals: never callable. */
@@ -320,18 +304,6 @@ function flowClosure (tree: SyntaxTree, seeds: ReadonlyMap<string, HeldMode>, si
   return held
 }
 
-/** The plain name a go access is rooted at (`ops` in `ops[0]`, `h` in `h.run` and `hs[0].run`), or undefined. */
-function goRoot (tree: SyntaxTree, n: SyntaxNode): string | undefined {
-  let c: SyntaxNode | undefined = n
-  while (c !== undefined) {
-    if (c.type === 'identifier') return textOf(tree, c)
-    if (c.type === 'index_expression' || c.type === 'selector_expression') c = field(c, 'operand')
-    else if (c.type === 'parenthesized_expression') c = c.children.find(x => x.named && x.type !== 'comment')
-    else return undefined
-  }
-  return undefined
-}
-
 /**
  * go: an assignment to a variable or field the file calls (`round = Clamp` where `round(a)`
  * is called: a func-typed seam), with the value it assigns, and the value of every binding
@@ -344,12 +316,17 @@ function goRebindingsOf (tree: SyntaxTree): string[] {
   const callees = new Set(callsOf(tree))
   const seeds = new Map<string, HeldMode>()
   const sites: Site[] = []
+  // A field or method name the file calls through a selector (`op` in `std.op(a, b)`): an
+  // alias (`c := &std; c.op = plus`) reaches the same field by another path.
+  const calledFields = new Set<string>()
   const idents = (list: SyntaxNode | undefined): string[] => (list?.children ?? []).filter(c => c.type === 'identifier').map(c => textOf(tree, c))
   for (const n of descendants(tree.root)) {
     if (n.type === 'call_expression') {
       const fn = field(n, 'function')
       const root = fn === undefined ? undefined : goRoot(tree, fn)
       if (root !== undefined) addRead(seeds, root, fn?.type === 'selector_expression' ? 'receiver' : 'held')
+      const calledField = fn?.type === 'selector_expression' ? field(fn, 'field') : undefined
+      if (calledField !== undefined) calledFields.add(textOf(tree, calledField))
       // An index or a chain call's argument chooses what is called (`table[key](a)`).
       if (fn !== undefined) readsOf(tree, fn, seeds, true)
       continue
@@ -370,14 +347,6 @@ function goRebindingsOf (tree: SyntaxTree): string[] {
     else if (n.type === 'assignment_statement' && textOf(tree, field(n, 'operator') ?? n) === '=') sites.push({ kind: '=', names: idents(field(n, 'left')), target: n, value })
   }
   const held = flowClosure(tree, seeds, sites)
-  // A field or method name the file calls through a selector (`op` in `std.op(a, b)`): an
-  // alias (`c := &std; c.op = plus`) reaches the same field by another path.
-  const calledFields = new Set<string>()
-  for (const n of descendants(tree.root)) {
-    const fn = n.type === 'call_expression' ? field(n, 'function') : undefined
-    const name = fn?.type === 'selector_expression' ? field(fn, 'field') : undefined
-    if (name !== undefined) calledFields.add(textOf(tree, name))
-  }
   const out: string[] = []
   for (const n of descendants(tree.root)) {
     if (n.type !== 'assignment_statement') continue
@@ -655,7 +624,7 @@ function placeOf (tree: SyntaxTree, top: SyntaxNode): string {
     return `func ${receiver === undefined ? '' : `${tokensOf(tree, receiver, '')} `}${name === undefined ? '?' : textOf(tree, name)}`
   }
   if (name !== undefined) return `${n.type === 'function_declaration' && tree.grammar === 'go' ? 'func' : n.type.replace(/_declaration$/, '')} ${textOf(tree, name)}`
-  const names = [...descendants(n)].filter(d => (d.type === 'var_spec' || d.type === 'const_spec' || d.type === 'variable_declarator') && d.parent !== undefined).flatMap(d => d.children.filter(c => c.field === 'name').map(c => tokensOf(tree, c, '')))
+  const names = [...descendants(n)].filter(d => d.type === 'var_spec' || d.type === 'const_spec' || d.type === 'variable_declarator').flatMap(d => d.children.filter(c => c.field === 'name').map(c => tokensOf(tree, c, '')))
   if (names.length > 0) return `${n.type.replace(/_declaration$/, '')} ${names.join(', ')}`
   return n.type.replace(/_statement$/, ' statement')
 }

@@ -23,7 +23,7 @@
 //     read the same way.
 
 import { checkStructure } from '../syntax/compare.ts'
-import { memberPath } from '../syntax/member-path.ts'
+import { goRoot, memberPath } from '../syntax/member-path.ts'
 import { descendants, field, fields, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import { patternNames } from './declarations-preserved.ts'
 import type { GateContext, RuleOutcome } from '../types.ts'
@@ -76,33 +76,12 @@ function entriesOf (tree: SyntaxTree, prefix: string, v: SyntaxNode | undefined)
 
 const GO_LITERALS = new Set(['interpreted_string_literal', 'raw_string_literal', 'int_literal', 'float_literal', 'imaginary_literal', 'rune_literal'])
 
-/** A go expression's tokens, each literal read as `<literal>` and each func literal's body as `{…}`. */
+/** A go expression's tokens, each literal read as `<literal>` and each func literal's body as `{…}` (comments left out). */
 function goShape (tree: SyntaxTree, n: SyntaxNode): string {
-  const tokens: string[] = []
-  const stack: SyntaxNode[] = [n]
-  while (stack.length > 0) {
-    const c = stack.pop() as SyntaxNode
-    if (GO_LITERALS.has(c.type)) tokens.push('<literal>')
-    else if (c.type === 'block' && c.parent?.type === 'func_literal') tokens.push('{…}')
-    else if (c.children.length === 0) tokens.push(textOf(tree, c))
-    else for (let i = c.children.length - 1; i >= 0; i--) stack.push(c.children[i] as SyntaxNode)
-  }
-  return tokens.filter(t => t.trim() !== '').join(' ')
+  return tokensOf(tree, n, ' ', c => GO_LITERALS.has(c.type) ? '<literal>' : c.type === 'block' && c.parent?.type === 'func_literal' ? '{…}' : undefined)
 }
 
 const isExportedGoName = (name: string): boolean => /^\p{Lu}/u.test(name)
-
-/** The identifier an assignment target is rooted at (`Default` in `Default.op`, `Table` in `Table[0]`, `P` in `*P`). */
-function goTargetRoot (n: SyntaxNode): SyntaxNode | undefined {
-  let c: SyntaxNode | undefined = n
-  while (c !== undefined && c.type !== 'identifier') {
-    if (c.type === 'selector_expression') c = field(c, 'operand')
-    else if (c.type === 'index_expression') c = field(c, 'operand')
-    else if (c.type === 'parenthesized_expression' || c.type === 'unary_expression') c = c.children.find(x => x.named && x.type !== 'comment')
-    else return undefined
-  }
-  return c
-}
 
 /** What a go file's exported package-level vars hold and every assignment to one. */
 function goExportsOf (tree: SyntaxTree): string[] {
@@ -125,7 +104,7 @@ function goExportsOf (tree: SyntaxTree): string[] {
     const targets = n.type === 'assignment_statement'
       ? field(n, 'left')?.children.filter(c => c.named && c.type !== 'comment') ?? []
       : n.type === 'inc_statement' || n.type === 'dec_statement' ? n.children.filter(c => c.named && c.type !== 'comment') : []
-    if (!targets.some(t => { const root = goTargetRoot(t); return root !== undefined && isExportedGoName(textOf(tree, root)) })) continue
+    if (!targets.some(t => isExportedGoName(goRoot(tree, t, true) ?? ''))) continue
     out.push(`(assignment) ${goShape(tree, n)}`)
   }
   return out

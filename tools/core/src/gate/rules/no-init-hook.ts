@@ -66,9 +66,8 @@ function localFunctionsOf (tree: SyntaxTree): Map<string, SyntaxNode> {
  * it calls, so a call moved into one (`var scale = factor(1)` and `os.Exit` moved into
  * `factor`) is an added hook too.
  */
-function calleesOf (tree: SyntaxTree, n: SyntaxNode): string {
+function calleesOf (tree: SyntaxTree, n: SyntaxNode, functions: ReadonlyMap<string, SyntaxNode>): string {
   const direct = callsOf({ ...tree, root: n }).sort()
-  const functions = localFunctionsOf(tree)
   const reached = new Set<string>()
   const seen = new Set<string>()
   const queue = direct.filter(c => functions.has(c))
@@ -93,17 +92,18 @@ function calls (n: SyntaxNode | undefined, types: ReadonlySet<string>): boolean 
 /** Every load-time hook of a file, one line each. */
 export function initHooksOf (tree: SyntaxTree): string[] {
   const out: string[] = []
+  const functions = localFunctionsOf(tree)
   if (tree.grammar === 'go') {
     for (const top of tree.root.children) {
       if (top.type === 'function_declaration') {
         const name = textOf(tree, field(top, 'name') ?? top)
         const body = field(top, 'body')
-        const callees = body === undefined ? '' : calleesOf(tree, body)
+        const callees = body === undefined ? '' : calleesOf(tree, body, functions)
         if (name === 'init' || name === 'TestMain') out.push(`func ${name}${callees === '' ? '' : ` calling ${callees}`}`)
       } else if (top.type === 'var_declaration') {
         for (const spec of descendants(top)) {
           const value = spec.type === 'var_spec' ? field(spec, 'value') : undefined
-          if (value !== undefined && calls(value, GO_CALLS)) out.push(`package-level var ${fields(spec, 'name').map(n => textOf(tree, n)).join(', ')} initialized by calling ${calleesOf(tree, value)}`)
+          if (value !== undefined && calls(value, GO_CALLS)) out.push(`package-level var ${fields(spec, 'name').map(n => textOf(tree, n)).join(', ')} initialized by calling ${calleesOf(tree, value, functions)}`)
         }
       }
     }
@@ -112,17 +112,17 @@ export function initHooksOf (tree: SyntaxTree): string[] {
   for (const stmt of tree.root.children) {
     const top = stmt.type === 'export_statement' ? field(stmt, 'declaration') ?? stmt : stmt
     if (top.type === 'expression_statement' && calls(top, JS_CALLS)) {
-      out.push(`top-level statement calling ${calleesOf(tree, top)}`)
+      out.push(`top-level statement calling ${calleesOf(tree, top, functions)}`)
     } else if (top.type === 'expression_statement') {
       out.push(`top-level statement ${shapeOf(tree, top)}`)
     } else if (LOAD_STATEMENTS.has(top.type)) {
       out.push(`top-level ${top.type.replace(/_statement$/, '')} statement`)
     } else if (top.type === 'export_statement' && calls(field(top, 'value'), JS_CALLS)) {
-      out.push(`export default calling ${calleesOf(tree, field(top, 'value') as SyntaxNode)}`)
+      out.push(`export default calling ${calleesOf(tree, field(top, 'value') as SyntaxNode, functions)}`)
     } else if (top.type === 'lexical_declaration' || top.type === 'variable_declaration') {
       // The pattern too: a destructuring default (`const { LIMIT = f() } = {}`) runs at load.
       for (const d of top.children.filter(c => c.type === 'variable_declarator')) {
-        if (calls(d, JS_CALLS)) out.push(`top-level ${patternNames(tree, field(d, 'name')).join(', ')} initialized by calling ${calleesOf(tree, d)}`)
+        if (calls(d, JS_CALLS)) out.push(`top-level ${patternNames(tree, field(d, 'name')).join(', ')} initialized by calling ${calleesOf(tree, d, functions)}`)
       }
     }
   }
@@ -130,10 +130,10 @@ export function initHooksOf (tree: SyntaxTree): string[] {
     if ((n.type === 'await_expression' || (n.type === 'for_in_statement' && n.children.some(c => !c.named && textOf(tree, c) === 'await'))) && atTopLevel(n)) out.push('top-level await')
     if (n.type === 'class_static_block') out.push(`class static block in ${classOf(tree, n)}`)
     else if (n.type === 'computed_property_name' && n.parent?.parent?.type === 'class_body' && definedAtLoad(n) && calls(n, JS_CALLS)) {
-      out.push(`computed member name in ${classOf(tree, n)} calling ${calleesOf(tree, n)}`)
+      out.push(`computed member name in ${classOf(tree, n)} calling ${calleesOf(tree, n, functions)}`)
     }
     else if (n.type === 'field_definition' && n.children.some(c => !c.named && textOf(tree, c) === 'static') && calls(field(n, 'value'), JS_CALLS)) {
-      out.push(`static field ${classOf(tree, n)}.${textOf(tree, field(n, 'property') ?? n)} initialized by calling ${calleesOf(tree, field(n, 'value') as SyntaxNode)}`)
+      out.push(`static field ${classOf(tree, n)}.${textOf(tree, field(n, 'property') ?? n)} initialized by calling ${calleesOf(tree, field(n, 'value') as SyntaxNode, functions)}`)
     }
   }
   return out

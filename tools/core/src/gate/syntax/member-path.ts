@@ -2,7 +2,8 @@
 // export names, as dot-joined segments. `a.b`, `a?.b`, `a['b']`, `` a[`b`] `` and `(a).b`
 // are all `a.b`; a computed subscript that is not a literal (`a[k]`) is the segment `[*]`,
 // which matches any segment. Anything else (a call's result, a literal) is its token text in
-// angle brackets, which matches nothing but itself.
+// angle brackets, which matches nothing but itself. Go's nearest equivalent, the name an
+// access is rooted at, is goRoot.
 
 import { decodeJsString } from './js-string.ts'
 import { field, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from './parse.ts'
@@ -46,5 +47,21 @@ export function literalKey (tree: SyntaxTree, n: SyntaxNode): string | undefined
   if (n.type === 'string') return decodeJsString(textOf(tree, n).slice(1, -1))
   if (n.type === 'number') return textOf(tree, n)
   if (n.type === 'template_string' && !n.children.some(c => c.type === 'template_substitution')) return decodeJsString(textOf(tree, n).slice(1, -1))
+  return undefined
+}
+
+/**
+ * The plain name a go access is rooted at (`ops` in `ops[0]`, `h` in `h.run` and
+ * `hs[0].run`), or undefined; through a dereference or address-of too (`P` in `*P`) when
+ * `throughUnary`.
+ */
+export function goRoot (tree: SyntaxTree, n: SyntaxNode, throughUnary = false): string | undefined {
+  let c: SyntaxNode | undefined = n
+  while (c !== undefined) {
+    if (c.type === 'identifier') return textOf(tree, c)
+    if (c.type === 'index_expression' || c.type === 'selector_expression') c = field(c, 'operand')
+    else if (c.type === 'parenthesized_expression' || (throughUnary && c.type === 'unary_expression')) c = c.children.find(x => x.named && x.type !== 'comment')
+    else return undefined
+  }
   return undefined
 }

@@ -160,13 +160,21 @@ export function textOf (tree: SyntaxTree, node: SyntaxNode): string {
   return tree.source.slice(node.start, node.end)
 }
 
-/** The node's tokens (leaves, comments left out) joined by `sep`: whitespace-insensitive text. */
-export function tokensOf (tree: SyntaxTree, node: SyntaxNode, sep: string): string {
+/**
+ * The node's tokens (leaves, comments left out) joined by `sep`: whitespace-insensitive text.
+ * `substitute` may give a node one token in place of its whole subtree (`<literal>`, `{…}`).
+ */
+export function tokensOf (tree: SyntaxTree, node: SyntaxNode, sep: string, substitute?: (n: SyntaxNode) => string | undefined): string {
   const out: string[] = []
   const stack: SyntaxNode[] = [node]
   while (stack.length > 0) {
     const n = stack.pop() as SyntaxNode
     if (n.type === 'comment') continue
+    const instead = substitute?.(n)
+    if (instead !== undefined) {
+      out.push(instead)
+      continue
+    }
     if (n.children.length === 0) {
       const t = tree.source.slice(n.start, n.end)
       if (t !== '') out.push(t)
