@@ -55,53 +55,92 @@ export interface AtomicOptions {
   mode?: number
 }
 
+/** A file being written beside its target, put in place only by `commit`. */
+export interface AtomicFile {
+  /** Appends all of `bytes`; WRITE_FAILED (the temp file removed) when the write fails. */
+  write: (bytes: Uint8Array) => void
+  /**
+   * fsync, close, then rename into place (or, exclusive, link: false when the target
+   * appeared meanwhile), fsync the directory. WRITE_FAILED, the temp file removed, on failure.
+   */
+  commit: () => boolean
+  /** Closes and removes the temp file, whatever was written. Harmless after commit or a failure. */
+  discard: () => void
+}
+
 /**
- * Writes `bytes` to `path` atomically. With `exclusive`, returns false (writing nothing)
- * when the file already exists; otherwise replaces it. The target, if present, must be a
- * regular file: a symlink planted there is refused.
+ * Starts an atomic write of `path`: a temp file (O_EXCL|O_NOFOLLOW) in the same directory,
+ * which a crash leaves as `.<name>.tmp-<12 hex>`, never as the target. Undefined, creating
+ * nothing, when `exclusive` and the file exists. The target, if present, must be a regular
+ * file: a symlink planted there is refused.
  */
-export function writeFileAtomic (path: string, bytes: Uint8Array | string, o: AtomicOptions): boolean {
+export function openAtomicFile (path: string, o: AtomicOptions): AtomicFile | undefined {
   const dir = dirname(path)
   assertSafeDir(o.stateRoot, dir)
   try {
     const st = lstatSync(path)
     if (!st.isFile()) throw toolError('STATE_UNSAFE', `${path} exists and is not a regular file`)
-    if (o.exclusive === true) return false
+    if (o.exclusive === true) return undefined
   } catch (e) {
     if (!hasErrno(e, 'ENOENT')) throw e
   }
   const tmp = join(dir, `.${basename(path)}.tmp-${randomBytes(6).toString('hex')}`)
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, o.mode ?? 0o644)
-  try {
-    const buf = typeof bytes === 'string' ? Buffer.from(bytes) : bytes
-    let off = 0
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off)
-    fsyncSync(fd)
-  } catch (e) {
-    closeSync(fd)
-    unlinkSync(tmp)
-    throw toolError('WRITE_FAILED', `cannot write ${path}: ${(e as Error).message}`, { cause: e })
-  }
-  closeSync(fd)
-  try {
-    if (o.exclusive === true) {
-      try {
-        linkSync(tmp, path)
-      } catch (e) {
-        if (hasErrno(e, 'EEXIST')) return false
-        throw e
-      } finally {
-        unlinkSync(tmp)
-      }
-    } else {
-      renameSync(tmp, path)
-    }
-  } catch (e) {
+  let fd: number | undefined = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, o.mode ?? 0o644)
+  const discard = (): void => {
+    if (fd !== undefined) closeSync(fd)
+    fd = undefined
     try { unlinkSync(tmp) } catch {}
-    throw toolError('WRITE_FAILED', `cannot write ${path}: ${(e as Error).message}`, { cause: e })
   }
-  fsyncDir(dir)
-  return true
+  const failed = (e: unknown): Error => {
+    discard()
+    return toolError('WRITE_FAILED', `cannot write ${path}: ${(e as Error).message}`, { cause: e })
+  }
+  return {
+    write (bytes) {
+      if (fd === undefined) throw toolError('INTERNAL', `${path}: written after its temp file was closed`)
+      try {
+        for (let off = 0; off < bytes.length;) off += writeSync(fd, bytes, off, bytes.length - off)
+      } catch (e) {
+        throw failed(e)
+      }
+    },
+    commit () {
+      if (fd === undefined) throw toolError('INTERNAL', `${path}: committed after its temp file was closed`)
+      try {
+        fsyncSync(fd)
+        closeSync(fd)
+        fd = undefined
+        if (o.exclusive === true) {
+          try {
+            linkSync(tmp, path)
+          } catch (e) {
+            if (hasErrno(e, 'EEXIST')) return false
+            throw e
+          } finally {
+            unlinkSync(tmp)
+          }
+        } else {
+          renameSync(tmp, path)
+        }
+      } catch (e) {
+        throw failed(e)
+      }
+      fsyncDir(dir)
+      return true
+    },
+    discard,
+  }
+}
+
+/**
+ * Writes `bytes` to `path` atomically (openAtomicFile). With `exclusive`, returns false
+ * (writing nothing) when the file already exists; otherwise replaces it.
+ */
+export function writeFileAtomic (path: string, bytes: Uint8Array | string, o: AtomicOptions): boolean {
+  const file = openAtomicFile(path, o)
+  if (file === undefined) return false
+  file.write(typeof bytes === 'string' ? Buffer.from(bytes) : bytes)
+  return file.commit()
 }
 
 /**

@@ -331,6 +331,31 @@ test('rules run while git works: what they throw ends the build, and the spool i
   assert.deepEqual(ok.entries.map(e => e.path), ['a.txt', 'b.txt'])
 })
 
+test('the sink takes the archive in order, in stretches, while it is built; what it throws ends the build with git finished and the spool closed', async t => {
+  // 600 files of 1,000 bytes: a 1.2 MB archive, several of the sink's 256 KiB stretches.
+  const files: Record<string, FileSpec> = {}
+  for (let i = 0; i < 600; i++) files[`f/${String(i).padStart(3, '0')}.txt`] = `${String(i)}:`.padEnd(1000, 'x')
+  const repo = join(tempDir(t), 'repo')
+  const sha = await createRepo(repo, files)
+  const listing = await listTree(repo, sha)
+  const chunks: Buffer[] = []
+  const built = await buildTreeArchive(repo, listing, { spool: tempDir(t), sink: b => { chunks.push(Buffer.from(b)) } })
+  assert.ok(chunks.length >= 4, `the archive came in stretches (${chunks.length})`)
+  assert.ok(Buffer.concat(chunks).equals(built.tar), 'the stretches, in order, are the archive')
+  const fds = (): number => readdirSync('/proc/self/fd').length
+  const before = fds()
+  let calls = 0
+  const full = (): void => { if (++calls === 2) throw toolError('WRITE_FAILED', 'the sink is full') }
+  await assert.rejects(buildTreeArchive(repo, listing, { spool: tempDir(t), sink: full }), { code: 'WRITE_FAILED', message: 'the sink is full' })
+  assert.equal(calls, 2, 'nothing was given to the sink after it failed')
+  assert.equal(waitForChildGitToExit(), 0, 'git had finished when the build failed')
+  assert.equal(fds(), before, 'the spool and the request file were closed')
+  // Through the pipe, the same.
+  calls = 0
+  await assert.rejects(buildTreeArchive(repo, listing, { spool: false, sink: full }), { code: 'WRITE_FAILED' })
+  assert.equal(waitForChildGitToExit(), 0)
+})
+
 test('readTreeManifest validates the index; readTreeFile returns verified bytes', async t => {
   const b = await build(t)
   assert.deepEqual(readTreeManifest(b.attemptDir), b.manifest)

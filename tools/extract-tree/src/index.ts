@@ -6,7 +6,7 @@
 
 import { join } from 'node:path'
 import {
-  buildTreeArchive, EXIT, faultPoint, finishAttempt, hasErrno, jsonFileBytes, loadAttempt, openStep, readFileNoFollow, sha256Hex,
+  buildTreeArchive, EXIT, faultPoint, finishAttempt, hasErrno, jsonFileBytes, loadAttempt, openAtomicFile, openStep, readFileNoFollow, sha256Hex,
   assertValid, printableLine, toolError, treeManifestFor, TREE_MANIFEST, TREE_TAR, writeFileAtomic,
   type Attempt, type ToolIo, type ToolResult, type TreeArchive,
 } from '@repairline/core'
@@ -29,14 +29,17 @@ interface ComputedTree {
   manifestBytes: Buffer
 }
 
-/** Everything extraction decides, in memory: rules, listing, streamed and rehashed blobs. */
-async function computeTree (attempt: Attempt): Promise<ComputedTree> {
+/**
+ * Everything extraction decides, in memory: rules, listing, streamed and rehashed blobs.
+ * `sink` takes the archive's bytes in order while git works (writeTree's temp file).
+ */
+async function computeTree (attempt: Attempt, sink?: (bytes: Buffer) => void): Promise<ComputedTree> {
   const { source_root: root, source_sha: sha } = attempt.config
   const listing = await readSourceListing(root, sha)
   // cat-file's output is spooled to an unnamed O_TMPFILE in the attempt directory: on the
   // filesystem that will hold tree.tar, and never linked, so --check still writes no file.
   // The path rules run while git works; nothing git wrote is read unless they pass.
-  const archive = await buildTreeArchive(root, listing, { spool: attempt.dir, whileGitRuns: () => assertListingObeysRules(listing, attempt.dir) })
+  const archive = await buildTreeArchive(root, listing, { spool: attempt.dir, sink, whileGitRuns: () => assertListingObeysRules(listing, attempt.dir) })
   const manifest = treeManifestFor(archive, attempt.key, sha)
   return { archive, manifest, manifestBytes: Buffer.from(jsonFileBytes(manifest)) }
 }
@@ -49,10 +52,16 @@ async function writeTree (dir: string, io: ToolIo): Promise<ToolResult> {
   const step = openStep('extract-tree', dir, io, ['inputs/execution.json', 'admission.json', 'started.json'])
   if (step.done) return step.result
   const { attempt } = step
+  const stateRoot = attempt.stateRoot
+  // tree.tar is written while git works, into a temp file that only a complete, verified
+  // archive replaces tree.tar with; a crash leaves the temp file, never a partial tree.tar.
+  const tarFile = openAtomicFile(join(attempt.dir, TREE_TAR), { stateRoot })
+  if (tarFile === undefined) throw toolError('INTERNAL', `${TREE_TAR}: an atomic write that is not exclusive was refused`)
   let tree: ComputedTree
   try {
-    tree = await computeTree(attempt)
+    tree = await computeTree(attempt, bytes => { tarFile.write(bytes) })
   } catch (e) {
+    tarFile.discard()
     const v = verdictOf(e)
     if (v === undefined) throw e
     const result = finishAttempt('extract-tree', attempt, io, { outcome: v.outcome, code: v.code, message: v.message })
@@ -61,9 +70,8 @@ async function writeTree (dir: string, io: ToolIo): Promise<ToolResult> {
     io.stderr.write(`extract-tree: ${v.outcome}: ${v.code}: ${oneLine(v.message)}\n`)
     return result
   }
-  const stateRoot = attempt.stateRoot
   // tree.tar first, the manifest last: a step that finds the manifest finds its archive too.
-  writeFileAtomic(join(attempt.dir, TREE_TAR), tree.archive.tar, { stateRoot })
+  tarFile.commit()
   faultPoint(io.env, 'extraction')
   // Validated, then the very bytes --check and the tree record hash are written.
   assertValid('tree-manifest', tree.manifest, `refusing to write ${TREE_MANIFEST}`, 'INTERNAL')

@@ -5,7 +5,8 @@
 // and each body lands straight in its final place in a single preallocated buffer (the
 // archive's size is known from the listing). Each blob is rehashed as soon as its last byte
 // is in place — sha1("blob <n>\0" + bytes) must equal its id, else TREE_OBJECT_MISMATCH —
-// and its sha256 is taken at the same time.
+// and its sha256 is taken at the same time. Each finished stretch of the archive is hashed,
+// and given to the caller's sink (tree.tar's temp file), while git still works.
 //
 // By default git writes its stream into a spool: an unnamed O_TMPFILE (never linked into any
 // directory, gone when closed), whose records are scattered into the archive by readv, up to
@@ -62,6 +63,12 @@ export interface BuildOptions {
    * directory); when none takes it, it is piped.
    */
   requestDirs?: readonly string[]
+  /**
+   * Takes the archive's bytes in order, each stretch once it is final, while git still
+   * works (extract-tree writes them to tree.tar's temp file): the write overlaps git's work
+   * instead of following it. What it throws ends the build.
+   */
+  sink?: (bytes: Buffer) => void
 }
 
 /** A listing as core's listTree returns it: entries and every violation found in them. */
@@ -118,13 +125,20 @@ export async function buildTreeArchive (sourceRoot: string, listing: CheckedList
   const layout = tarLayout(files)
   const tar = Buffer.alloc(layout.size)
   const entries: TreeManifestEntry[] = new Array<TreeManifestEntry>(files.length)
-  // The archive's digest is taken in flight, while git still works: blobs finish in archive
-  // order, and once blob i is finished nothing before the end of its content changes again
-  // (later records land at later offsets), so each finished stretch is hashed once, when at
-  // least TAR_HASH_STEP bytes have gathered (one update per blob was 20,000 calls).
+  // The archive's digest is taken, and its bytes go to the sink, in flight while git still
+  // works: blobs finish in archive order, and once blob i is finished nothing before the end
+  // of its content changes again (later records land at later offsets), so each finished
+  // stretch is flushed once, when at least FLUSH_STEP bytes have gathered (one digest update
+  // per blob was 20,000 calls).
   const tarHash = createHash('sha256')
-  let hashedTo = 0
+  let flushedTo = 0
   let finishedTo = 0
+  const flush = (to: number): void => {
+    const stretch = tar.subarray(flushedTo, to)
+    tarHash.update(stretch)
+    o.sink?.(stretch)
+    flushedTo = to
+  }
   let finished = 0
   /** Blob i's content is in place: rehash it, record it, write its tar header, hash the archive so far. */
   const finishBlob = (i: number): void => {
@@ -144,10 +158,7 @@ export async function buildTreeArchive (sourceRoot: string, listing: CheckedList
     writeEntryHeaders(tar, slot, f)
     if (slot.data < finishedTo) throw toolError('INTERNAL', `object ${i} finished out of archive order`)
     finishedTo = slot.data + f.size
-    if (finishedTo - hashedTo >= TAR_HASH_STEP) {
-      tarHash.update(tar.subarray(hashedTo, finishedTo))
-      hashedTo = finishedTo
-    }
+    if (finishedTo - flushedTo >= FLUSH_STEP) flush(finishedTo)
     finished++
   }
   if (spool !== undefined) {
@@ -171,12 +182,12 @@ export async function buildTreeArchive (sourceRoot: string, listing: CheckedList
   let totalBytes = 0
   for (const f of files) totalBytes += f.size
   if (finished !== files.length) throw toolError('INTERNAL', `${files.length - finished} objects were never finished`)
-  tarHash.update(tar.subarray(hashedTo))
+  flush(tar.length)
   return { tar, entries, totalBytes, tarSha256: tarHash.digest('hex') }
 }
 
-/** Bytes of finished archive gathered before the in-flight digest takes them. */
-const TAR_HASH_STEP = 256 << 10
+/** Bytes of finished archive gathered before they are hashed and given to the sink. */
+const FLUSH_STEP = 256 << 10
 
 // Linux's O_TMPFILE (__O_TMPFILE | O_DIRECTORY); Node does not export it.
 const O_TMPFILE = 0o20000000 | constants.O_DIRECTORY
