@@ -26,7 +26,7 @@ import type { CheckRecord, ProviderResponse } from '@repairline/schemas'
 import {
   EXIT, TREE_MANIFEST, TREE_TAR, checkBaseUrl, decideAnswer, retainedAnswer, endedBefore, outcomeExit, jsonDepth, MAX_JSON_DEPTH, usageRecord, ensureDir, faultPoint, finishAttempt, isToolError, loadAttempt, loadRenderInputs,
   openStep, openTreeReader, parseJsonBytes, printableLine, readCaFile, readFileNoFollow, readJsonFile, redactJson, redactText, renderAttempt, renderedFiles,
-  renderSummaryText, resolveAttemptPath, responsesUrl, secretPattern, sha256Hex, toolError, validateText, validationPassed, writeFileAtomic, writeJsonAtomic,
+  renderSummaryText, resolveAttemptPath, responsesUrl, SANDBOX_LIMITS, sampleDisks, diskBelowFloor, secretPattern, sha256Hex, toolError, validateText, validationPassed, writeFileAtomic, writeJsonAtomic,
   type Attempt, type DecidedOutcome, type Rendered, type RetainedAnswer, type SecretPattern, type ToolIo, type ToolResult,
 } from '@repairline/core'
 import { callResponses, type HttpResponse } from './client.ts'
@@ -104,6 +104,12 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
   const base = checkBaseUrl(config.provider.base_url)
   if (!base.ok) throw toolError('BASE_URL_INVALID', `provider.base_url: ${base.rule}`, { path: '/provider/base_url' })
   const url = responsesUrl(config.provider.base_url)
+
+  // A call is paid for once sent: none is sent whose answer this filesystem could not keep.
+  // Below the chain's disk floor this run ends before the token is read, nothing sent and
+  // nothing decided, and runs again once there is room.
+  const low = diskBelowFloor(sampleDisks([dir]), SANDBOX_LIMITS.minFreeDiskBytes)
+  if (low !== undefined) throw toolError('RESOURCES_LOW', `refusing to send the provider call: ${low}, and its answer could not be kept; nothing was sent`, { path: dir, hint: 'free disk on the state filesystem, then run ask-provider again' })
 
   // The CA before the token: an unusable CA ends the attempt without reading the secret.
   let caPem: string | undefined

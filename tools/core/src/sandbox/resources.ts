@@ -16,8 +16,8 @@ export function memAvailableBytes (): number {
   return Number(m[1]) * 1024
 }
 
-/** Takes one sample; `paths` are deduplicated by filesystem (device id). */
-export function sampleResources (paths: readonly string[], now: Date = new Date()): ResourceSample {
+/** Free disk on the filesystem of each of `paths`, one entry per filesystem (device id); a path that is gone is skipped. */
+export function sampleDisks (paths: readonly string[]): ResourceSample['disks'] {
   const seen = new Set<number>()
   const disks: ResourceSample['disks'] = []
   for (const p of paths) {
@@ -28,15 +28,26 @@ export function sampleResources (paths: readonly string[], now: Date = new Date(
     const s = statfsSync(p)
     disks.push({ path: p, free_bytes: Number(s.bavail) * Number(s.bsize) })
   }
-  return { at: now.toISOString(), mem_available_bytes: memAvailableBytes(), disks }
+  return disks
+}
+
+/** Takes one sample; `paths` are deduplicated by filesystem (device id). */
+export function sampleResources (paths: readonly string[], now: Date = new Date()): ResourceSample {
+  return { at: now.toISOString(), mem_available_bytes: memAvailableBytes(), disks: sampleDisks(paths) }
+}
+
+const gib = (n: number): string => `${(n / 1024 ** 3).toFixed(2)} GiB`
+
+/** Why free disk on one of `disks` is below the floor, or undefined when none is. */
+export function diskBelowFloor (disks: ResourceSample['disks'], minDisk: number): string | undefined {
+  for (const d of disks) {
+    if (d.free_bytes < minDisk) return `free disk on ${d.path} ${gib(d.free_bytes)} is below the floor ${gib(minDisk)}`
+  }
+  return undefined
 }
 
 /** Why a sample is below the floors, or undefined when it is fine. */
 export function belowFloor (s: ResourceSample, minMemory: number, minDisk: number): string | undefined {
-  const gib = (n: number): string => `${(n / 1024 ** 3).toFixed(2)} GiB`
   if (s.mem_available_bytes < minMemory) return `available memory ${gib(s.mem_available_bytes)} is below the floor ${gib(minMemory)}`
-  for (const d of s.disks) {
-    if (d.free_bytes < minDisk) return `free disk on ${d.path} ${gib(d.free_bytes)} is below the floor ${gib(minDisk)}`
-  }
-  return undefined
+  return diskBelowFloor(s.disks, minDisk)
 }
