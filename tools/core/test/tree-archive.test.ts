@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   buildTreeArchive, CatFileBatchParser, gitBlobId, jsonFileBytes, listTree, materializeTree, openTreeReader, paxPathRecord, readTreeFile,
-  readTreeManifest, run, toolError, treeManifestFor, type TreeArchive, type TreeEntry,
+  readTreeManifest, run, streamTreeArchive, toolError, treeManifestFor, type TreeArchive, type TreeEntry,
 } from '@repairline/core'
 import type { TreeManifest } from '@repairline/schemas'
 import { tempDir } from '../../../test/helpers/tmp.ts'
@@ -313,6 +313,43 @@ test('a spool of more records than one readv takes is read whole, at every size 
   const read = await readWithTarStream(viaSpool.tar)
   assert.equal(read.length, 2600)
   for (const e of read) assert.ok(contents.get(e.name)?.equals(e.content), e.name)
+  // Streamed through windows far smaller than the archive (the smallest grows to the largest
+  // entry), by the spool and the pipe: the window moves at every kind of boundary above, and
+  // the bytes that come out are the archive's.
+  for (const windowBytes of [1, 4096, 65_536]) {
+    for (const spool of [tempDir(t), false] as const) {
+      const chunks: Buffer[] = []
+      const streamed = await streamTreeArchive(repo, listing, b => { chunks.push(Buffer.from(b)) }, { spool, windowBytes })
+      assert.ok(Buffer.concat(chunks).equals(viaPipe.tar), `window ${windowBytes}, spool ${String(spool)}`)
+      assert.equal(streamed.tarSha256, viaPipe.tarSha256)
+      assert.deepEqual(streamed.entries, viaPipe.entries)
+    }
+  }
+})
+
+test('a streamed archive: an entry larger than the window widens it, an empty tree is its end blocks, and a tampered blob past the first window is refused', async t => {
+  const big = Buffer.alloc(300_000, 'big\n')
+  const repo = join(tempDir(t), 'repo')
+  const sha = await createRepo(repo, { 'a.txt': 'first\n', 'big.bin': { content: big }, 'z/after.txt': 'after\n' })
+  const listing = await listTree(repo, sha)
+  const whole = await buildTreeArchive(repo, listing)
+  const chunks: Buffer[] = []
+  await streamTreeArchive(repo, listing, b => { chunks.push(Buffer.from(b)) }, { windowBytes: 4096 })
+  assert.ok(Buffer.concat(chunks).equals(whole.tar), 'a 300 KB entry through a 4 KiB window')
+  // No file at all: the archive is its two end blocks, streamed as built.
+  const empty: Buffer[] = []
+  const none = await streamTreeArchive(repo, { entries: [], violations: [] }, b => { empty.push(Buffer.from(b)) })
+  assert.ok(Buffer.concat(empty).equals(Buffer.alloc(1024)))
+  assert.equal(none.tarBytes, 1024)
+  // A blob that no longer hashes to its id, after the window has moved past the first ones.
+  const after = listing.entries.find(e => e.path === 'z/after.txt')
+  assert.ok(after !== undefined)
+  writeLooseObject(repo, after.oid, 'blob', 6, Buffer.from('EVIL!\n'))
+  for (const spool of [tempDir(t), false] as const) {
+    const seen: Buffer[] = []
+    await assert.rejects(streamTreeArchive(repo, listing, b => { seen.push(Buffer.from(b)) }, { spool, windowBytes: 4096 }), { code: 'TREE_OBJECT_MISMATCH', path: 'z/after.txt' })
+    assert.ok(seen.length > 0 && Buffer.concat(seen).length < whole.tar.length, 'the bytes before the tampered blob had gone out; the rest never did')
+  }
 })
 
 test('rules run while git works: what they throw ends the build, and the spool is closed', async t => {
@@ -339,20 +376,22 @@ test('the sink takes the archive in order, in stretches, while it is built; what
   const sha = await createRepo(repo, files)
   const listing = await listTree(repo, sha)
   const chunks: Buffer[] = []
-  const built = await buildTreeArchive(repo, listing, { spool: tempDir(t), sink: b => { chunks.push(Buffer.from(b)) } })
+  const streamed = await streamTreeArchive(repo, listing, b => { chunks.push(Buffer.from(b)) }, { spool: tempDir(t) })
+  const built = await buildTreeArchive(repo, listing, { spool: tempDir(t) })
   assert.ok(chunks.length >= 4, `the archive came in stretches (${chunks.length})`)
   assert.ok(Buffer.concat(chunks).equals(built.tar), 'the stretches, in order, are the archive')
+  assert.deepEqual(streamed, { entries: built.entries, totalBytes: built.totalBytes, tarBytes: built.tar.length, tarSha256: built.tarSha256 })
   const fds = (): number => readdirSync('/proc/self/fd').length
   const before = fds()
   let calls = 0
   const full = (): void => { if (++calls === 2) throw toolError('WRITE_FAILED', 'the sink is full') }
-  await assert.rejects(buildTreeArchive(repo, listing, { spool: tempDir(t), sink: full }), { code: 'WRITE_FAILED', message: 'the sink is full' })
+  await assert.rejects(streamTreeArchive(repo, listing, full, { spool: tempDir(t) }), { code: 'WRITE_FAILED', message: 'the sink is full' })
   assert.equal(calls, 2, 'nothing was given to the sink after it failed')
   assert.equal(waitForChildGitToExit(), 0, 'git had finished when the build failed')
   assert.equal(fds(), before, 'the spool and the request file were closed')
   // Through the pipe, the same.
   calls = 0
-  await assert.rejects(buildTreeArchive(repo, listing, { spool: false, sink: full }), { code: 'WRITE_FAILED' })
+  await assert.rejects(streamTreeArchive(repo, listing, full, { spool: false }), { code: 'WRITE_FAILED' })
   assert.equal(waitForChildGitToExit(), 0)
 })
 

@@ -1,7 +1,7 @@
 // extract-tree — the second step of the chain.
 //
 //   extract-tree [--attempt DIR]            extract source_sha into tree.tar + tree-manifest.json
-//   extract-tree [--attempt DIR] --check    recompute both in memory; compare with the retained files
+//   extract-tree [--attempt DIR] --check    recompute both, never written; compare with the retained files
 //
 // The attempt comes from --attempt or from the attempt record on stdin. stdout carries
 // NDJSON records only (start, attempt, tree | check…, error, result).
@@ -14,7 +14,7 @@ const CLI: CliSpec = {
   about: 'Reads the admitted commit with git plumbing and writes tree.tar and tree-manifest.json into the attempt directory.',
   options: {
     attempt: ATTEMPT_OPTION,
-    check: { type: 'boolean', describe: 'recompute both files in memory and report whether the retained ones match; never writes' },
+    check: { type: 'boolean', describe: 'recompute both files and report whether the retained ones match (size and sha256); never writes' },
   },
 }
 

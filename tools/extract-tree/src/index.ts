@@ -2,13 +2,13 @@
 // plumbing — never `git archive`, never the working tree — and writes tree.tar and
 // tree-manifest.json into the attempt directory, or ends the attempt `rejected` (the tree
 // breaks a rule) or `fault` (git or the repository failed). With --check it recomputes both
-// files in memory and reports whether the retained ones match byte for byte; it never writes.
+// files, never writing them, and reports whether the retained ones match (size and sha256).
 
 import { join } from 'node:path'
 import {
-  buildTreeArchive, EXIT, faultPoint, finishAttempt, hasErrno, jsonFileBytes, loadAttempt, openAtomicFile, openStep, readFileNoFollow, sha256Hex,
+  EXIT, faultPoint, finishAttempt, hasErrno, jsonFileBytes, loadAttempt, openAtomicFile, openStep, readFileNoFollow, sha256Hex, streamTreeArchive,
   assertValid, printableLine, toolError, treeManifestFor, TREE_MANIFEST, TREE_TAR, writeFileAtomic,
-  type Attempt, type ToolIo, type ToolResult, type TreeArchive,
+  type Attempt, type ToolIo, type ToolResult, type StreamedTreeArchive,
 } from '@repairline/core'
 import type { CheckRecord, TreeManifest } from '@repairline/schemas'
 import { readSourceListing } from './rules/source-repository.ts'
@@ -22,24 +22,24 @@ export interface ExtractTreeOptions {
   check?: boolean
 }
 
-/** The files of the step, as they would be written. */
+/** The files of the step, as they would be written (tree.tar's bytes went to the sink). */
 interface ComputedTree {
-  archive: TreeArchive
+  archive: StreamedTreeArchive
   manifest: TreeManifest
   manifestBytes: Buffer
 }
 
 /**
- * Everything extraction decides, in memory: rules, listing, streamed and rehashed blobs.
- * `sink` takes the archive's bytes in order while git works (writeTree's temp file).
+ * Everything extraction decides: rules, listing, streamed and rehashed blobs. `sink` takes
+ * tree.tar's bytes in order while git works (writeTree's temp file; --check only hashes).
  */
-async function computeTree (attempt: Attempt, sink?: (bytes: Buffer) => void): Promise<ComputedTree> {
+async function computeTree (attempt: Attempt, sink: (bytes: Buffer) => void): Promise<ComputedTree> {
   const { source_root: root, source_sha: sha } = attempt.config
   const listing = await readSourceListing(root, sha)
   // cat-file's output is spooled to an unnamed O_TMPFILE in the attempt directory: on the
   // filesystem that will hold tree.tar, and never linked, so --check still writes no file.
   // The path rules run while git works; nothing git wrote is read unless they pass.
-  const archive = await buildTreeArchive(root, listing, { spool: attempt.dir, sink, whileGitRuns: () => assertListingObeysRules(listing, attempt.dir) })
+  const archive = await streamTreeArchive(root, listing, sink, { spool: attempt.dir, whileGitRuns: () => assertListingObeysRules(listing, attempt.dir) })
   const manifest = treeManifestFor(archive, attempt.key, sha)
   return { archive, manifest, manifestBytes: Buffer.from(jsonFileBytes(manifest)) }
 }
@@ -101,14 +101,16 @@ function retained (path: string): Buffer | undefined {
   }
 }
 
-function checkRecord (file: string, kept: Buffer | undefined, now: Buffer): CheckRecord {
+/** The check of one file: the retained bytes against the recomputed file's size and sha256. */
+function checkRecord (file: string, kept: Buffer | undefined, now: { bytes: number, sha256: string }): CheckRecord {
+  const retainedSha256 = kept === undefined ? undefined : sha256Hex(kept)
   return {
     v: 1,
     kind: 'check',
     file,
-    match: kept !== undefined && kept.equals(now),
-    ...(kept === undefined ? {} : { retained_sha256: sha256Hex(kept) }),
-    recomputed_sha256: sha256Hex(now),
+    match: kept !== undefined && kept.length === now.bytes && retainedSha256 === now.sha256,
+    ...(retainedSha256 === undefined ? {} : { retained_sha256: retainedSha256 }),
+    recomputed_sha256: now.sha256,
   }
 }
 
@@ -123,8 +125,12 @@ async function checkTree (dir: string, io: ToolIo): Promise<ToolResult> {
   io.out.write({ v: 1, kind: 'attempt', path: attempt.dir, key: attempt.key })
   const keptTar = retained(join(attempt.dir, TREE_TAR))
   const keptManifest = retained(join(attempt.dir, TREE_MANIFEST))
-  const tree = await computeTree(attempt)
-  const records = [checkRecord(TREE_TAR, keptTar, tree.archive.tar), checkRecord(TREE_MANIFEST, keptManifest, tree.manifestBytes)]
+  // The archive is recomputed without being held or written: its digest is what is compared.
+  const tree = await computeTree(attempt, () => {})
+  const records = [
+    checkRecord(TREE_TAR, keptTar, { bytes: tree.archive.tarBytes, sha256: tree.archive.tarSha256 }),
+    checkRecord(TREE_MANIFEST, keptManifest, { bytes: tree.manifestBytes.length, sha256: sha256Hex(tree.manifestBytes) }),
+  ]
   for (const r of records) {
     io.out.write(r)
     io.stderr.write(`extract-tree: check: ${r.file} ${r.match ? 'matches' : r.retained_sha256 === undefined ? 'is missing' : `differs (retained ${r.retained_sha256}, recomputed ${r.recomputed_sha256 ?? '-'})`}\n`)

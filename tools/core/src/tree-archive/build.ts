@@ -2,11 +2,13 @@
 // from `ls-tree -r -z --long` fixes every path, mode and size first; the bounds are checked
 // on it before git is started, and every path rule before any of git's output is read.
 // Then ONE hermetic `git cat-file --batch --buffer` streams every blob, in archive order,
-// and each body lands straight in its final place in a single preallocated buffer (the
-// archive's size is known from the listing). Each blob is rehashed as soon as its last byte
-// is in place — sha1("blob <n>\0" + bytes) must equal its id, else TREE_OBJECT_MISMATCH —
-// and its sha256 is taken at the same time. Each finished stretch of the archive is hashed,
-// and given to the caller's sink (tree.tar's temp file), while git still works.
+// and each body lands straight in its final place in the archive (every offset is known from
+// the listing): in one buffer of the whole archive (buildTreeArchive), or in a window of a
+// few MiB that slides over it (streamTreeArchive). Each blob is rehashed as soon as its last
+// byte is in place — sha1("blob <n>\0" + bytes) must equal its id, else
+// TREE_OBJECT_MISMATCH — and its sha256 is taken at the same time. Each finished stretch of
+// the archive is hashed, and given to the caller's sink (tree.tar's temp file), while git
+// still works.
 //
 // By default git writes its stream into a spool: an unnamed O_TMPFILE (never linked into any
 // directory, gone when closed), whose records are scattered into the archive by readv, up to
@@ -28,7 +30,7 @@ import { boundViolations } from '../tree-rules/bounds.ts'
 import { compareUtf8 } from '../tree-rules/collisions.ts'
 import { entryKindViolation } from '../tree-rules/entry-kind.ts'
 import { CatFileBatchParser } from './cat-file-batch.ts'
-import { tarLayout, writeEntryHeaders, type FileMode, type TarSlot } from './tar-format.ts'
+import { padded, tarLayout, writeEntryHeaders, type FileMode, type TarSlot } from './tar-format.ts'
 
 /** An archive built in memory, not yet written anywhere. */
 export interface TreeArchive {
@@ -38,8 +40,13 @@ export interface TreeArchive {
   entries: TreeManifestEntry[]
   /** Summed file bytes. */
   totalBytes: number
+  /** The archive's size. */
+  tarBytes: number
   tarSha256: string
 }
+
+/** An archive whose bytes went to a sink as they were built. */
+export type StreamedTreeArchive = Omit<TreeArchive, 'tar'>
 
 /** Sorts entries by the bytes of their UTF-8 paths (not by UTF-16 code units). */
 export function sortByPathBytes<T extends { path: string }> (entries: readonly T[]): T[] {
@@ -63,12 +70,11 @@ export interface BuildOptions {
    * directory); when none takes it, it is piped.
    */
   requestDirs?: readonly string[]
-  /**
-   * Takes the archive's bytes in order, each stretch once it is final, while git still
-   * works (extract-tree writes them to tree.tar's temp file): the write overlaps git's work
-   * instead of following it. What it throws ends the build.
-   */
-  sink?: (bytes: Buffer) => void
+}
+
+export interface StreamArchiveOptions extends BuildOptions {
+  /** Bytes of archive held at once (default WINDOW_BYTES; never less than the largest entry needs). */
+  windowBytes?: number
 }
 
 /** A listing as core's listTree returns it: entries and every violation found in them. */
@@ -89,6 +95,28 @@ const MAX_STDERR = 64 << 10
  * from the listing, GIT_FAILED when git fails or the store is incomplete.
  */
 export async function buildTreeArchive (sourceRoot: string, listing: CheckedListing, o: BuildOptions = {}): Promise<TreeArchive> {
+  const { archive, window } = await archiveTree(sourceRoot, listing, o, undefined)
+  return { ...archive, tar: window }
+}
+
+/**
+ * buildTreeArchive without holding the archive: its bytes go to `sink` in order, each
+ * stretch once it is final, while git still works (extract-tree writes them to tree.tar's
+ * temp file), through a window of about WINDOW_BYTES that slides over the archive. What
+ * the sink throws ends the build. Same checks, same errors, the same bytes.
+ */
+export async function streamTreeArchive (sourceRoot: string, listing: CheckedListing, sink: (bytes: Buffer) => void, o: StreamArchiveOptions = {}): Promise<StreamedTreeArchive> {
+  return (await archiveTree(sourceRoot, listing, o, { sink, windowBytes: o.windowBytes ?? WINDOW_BYTES })).archive
+}
+
+/**
+ * Bytes of archive a streamed build holds at once. Holding all of it (33 MB for the bench
+ * commit) cost ~8,000 first-touched pages, and the external memory made V8 run a
+ * mark-compact and an extra scavenge (traced) in the middle of the build.
+ */
+const WINDOW_BYTES = 4 << 20
+
+async function archiveTree (sourceRoot: string, listing: CheckedListing, o: BuildOptions, stream: { sink: (bytes: Buffer) => void, windowBytes: number } | undefined): Promise<{ archive: StreamedTreeArchive, window: Buffer }> {
   assertNoViolations(listing.violations)
   // The bounds, counted as checkTreeListing counts them, before git is started.
   let count = 0
@@ -123,53 +151,65 @@ export async function buildTreeArchive (sourceRoot: string, listing: CheckedList
     throw e
   }
   const layout = tarLayout(files)
-  const tar = Buffer.alloc(layout.size)
+  /** The end of the archive bytes entry j touches: its padded content, one past it for the record's newline, the end blocks after the last. */
+  const reachOf = (j: number): number => {
+    const f = files[j]
+    const slot = layout.slots[j]
+    if (f === undefined || slot === undefined) throw toolError('INTERNAL', `no slot for object ${j}`)
+    return j === files.length - 1 ? layout.size : Math.max(slot.data + padded(f.size), slot.data + f.size + 1)
+  }
+  let windowBytes = layout.size
+  if (stream !== undefined) {
+    windowBytes = Math.min(layout.size, stream.windowBytes)
+    layout.slots.forEach((slot, j) => { windowBytes = Math.max(windowBytes, reachOf(j) - slot.start) })
+  }
+  const tarHash = createHash('sha256')
+  const window = new ArchiveWindow(Buffer.alloc(windowBytes), bytes => {
+    tarHash.update(bytes)
+    stream?.sink(bytes)
+  })
   const entries: TreeManifestEntry[] = new Array<TreeManifestEntry>(files.length)
   // The archive's digest is taken, and its bytes go to the sink, in flight while git still
   // works: blobs finish in archive order, and once blob i is finished nothing before the end
   // of its content changes again (later records land at later offsets), so each finished
   // stretch is flushed once, when at least FLUSH_STEP bytes have gathered (one digest update
-  // per blob was 20,000 calls).
-  const tarHash = createHash('sha256')
-  let flushedTo = 0
+  // per blob was 20,000 calls), or when the window moves on.
   let finishedTo = 0
-  const flush = (to: number): void => {
-    const stretch = tar.subarray(flushedTo, to)
-    tarHash.update(stretch)
-    o.sink?.(stretch)
-    flushedTo = to
-  }
   let finished = 0
-  /** Blob i's content is in place: rehash it, record it, write its tar header, hash the archive so far. */
+  /** Blob i's content is in place: rehash it, record it, write its tar header, flush the archive so far. */
   const finishBlob = (i: number): void => {
     const f = files[i]
     const slot = layout.slots[i]
     if (f === undefined || slot === undefined) throw toolError('INTERNAL', `no slot for object ${i}`)
-    const content = tar.subarray(slot.data, slot.data + f.size)
+    window.reach(slot.start, reachOf(i))
+    const { buf, start } = window
+    const data = slot.data - start
+    const content = buf.subarray(data, data + f.size)
     // The blob's git header goes, for a moment, into the bytes just before its content
     // (its tar header block, written for real right after), so sha1 runs over one
     // contiguous region without copying the content.
-    const headerStart = writeGitBlobHeader(tar, slot.data, f.size)
-    const oid = hash('sha1', tar.subarray(headerStart, slot.data + f.size), 'hex')
+    const headerStart = writeGitBlobHeader(buf, data, f.size)
+    const oid = hash('sha1', buf.subarray(headerStart, data + f.size), 'hex')
     if (oid !== f.oid) {
       throw toolError('TREE_OBJECT_MISMATCH', `${f.path}: blob ${f.oid} hashes to ${oid}: the object store was tampered with`, { path: f.path, hint: 'run git fsck in source_root; repairline never extracts from a store whose objects do not match their ids' })
     }
     entries[i] = { path: f.path, mode: f.mode, blob: f.oid, sha256: hash('sha256', content, 'hex'), bytes: f.size }
-    writeEntryHeaders(tar, slot, f)
+    writeEntryHeaders(buf, slot, f, start)
     if (slot.data < finishedTo) throw toolError('INTERNAL', `object ${i} finished out of archive order`)
     finishedTo = slot.data + f.size
-    if (finishedTo - flushedTo >= FLUSH_STEP) flush(finishedTo)
+    if (finishedTo - window.flushedTo >= FLUSH_STEP) window.flush(finishedTo)
     finished++
   }
   if (spool !== undefined) {
-    await readSpoolInPlace(spool, files, layout.slots, tar, finishBlob)
+    await readSpoolInPlace(spool, files, layout.slots, window, reachOf, finishBlob)
   } else if (files.length > 0) {
     let written = 0
     const parser = new CatFileBatchParser(files, {
       body (i, chunk, start, end) {
         const slot = layout.slots[i]
         if (slot === undefined) throw toolError('INTERNAL', `no slot for object ${i}`)
-        chunk.copy(tar, slot.data + written, start, end)
+        if (written === 0) window.reach(slot.start, reachOf(i))
+        chunk.copy(window.buf, slot.data - window.start + written, start, end)
         written += end - start
       },
       end (i) {
@@ -182,8 +222,51 @@ export async function buildTreeArchive (sourceRoot: string, listing: CheckedList
   let totalBytes = 0
   for (const f of files) totalBytes += f.size
   if (finished !== files.length) throw toolError('INTERNAL', `${files.length - finished} objects were never finished`)
-  flush(tar.length)
-  return { tar, entries, totalBytes, tarSha256: tarHash.digest('hex') }
+  window.flush(layout.size)
+  return { archive: { entries, totalBytes, tarBytes: layout.size, tarSha256: tarHash.digest('hex') }, window: window.buf }
+}
+
+/**
+ * The part of the archive being filled in: archive bytes [start, start + buf.length). Built
+ * in memory it is the whole archive and never moves; streamed, it slides forward, and every
+ * byte before it is final and already flushed (hashed and given to the sink).
+ */
+class ArchiveWindow {
+  /** The archive offset of buf[0]. */
+  start = 0
+  /** Archive bytes before this one were flushed. */
+  flushedTo = 0
+  /** Window bytes written since the window last moved are all below this. */
+  private used = 0
+
+  constructor (readonly buf: Buffer, private readonly out: (bytes: Buffer) => void) {}
+
+  /** Whether archive bytes up to `to` lie inside the window as it is. */
+  fits (to: number): boolean {
+    return to <= this.start + this.buf.length
+  }
+
+  /**
+   * Makes archive bytes [from, to) addressable. When `to` lies past the window, everything
+   * before `from` must be final: it is flushed and the window moves to start at `from`, zeroed.
+   */
+  reach (from: number, to: number): void {
+    if (!this.fits(to)) {
+      if (from < this.flushedTo || to - from > this.buf.length) throw toolError('INTERNAL', `the archive window cannot move to [${from}, ${to})`)
+      this.flush(from)
+      this.buf.fill(0, 0, this.used)
+      this.start = from
+      this.used = 0
+    }
+    this.used = Math.max(this.used, to - this.start)
+  }
+
+  /** Flushes archive bytes [flushedTo, to). */
+  flush (to: number): void {
+    if (to <= this.flushedTo) return
+    this.out(this.buf.subarray(this.flushedTo - this.start, to - this.start))
+    this.flushedTo = to
+  }
 }
 
 /** Bytes of finished archive gathered before they are hashed and given to the sink. */
@@ -286,7 +369,7 @@ const BLOB = Buffer.from('blob', 'latin1')
  * `spoolFailure` reads the rest with the generic parser to say exactly what went wrong.
  * More output than the listing implies is never read beyond a header line.
  */
-async function readSpoolInPlace (spool: Spool, files: ReadonlyArray<{ oid: string, size: number }>, slots: readonly TarSlot[], tar: Buffer, finishBlob: (i: number) => void): Promise<void> {
+async function readSpoolInPlace (spool: Spool, files: ReadonlyArray<{ oid: string, size: number }>, slots: readonly TarSlot[], window: ArchiveWindow, reachOf: (j: number) => number, finishBlob: (i: number) => void): Promise<void> {
   const { fd, expected } = spool
   let exited = false
   const child = spool.child.then(r => { exited = true; return r })
@@ -313,7 +396,11 @@ async function readSpoolInPlace (spool: Spool, files: ReadonlyArray<{ oid: strin
           const headLength = (headAt[j + 1] as number) - (headAt[j] as number)
           const record = headLength + f.size + 1
           if (end + record > size) break
-          regions.push(tar.subarray(slot.data - headLength, slot.data - headLength + record))
+          // A run of records is read into the window as it is; the window moves on between runs.
+          if (regions.length > 0 && !window.fits(reachOf(j))) break
+          window.reach(slot.start, reachOf(j))
+          const at = slot.data - window.start - headLength
+          regions.push(window.buf.subarray(at, at + record))
           end += record
         }
         if (regions.length === 0) break
@@ -324,10 +411,12 @@ async function readSpoolInPlace (spool: Spool, files: ReadonlyArray<{ oid: strin
           if (f === undefined || slot === undefined) throw toolError('INTERNAL', `no slot for object ${i}`)
           const headStart = headAt[i] as number
           const headEnd = headAt[i + 1] as number
-          if (tar.compare(heads, headStart, headEnd, slot.data - (headEnd - headStart), slot.data) !== 0 || tar[slot.data + f.size] !== 0x0a) {
+          const { buf } = window
+          const data = slot.data - window.start
+          if (buf.compare(heads, headStart, headEnd, data - (headEnd - headStart), data) !== 0 || buf[data + f.size] !== 0x0a) {
             return await spoolFailure(spool, await child, files.slice(i), pos, expected)
           }
-          tar[slot.data + f.size] = 0
+          buf[data + f.size] = 0
           finishBlob(i)
           pos += region.length
           i++
@@ -411,7 +500,7 @@ async function streamBlobs (sourceRoot: string, oids: string, parser: CatFileBat
 }
 
 /** The manifest of an archive for an attempt. Deterministic: same archive, same bytes. */
-export function treeManifestFor (archive: TreeArchive, attemptKey: string, sourceSha: string): TreeManifest {
+export function treeManifestFor (archive: StreamedTreeArchive, attemptKey: string, sourceSha: string): TreeManifest {
   return {
     v: 1,
     attempt_key: attemptKey,
@@ -420,6 +509,6 @@ export function treeManifestFor (archive: TreeArchive, attemptKey: string, sourc
     entry_count: archive.entries.length,
     total_bytes: archive.totalBytes,
     tar_sha256: archive.tarSha256,
-    tar_bytes: archive.tar.length,
+    tar_bytes: archive.tarBytes,
   }
 }

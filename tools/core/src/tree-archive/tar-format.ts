@@ -126,13 +126,16 @@ function writeHeader (tar: Buffer, at: number, name: Buffer | string, m: { bytes
   tar[at + 155] = 0x20
 }
 
-/** Writes the header block(s) of one entry into `tar` at its slot. Content is written by the caller. */
-export function writeEntryHeaders (tar: Buffer, slot: TarSlot, e: TarEntryInput): void {
+/**
+ * Writes the header block(s) of one entry into `tar` at its slot. Content is written by the
+ * caller. `base` is the archive offset of `tar`'s first byte (a window onto the archive).
+ */
+export function writeEntryHeaders (tar: Buffer, slot: TarSlot, e: TarEntryInput, base = 0): void {
   if (slot.pax !== undefined) {
-    writeHeader(tar, slot.start, PAX_NAME, MODE_644, slot.pax.length, 0x78 /* x */)
-    slot.pax.copy(tar, slot.start + BLOCK)
+    writeHeader(tar, slot.start - base, PAX_NAME, MODE_644, slot.pax.length, 0x78 /* x */)
+    slot.pax.copy(tar, slot.start - base + BLOCK)
   }
-  writeHeader(tar, slot.header, slot.longName ?? e.path, e.mode === '100755' ? MODE_755 : MODE_644, e.size, 0x30 /* 0 */)
+  writeHeader(tar, slot.header - base, slot.longName ?? e.path, e.mode === '100755' ? MODE_755 : MODE_644, e.size, 0x30 /* 0 */)
 }
 
 /** One entry as a reader finds it in the archive. */
