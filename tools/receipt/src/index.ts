@@ -64,7 +64,7 @@ export async function readback (dirs: readonly string[], o: ReadbackOptions, io:
   }
   let invalid = 0
   for (const dir of dirs) {
-    const r = await readbackAttempt(dir, { allowTestHooks: o.allowTestHooks, stateRootEntry: o.stateDir !== undefined })
+    const r = await readbackAttempt(dir, { allowTestHooks: o.allowTestHooks, stateRootEntry: o.stateDir !== undefined, now: io.now() })
     if (!r.valid) invalid++
     io.out.write({
       v: 1,

@@ -19,6 +19,7 @@ import { ATTEMPT_FILES, checkStagePrefix } from './stages.ts'
 import { compareUtf8 } from '../tree-rules/collisions.ts'
 import { runContentChecks } from './checks.ts'
 import { statedLimitsFor } from './seal.ts'
+import { STALE_GRACE_MS } from '../lock.ts'
 
 export interface ReadbackOptions {
   /** Report test hooks as a notice instead of an error (crash-matrix tests). */
@@ -28,6 +29,13 @@ export interface ReadbackOptions {
    * a real directory, since admit makes nothing else there, and a symlink is not followed.
    */
   stateRootEntry?: boolean
+  /**
+   * The clock (`receipt readback`'s). An attempt with no outcome and no receipt whose
+   * deadline, with the grace admit gives a stale lock, has not passed may still be worked on:
+   * it is reported running (a notice), and its files are not judged while they may still
+   * change. Without a clock every unsealed attempt is NOT_SEALED.
+   */
+  now?: Date
 }
 
 export interface ReadbackResult {
@@ -166,6 +174,13 @@ async function readbackInto (
   // nothing ran, and the next admit of the case reuses the directory. Not an attempt to judge.
   if (holdsOnlyAdmission(dir)) {
     f.add('NOT_STARTED', 'admitted but never started (admit stopped before started.json): the key is not consumed, and the next admit of this case reuses this directory', 'started.json', 'notice')
+    return done(admission)
+  }
+
+  // Running, as admit status says it: no outcome yet and the deadline, with its grace, not
+  // passed. A decided attempt is sealed at once; one that is not is NOT_SEALED below.
+  if (o.now !== undefined && outcome === undefined && !existsSync(join(dir, RECEIPT_FILE)) && o.now.getTime() <= Date.parse(admission.deadline) + STALE_GRACE_MS) {
+    f.add('ATTEMPT_RUNNING', `no outcome and no receipt yet, and the deadline ${admission.deadline} (with its 30 s grace) has not passed: the attempt may still be running; read it back once it is sealed`, RECEIPT_FILE, 'notice')
     return done(admission)
   }
 

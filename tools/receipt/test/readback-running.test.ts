@@ -1,0 +1,73 @@
+// `receipt readback` on an attempt a chain may still be working on: no receipt yet, and its
+// deadline with the 30 s grace (when admit status stops calling it running) not passed. It
+// is reported running (ATTEMPT_RUNNING, a notice) and not judged, so a readback of a whole
+// state root from cron does not fail on a chain in progress; past the grace the same
+// attempt is NOT_SEALED and invalid, and a sealed attempt beside it is read back as ever.
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Admission } from '@repairline/schemas'
+import { readOutcome, writeOutcome } from '@repairline/core'
+import { makeFixture } from '../../../test/helpers/fixture.ts'
+import { admitAttempt, extractAttempt } from '../../../test/helpers/attempt.ts'
+import { runBin, type BinResult } from '../../../test/helpers/bin.ts'
+import { hooksEnv } from '../../../test/helpers/corpus.ts'
+import { tempDir } from '../../../test/helpers/tmp.ts'
+
+interface Readback { valid: boolean, findings: Array<{ code: string, severity: string }> }
+
+const readbacks = (r: BinResult): Readback[] => r.records.flatMap(x => x.kind === 'readback' ? [x as unknown as Readback] : [])
+const codes = (rb: Readback | undefined, severity: string): string[] => (rb?.findings ?? []).filter(x => x.severity === severity).map(x => x.code)
+
+test('an unsealed attempt within its deadline and grace reads back as running (a notice, exit 0); past them it is NOT_SEALED (exit 1)', async t => {
+  const f = await makeFixture(tempDir(t), { runner: 'node' })
+  const admittedAt = new Date()
+  const a = await admitAttempt(f, { env: hooksEnv(admittedAt.toISOString()) })
+  await extractAttempt(a, hooksEnv(admittedAt.toISOString()))
+  const { deadline } = JSON.parse(readFileSync(join(a.dir, 'admission.json'), 'utf8')) as Admission
+  const at = (ms: number): Record<string, string> => hooksEnv(new Date(Date.parse(deadline) + ms).toISOString())
+
+  for (const [when, env] of [['before the deadline', hooksEnv(admittedAt.toISOString())], ['29 s past it', at(29_000)]] as const) {
+    const running = await runBin('receipt', ['readback', '--attempt', a.dir], { env })
+    assert.equal(running.exitCode, 0, `${when}: ${running.stderr}`)
+    const rb = readbacks(running)[0]
+    assert.equal(rb?.valid, true, when)
+    assert.deepEqual(codes(rb, 'error'), [], when)
+    assert.ok(codes(rb, 'notice').includes('ATTEMPT_RUNNING'), `${when}: ${JSON.stringify(rb)}`)
+  }
+  // Positive control: the same attempt once the grace has passed is judged, and invalid.
+  const late = await runBin('receipt', ['readback', '--attempt', a.dir], { env: at(31_000) })
+  assert.equal(late.exitCode, 1, late.stderr)
+  const rb = readbacks(late)[0]
+  assert.equal(rb?.valid, false)
+  assert.ok(codes(rb, 'error').includes('NOT_SEALED'), JSON.stringify(rb))
+  assert.equal(codes(rb, 'notice').includes('ATTEMPT_RUNNING'), false)
+  // Decided but not sealed is no longer running, whatever the clock: NOT_SEALED (run seal).
+  writeOutcome(f.stateDir, a.dir, a.key, 'reproduce', { outcome: 'not_reproduced', code: 'X_TEST', message: 'set by the test' }, admittedAt, d => readOutcome(d, a.key))
+  const decided = await runBin('receipt', ['readback', '--attempt', a.dir], { env: hooksEnv(admittedAt.toISOString()) })
+  assert.equal(decided.exitCode, 1, decided.stderr)
+  assert.ok(codes(readbacks(decided)[0], 'error').includes('NOT_SEALED'))
+})
+
+test('readback --state-dir: a sealed attempt is read back in full while one still running beside it is a notice', async t => {
+  const f = await makeFixture(tempDir(t), { runner: 'node' })
+  const t0 = new Date()
+  // The first attempt: sealed past its deadline (timed_out), which releases the state lock.
+  const first = await admitAttempt(f, { env: hooksEnv(t0.toISOString()) })
+  const { deadline } = JSON.parse(readFileSync(join(first.dir, 'admission.json'), 'utf8')) as Admission
+  const later = new Date(Date.parse(deadline) + 1_000).toISOString()
+  const sealed = await runBin('receipt', ['seal', '--attempt', first.dir], { env: hooksEnv(later) })
+  assert.equal(sealed.exitCode, 1, sealed.stderr)
+  // A second fixture (another repository, so another key) sharing the state root.
+  const g = await makeFixture(tempDir(t), { runner: 'node' })
+  const second = await admitAttempt(g, { env: hooksEnv(later), config: c => { c.state_dir = f.stateDir } })
+  assert.notEqual(second.dir, first.dir)
+  const r = await runBin('receipt', ['readback', '--state-dir', f.stateDir, '--allow-test-hooks'], { env: hooksEnv(later) })
+  assert.equal(r.exitCode, 0, r.stderr)
+  const byDir = new Map(r.records.flatMap(x => x.kind === 'readback' ? [[(x as unknown as { attempt_dir: string }).attempt_dir, x as unknown as Readback]] : []))
+  assert.deepEqual(codes(byDir.get(first.dir), 'error'), [], 'the sealed attempt reads back valid')
+  assert.equal(codes(byDir.get(first.dir), 'notice').includes('ATTEMPT_RUNNING'), false)
+  assert.ok(codes(byDir.get(second.dir), 'notice').includes('ATTEMPT_RUNNING'))
+})
