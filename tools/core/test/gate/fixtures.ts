@@ -1018,3 +1018,15 @@ ACCEPTED.push(
 ACCEPTED.push(
   { name: 'go-literal-assigned-to-called-field', why: 'c.op = minus → nil: a literal is never a function a call reaches (Add would panic, not pass)', baseline: GO_FIELD_ALIAS_BASELINE, edits: [go('\tc.op = minus\n', '\tc.op = nil\n')], fails: [] },
 )
+
+// ---- Checker version 7: a keyword cut between two prints -------------------------------------
+
+REJECTED.push(
+  { name: 'proposal-go-framing-keyword-cut-between-prints', why: 'fmt.Fprintf(os.Stdout, "%s", "--- P") then fmt.Print("ASS: TestAdd\\n"): the keyword is cut between two prints of one line', baseline: GO_LOAD_BASELINE, edits: [go('"n=%d", n*scale', '"%s", "--- P"'), go('fmt.Print("\\n")', 'fmt.Print("ASS: TestAdd\\n")')], fails: ['no-test-framing'] },
+  { name: 'proposal-go-framing-cut-after-keyword', why: 'fmt.Fprintf(os.Stdout, "--- PASS") then fmt.Print(": TestAdd (0.00s)\\n"): the line ends in the second print', baseline: GO_LOAD_BASELINE, edits: [go('"n=%d", n*scale', '"--- PASS"'), go('fmt.Print("\\n")', 'fmt.Print(": TestAdd (0.00s)\\n")')], fails: ['no-test-framing'] },
+  { name: 'proposal-go-run-line-cut-between-prints', why: '"=== RU" then "N   TestAdd": go test\'s RUN line from two prints', baseline: GO_LOAD_BASELINE, edits: [go('"n=%d", n*scale', '"=== RU"'), go('fmt.Print("\\n")', 'fmt.Print("N   TestAdd\\n")')], fails: ['no-test-framing'] },
+)
+
+ACCEPTED.push(
+  { name: 'go-literals-ending-in-a-keyword-letter', why: '"MVP" and "step P" end with a letter of PASS, but nothing before it can be go test\'s --- ', baseline: GO_LOAD_BASELINE, edits: [go('"n=%d", n*scale', '"MVP %d, step P", n*scale'), go('fmt.Print("\\n")', 'fmt.Print("ASS\\n")')], fails: [] },
+)

@@ -8,7 +8,10 @@
 // operand of the chain, and a format verb (`%c`, `%s`, `%v`, … as Go's fmt and Node's
 // util.format read them) — may be any text, and so may what another print put before a
 // value on its line (`fmt.Print("--- ")` then `fmt.Print("PASS: TestAdd")`), so in a go
-// file go test runs a value that starts with go test's `PASS: `, `RUN `, … is framing. A
+// file go test runs a value that starts with go test's `PASS: `, `RUN `, … is framing, and
+// so (since checker version 7) is one that ends with `--- ` or `=== ` and the start of the
+// keyword (`fmt.Print("--- P")` then `fmt.Print("ASS: TestAdd")`, or `"--- PASS"` then
+// `": TestAdd"`), whose rest another print may put after it. A
 // framing whose keyword (`PASS`, `RUN`, `ok`, …) is in the literal text and whose other
 // characters such text could supply is caught, so `ok ${n} - x`,
 // `fmt.Sprintf("%c%c%c PASS", 45, 45, 45)` and `dashes + " PASS"` are. The keyword itself
@@ -92,17 +95,30 @@ const tapResult = (keyword: string) => (v: string): boolean => {
 /** Matched on the literal text alone (what any text stands for read as `0`). */
 const literally = (re: RegExp) => (v: string): boolean => re.test(v.replaceAll(ANY_TEXT, '0'))
 
+/**
+ * Whether `v` can end with `lead` and then the start of `rest` (cut inside it: at least one
+ * character of it, not all), that start literal: another print may put the rest after it
+ * on the same line (`fmt.Print("--- P")` then `fmt.Print("ASS: TestAdd")`).
+ */
+const endsInside = (lead: string, rest: string) => (v: string): boolean => {
+  for (let m = 1; m < rest.length; m++) {
+    if (v.endsWith(rest.slice(0, m)) && canEndWith(v.slice(0, v.length - m), lead)) return true
+  }
+  return false
+}
+
 /** Each framing and how a finding names it. */
-export const FRAMING: ReadonlyArray<{ name: string, test: (value: string) => boolean, printedAfter?: true }> = [
+export const FRAMING: ReadonlyArray<{ name: string, test: (value: string) => boolean, printedAfter?: (value: string) => boolean }> = [
   // As go test prints them: `=== RUN   TestX`, `--- PASS: TestX (0.00s)`. In a go file go
   // test runs, a value starting with the keyword may follow another print's `--- ` on the
-  // same line (printedAfter).
-  { name: '=== RUN', test: framed('=== ', 'RUN', ' '), printedAfter: true },
-  { name: '=== PAUSE', test: framed('=== ', 'PAUSE', ' '), printedAfter: true },
-  { name: '=== CONT', test: framed('=== ', 'CONT', ' '), printedAfter: true },
-  { name: '--- PASS', test: framed('--- ', 'PASS', ': '), printedAfter: true },
-  { name: '--- FAIL', test: framed('--- ', 'FAIL', ': '), printedAfter: true },
-  { name: '--- SKIP', test: framed('--- ', 'SKIP', ': '), printedAfter: true },
+  // same line, and one ending inside the keyword or just after it may be followed by
+  // another's rest of the line (printedAfter: since checker version 7, the second).
+  { name: '=== RUN', test: framed('=== ', 'RUN', ' '), printedAfter: endsInside('=== ', 'RUN ') },
+  { name: '=== PAUSE', test: framed('=== ', 'PAUSE', ' '), printedAfter: endsInside('=== ', 'PAUSE ') },
+  { name: '=== CONT', test: framed('=== ', 'CONT', ' '), printedAfter: endsInside('=== ', 'CONT ') },
+  { name: '--- PASS', test: framed('--- ', 'PASS', ': '), printedAfter: endsInside('--- ', 'PASS: ') },
+  { name: '--- FAIL', test: framed('--- ', 'FAIL', ': '), printedAfter: endsInside('--- ', 'FAIL: ') },
+  { name: '--- SKIP', test: framed('--- ', 'SKIP', ': '), printedAfter: endsInside('--- ', 'SKIP: ') },
   { name: 'a line that is PASS or FAIL', test: v => wholeLine('PASS')(v) || wholeLine('FAIL')(v) },
   { name: 'ok  \\t', test: packageLine('ok ', ' \t') },
   { name: 'FAIL\\t', test: packageLine('FAIL', '\t') },
@@ -129,7 +145,7 @@ export function framingIn (value: string, goOnly = false): string[] {
   const verbs = value.replace(FORMAT_VERB, m => m === '%%' ? '%' : ANY_TEXT)
   const css = value.replace(FORMAT_VERB, m => m === '%%' ? '%' : m === '%c' ? '' : ANY_TEXT)
   const variants = [...new Set([value, verbs, css])]
-  return FRAMING.filter(f => (!goOnly || GO_FRAMING.has(f.name)) && variants.some(v => f.test(v) || (goOnly && f.printedAfter === true && f.test(ANY_TEXT + v)))).map(f => f.name)
+  return FRAMING.filter(f => (!goOnly || GO_FRAMING.has(f.name)) && variants.some(v => f.test(v) || (goOnly && f.printedAfter !== undefined && (f.test(ANY_TEXT + v) || f.printedAfter(v))))).map(f => f.name)
 }
 
 /** Every string and template literal of a file, by decoded value, and what calls may print from their arguments (see argumentValues). */
