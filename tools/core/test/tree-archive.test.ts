@@ -336,11 +336,16 @@ test('a streamed archive: an entry larger than the window widens it, an empty tr
   const chunks: Buffer[] = []
   await streamTreeArchive(repo, listing, b => { chunks.push(Buffer.from(b)) }, { windowBytes: 4096 })
   assert.ok(Buffer.concat(chunks).equals(whole.tar), 'a 300 KB entry through a 4 KiB window')
-  // No file at all: the archive is its two end blocks, streamed as built.
-  const empty: Buffer[] = []
-  const none = await streamTreeArchive(repo, { entries: [], violations: [] }, b => { empty.push(Buffer.from(b)) })
-  assert.ok(Buffer.concat(empty).equals(Buffer.alloc(1024)))
-  assert.equal(none.tarBytes, 1024)
+  // No file at all: the archive is its two end blocks, streamed as built, through any window.
+  for (const windowBytes of [undefined, 1, 1023]) {
+    const empty: Buffer[] = []
+    const none = await streamTreeArchive(repo, { entries: [], violations: [] }, b => { empty.push(Buffer.from(b)) }, windowBytes === undefined ? {} : { windowBytes })
+    assert.ok(Buffer.concat(empty).equals(Buffer.alloc(1024)), `window ${String(windowBytes)}`)
+    assert.equal(none.tarBytes, 1024)
+    assert.equal(none.tarSha256, createHash('sha256').update(Buffer.alloc(1024)).digest('hex'))
+  }
+  // A window that is no size is a bug of the caller, refused before git starts.
+  await assert.rejects(streamTreeArchive(repo, listing, () => {}, { windowBytes: Number.NaN }), { code: 'INTERNAL' })
   // A blob that no longer hashes to its id, after the window has moved past the first ones.
   const after = listing.entries.find(e => e.path === 'z/after.txt')
   assert.ok(after !== undefined)

@@ -30,7 +30,7 @@ import { boundViolations } from '../tree-rules/bounds.ts'
 import { compareUtf8 } from '../tree-rules/collisions.ts'
 import { entryKindViolation } from '../tree-rules/entry-kind.ts'
 import { CatFileBatchParser } from './cat-file-batch.ts'
-import { padded, tarLayout, writeEntryHeaders, type FileMode, type TarSlot } from './tar-format.ts'
+import { BLOCK, padded, tarLayout, writeEntryHeaders, type FileMode, type TarSlot } from './tar-format.ts'
 
 /** An archive built in memory, not yet written anywhere. */
 export interface TreeArchive {
@@ -102,11 +102,14 @@ export async function buildTreeArchive (sourceRoot: string, listing: CheckedList
 /**
  * buildTreeArchive without holding the archive: its bytes go to `sink` in order, each
  * stretch once it is final, while git still works (extract-tree writes them to tree.tar's
- * temp file), through a window of about WINDOW_BYTES that slides over the archive. What
- * the sink throws ends the build. Same checks, same errors, the same bytes.
+ * temp file), through a window of about WINDOW_BYTES that slides over the archive. The
+ * bytes the sink gets are a view of that window: valid only during the call (copy to keep).
+ * What the sink throws ends the build. Same checks, same errors, the same bytes.
  */
 export async function streamTreeArchive (sourceRoot: string, listing: CheckedListing, sink: (bytes: Buffer) => void, o: StreamArchiveOptions = {}): Promise<StreamedTreeArchive> {
-  return (await archiveTree(sourceRoot, listing, o, { sink, windowBytes: o.windowBytes ?? WINDOW_BYTES })).archive
+  const windowBytes = o.windowBytes ?? WINDOW_BYTES
+  if (!Number.isSafeInteger(windowBytes) || windowBytes < 0) throw toolError('INTERNAL', `windowBytes must be a non-negative integer, got ${String(windowBytes)}`)
+  return (await archiveTree(sourceRoot, listing, o, { sink, windowBytes })).archive
 }
 
 /**
@@ -160,7 +163,8 @@ async function archiveTree (sourceRoot: string, listing: CheckedListing, o: Buil
   }
   let windowBytes = layout.size
   if (stream !== undefined) {
-    windowBytes = Math.min(layout.size, stream.windowBytes)
+    // At least the end blocks (an archive of no file is only those), and every entry whole.
+    windowBytes = Math.min(layout.size, Math.max(stream.windowBytes, 2 * BLOCK))
     layout.slots.forEach((slot, j) => { windowBytes = Math.max(windowBytes, reachOf(j) - slot.start) })
   }
   const tarHash = createHash('sha256')
@@ -264,6 +268,7 @@ class ArchiveWindow {
   /** Flushes archive bytes [flushedTo, to). */
   flush (to: number): void {
     if (to <= this.flushedTo) return
+    if (to - this.start > this.buf.length) throw toolError('INTERNAL', `archive bytes up to ${to} lie past the window [${this.start}, ${this.start + this.buf.length})`)
     this.out(this.buf.subarray(this.flushedTo - this.start, to - this.start))
     this.flushedTo = to
   }
