@@ -49,8 +49,32 @@ export function scanBytes (bytes: Uint8Array | string, canary: string, where: st
   const hay = typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('latin1')
   const lower = hay.toLowerCase()
   const hits = canaryForms(canary).filter(f => hay.includes(f.text) || (HEX_DIGIT_FORMS.has(f.name) && lower.includes(f.text.toLowerCase()))).map(f => ({ where, form: f.name }))
-  if (hay.includes('\\') && decodedStrings(typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8')).some(x => x.includes(canary))) hits.push({ where, form: 'decoded-json' })
+  const text = typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8')
+  if (hay.includes('\\') && decodedStrings(text).some(x => x.includes(canary))) hits.push({ where, form: 'decoded-json' })
+  else if (leniently(text).some(x => x.includes(canary))) hits.push({ where, form: 'decoded-leniently' })
   return hits
+}
+
+const SHORT_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' }
+
+/**
+ * What a forgiving reader makes of `text`, up to four levels deep: JSON escapes (`\u0072`,
+ * `\\`, …) and `%XX` decoded wherever they stand, valid JSON or not (a document with
+ * duplicate keys, a lone surrogate, a JSON text inside a JSON string, a URL). One level per
+ * entry.
+ */
+export function leniently (text: string): string[] {
+  const out: string[] = []
+  let v = text
+  for (let level = 0; level < 4 && /[\\%]/.test(v); level++) {
+    const next = v
+      .replace(/\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g, (_m, hex: string | undefined, c: string | undefined) => hex !== undefined ? String.fromCharCode(parseInt(hex, 16)) : SHORT_ESCAPES[c ?? ''] ?? '')
+      .replace(/%([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    if (next === v) break
+    out.push(next)
+    v = next
+  }
+  return out
 }
 
 /** Every string (keys included) of the JSON documents in `text`: the whole, or each line. */

@@ -89,7 +89,13 @@ export async function callResponses (c: CallInput): Promise<CallResult> {
   })
   const controller = new AbortController()
   let deadlineFired = false
-  const timer = setTimeout(() => { deadlineFired = true; controller.abort(new Error('total deadline')) }, c.limits.totalMs)
+  // The signal does not reach a connection still being made (TCP or TLS): at the deadline the
+  // agent is destroyed too, or a silent server held the call until the connect timeout.
+  const timer = setTimeout(() => {
+    deadlineFired = true
+    controller.abort(new Error('total deadline'))
+    agent.destroy(new Error('total deadline')).catch(() => {})
+  }, c.limits.totalMs)
   let partial: HttpResponse | undefined
   const chunks: Buffer[] = []
   try {

@@ -26,7 +26,7 @@ import type { CheckRecord, ProviderResponse } from '@repairline/schemas'
 import {
   EXIT, TREE_MANIFEST, TREE_TAR, checkBaseUrl, decideAnswer, retainedAnswer, endedBefore, outcomeExit, jsonDepth, MAX_JSON_DEPTH, usageRecord, ensureDir, faultPoint, finishAttempt, isToolError, loadAttempt, loadRenderInputs,
   openStep, openTreeReader, parseJsonBytes, printableLine, readCaFile, readFileNoFollow, readJsonFile, redactJson, redactText, renderAttempt, renderedFiles,
-  renderSummaryText, resolveAttemptPath, responsesUrl, SANDBOX_LIMITS, sampleDisks, diskBelowFloor, secretPattern, sha256Hex, toolError, validateText, validationPassed, writeFileAtomic, writeJsonAtomic,
+  REDACTED, redactTextDeep, hidesSecret, renderSummaryText, resolveAttemptPath, responsesUrl, SANDBOX_LIMITS, sampleDisks, diskBelowFloor, secretPattern, sha256Hex, toolError, validateText, validationPassed, writeFileAtomic, writeJsonAtomic,
   type Attempt, type DecidedOutcome, type Rendered, type RetainedAnswer, type SecretPattern, type ToolIo, type ToolResult,
 } from '@repairline/core'
 import { callResponses, type HttpResponse } from './client.ts'
@@ -131,7 +131,7 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
   // From here every message is also redacted decoded: the server's text reaches outcome.json
   // and stderr through JSON and the answer's parts, where no byte form of the token shows.
   const pattern = secretPattern(token)
-  const end = (d: DecidedOutcome): ToolResult => finish(attempt, io, { ...d, message: redactText(d.message, pattern).value })
+  const end = (d: DecidedOutcome): ToolResult => finish(attempt, io, { ...d, message: keptMessage(d.message, pattern) })
 
   // The call is spent once dispatch.json is written: not while nobody can read our records.
   await io.out.settle()
@@ -199,11 +199,11 @@ function settleAnswer (attempt: Attempt, io: ToolIo, answer: RetainedAnswer, loc
   const w = { stateRoot }
   // The decision readback makes again from response.json; only the token checks are ours alone.
   const decision = decideAnswer(answer, request.max_output_tokens, {
-    inText: text => redactText(text, pattern).count > 0,
+    inText: text => redactTextDeep(text, pattern).count > 0,
     inValue: value => redactJson(value, pattern).count > 0,
   })
   if (decision.kind === 'status') {
-    const where = decision.code === 'PROVIDER_REDIRECT' ? ` to ${printableLine(redactText(location ?? '(no location)', pattern).value, 300)} (never followed)` : ''
+    const where = decision.code === 'PROVIDER_REDIRECT' ? ` to ${printableLine(redactTextDeep(location ?? '(no location)', pattern).value, 300)} (never followed)` : ''
     const what = decision.code === 'PROVIDER_RESPONSE_INVALID' ? ' is not an HTTP status' : ''
     return end({ outcome: 'provider_error', retryable: decision.retryable, code: decision.code, message: `HTTP ${answer.status}${what}${where}: ${errorSummary(answer.body, answer.contentType)}` })
   }
@@ -221,6 +221,12 @@ function settleAnswer (attempt: Attempt, io: ToolIo, answer: RetainedAnswer, loc
   return { exit: EXIT.OK }
 }
 
+/** An outcome's message, redacted; one that hides the token behind escapes (it quotes the server) is not kept. */
+function keptMessage (message: string, pattern: SecretPattern): string {
+  const r = redactText(message, pattern).value
+  return hidesSecret(r, pattern) ? 'the message quoted text from the server that hides the provider token behind escapes; it is not kept' : r
+}
+
 /**
  * The fields of response.json for what arrived, redacted, and the redacted body. A body that
  * is strict JSON within the nesting bound is also redacted decoded (a server may escape any character of the token,
@@ -233,7 +239,7 @@ function redactResponse (res: HttpResponse, pattern: SecretPattern): { fields: O
   for (const name of KEPT_HEADERS) {
     const v = res.headers[name]
     if (v === undefined) continue
-    const r = redactText(v, pattern)
+    const r = redactTextDeep(v, pattern)
     redactions += r.count
     headers[name] = r.value.slice(0, 1024)
   }
@@ -253,6 +259,13 @@ function redactResponse (res: HttpResponse, pattern: SecretPattern): { fields: O
       body = Buffer.from(kept)
       redactions += decoded.count
     }
+  }
+  // What a forgiving reader still decodes into the token (a body that is not strict JSON, so
+  // never decoded above, or a form escaped once more than its strings): nothing of it is kept.
+  if (hidesSecret(kept, pattern)) {
+    kept = REDACTED
+    body = Buffer.from(kept)
+    redactions++
   }
   return {
     fields: { http_status: res.status, headers, body_bytes: res.body.length, body_utf8: utf8, body: res.body.length === 0 ? null : kept, redactions },
@@ -300,7 +313,7 @@ async function resume (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Pr
     throw e
   }
   const pattern = secretPattern(token)
-  const end = (d: DecidedOutcome): ToolResult => finish(attempt, io, { ...d, message: redactText(d.message, pattern).value })
+  const end = (d: DecidedOutcome): ToolResult => finish(attempt, io, { ...d, message: keptMessage(d.message, pattern) })
   say(io, `the call dispatched at ${dispatch.dispatched_at} was answered at ${response.received_at} and nothing was decided from it (the step stopped); deciding from response.json, nothing is sent`)
   return settleAnswer(attempt, io, retainedAnswer(response), response.headers.location, dispatch, pattern, end)
 }

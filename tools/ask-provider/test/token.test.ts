@@ -14,7 +14,7 @@ import { readToken } from '../src/rules/token-helper.ts'
 import { DEFAULT_LIMITS } from '../src/limits.ts'
 import { tempDir } from '../../../test/helpers/tmp.ts'
 import { BASE_ENV, binPath } from '../../../test/helpers/bin.ts'
-import { decodedStrings, scanBytes } from '../../../test/helpers/canary.ts'
+import { decodedStrings, leniently, scanBytes } from '../../../test/helpers/canary.ts'
 import { ask, askInProcess, assertNoLeak, assertOutcome, attemptFiles, hits, outcomeOf, prepare, readJson, startServer } from './helpers.ts'
 import { completedBody } from '../../../test/helpers/responses-server.ts'
 
@@ -291,6 +291,21 @@ test('C5: the token behind a JSON escape, in mixed-case hex, across two output_t
       code: 'PROVIDER_ECHOED_TOKEN',
       decoded: (b, c) => decodedStrings(answerText(b)).some(x => x.includes(c)),
     },
+    // Not strict JSON, so never decoded as JSON: what a forgiving reader decodes is the token.
+    {
+      name: 'escaped-duplicate-keys-401',
+      status: 401,
+      body: c => `{"error":{"message":"bad key ${firstEscaped(c)}"},"error":{"message":"bad key ${firstEscaped(c)}"}}`,
+      code: 'PROVIDER_HTTP_ERROR',
+      decoded: (b, c) => leniently(b).some(x => x.includes(c)),
+    },
+    {
+      name: 'escaped-beside-lone-surrogate',
+      status: 200,
+      body: c => `{"leak":"${firstEscaped(c)}","x":"\\ud800"}`,
+      code: 'PROVIDER_RESPONSE_INVALID',
+      decoded: (b, c) => leniently(b).some(x => x.includes(c)),
+    },
   ]
   for (const k of cases) {
     const p = await prepare(t, server, `answer/${k.name}`)
@@ -304,6 +319,35 @@ test('C5: the token behind a JSON escape, in mixed-case hex, across two output_t
     assertOutcome(p, r, 'provider_error', k.code, { retryable: false })
     assert.equal(existsSync(join(p.a.dir, 'proposal.json')), false, k.name)
   }
+})
+
+test('an error reply whose detail nests 10,000 deep is provider_error with its status\'s code, never an internal error, and so is its rerun', async t => {
+  const server = await startServer(t)
+  for (const [status, code, retryable] of [[400, 'PROVIDER_HTTP_ERROR', false], [302, 'PROVIDER_REDIRECT', false], [500, 'PROVIDER_SERVER_ERROR', true]] as const) {
+    const p = await prepare(t, server, `answer/deep-detail-${status}`)
+    server.answers.set(`deep-detail-${status}`, { status, headers: { 'content-type': 'application/json' }, body: `{"detail":${'['.repeat(10_000)}${']'.repeat(10_000)}}` })
+    const r = await ask(p)
+    const o = assertOutcome(p, r, 'provider_error', code, { retryable })
+    assert.match(o.reason.message, /body: \{"detail":\[\[\[/, 'quoted as text')
+    assert.doesNotMatch(r.stderr, /INTERNAL/)
+    const again = await ask(p)
+    assert.equal(again.exitCode, r.exitCode, again.stderr)
+    assert.equal(hits(p), 1)
+  }
+})
+
+test('a redirect whose Location percent-encodes one character of the token keeps no form of it', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'answer/location-escaped')
+  const c = p.f.canary
+  const location = `https://elsewhere.example/?k=%${(c.codePointAt(0) ?? 0).toString(16)}${c.slice(1)}`
+  server.answers.set('location-escaped', { status: 302, headers: { location, 'content-type': 'text/plain' }, body: 'moved' })
+  // Positive control: decoded, the Location is the token.
+  assert.ok(leniently(location).some(x => x.includes(c)))
+  const r = await askInProcess(p)
+  const o = assertOutcome(p, r, 'provider_error', 'PROVIDER_REDIRECT', { retryable: false })
+  assert.match(o.reason.message, /to \[REDACTED\] \(never followed\)/)
+  assert.equal((readJson(p, 'response.json').headers as Record<string, string>).location, '[REDACTED]')
 })
 
 test('server text reaches outcome.json, usage.json and stderr as one printable line, cut by code points: it can forge no line, drive no terminal, and leave no lone surrogate', async t => {

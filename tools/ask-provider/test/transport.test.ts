@@ -147,6 +147,23 @@ test('H5 via the bin: the total deadline is the attempt\'s own; a trickle past i
   assertNoLeak(p)
 })
 
+test('H5: a server that accepts the connection and never answers the TLS handshake is cut at the total deadline, not at the connect timeout', async t => {
+  // Accepts and stays silent: the handshake never completes.
+  const sockets: Array<{ destroy: () => void }> = []
+  const srv: TcpServer = createTcpServer(sock => { sock.on('error', () => {}); sockets.push(sock) })
+  await new Promise<void>(resolve => srv.listen(0, '127.0.0.1', () => resolve()))
+  t.after(async () => { for (const s of sockets) s.destroy(); await new Promise<void>(resolve => srv.close(() => resolve())) })
+  const addr = srv.address()
+  const port = typeof addr === 'object' && addr !== null ? addr.port : 0
+  const started = Date.now()
+  const r = await callResponses({ url: `https://127.0.0.1:${port}/v1/responses`, body: Buffer.from('{}'), token: 't', limits: { ...LIMITS, connectTimeoutMs: 120_000, totalMs: 500 } })
+  const took = Date.now() - started
+  assert.ok(r.kind === 'failed' && r.code === 'PROVIDER_TIMEOUT' && r.deadline && /total deadline of 500 ms/.test(r.message), JSON.stringify(r))
+  // Ended by the deadline, long before the two-minute connect timeout could have.
+  assert.ok(took < 60_000, `the call took ${took} ms`)
+  assert.equal(sockets.length, 1, 'one connection, not retried')
+})
+
 test('H6: an oversized body (content-length, chunked, or until close) is refused at the cap', async t => {
   const server = await startServer(t)
   for (const mode of ['cl', 'chunked', 'close']) {

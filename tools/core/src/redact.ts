@@ -8,8 +8,10 @@
 // pairs. Hex digits match in either case, mixed too, wherever a form has them (hex, %XX,
 // \uXXXX): a decoder reads them alike. Forms a decoder builds from partial escapes (one
 // character of the token written as \u0072 in JSON) are no byte form at all: JSON is
-// redacted again after it is decoded (redactJson). Redaction is a last line of defence: the
-// token is kept out of every file, record and log by construction.
+// redacted again after it is decoded (redactJson), and text that a forgiving reader still
+// decodes into a form (escapes and %XX decoded wherever they stand, a few levels deep:
+// hidesSecret) is not kept at all. Redaction is a last line of defence: the token is kept
+// out of every file, record and log by construction.
 
 export const REDACTED = '[REDACTED]'
 
@@ -118,6 +120,40 @@ export function redactText (text: string, pattern: SecretPattern): Redacted<stri
   return { value, count }
 }
 
+const SHORT_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' }
+
+/** Levels of escaping decoded when looking for a hidden secret (a JSON text inside a JSON string is two). */
+const DECODE_LEVELS = 4
+
+/**
+ * Whether `text`, its JSON escapes (`\u0072`, `\\`, …) and `%XX` bytes decoded wherever they
+ * stand, up to DECODE_LEVELS times, shows a form of the secret: what a forgiving reader
+ * makes of a document that is not strict JSON (duplicate keys, a lone surrogate), of a JSON
+ * text inside a JSON string, or of a URL with one character percent-encoded. No byte form
+ * of the secret matches such text, so redactText alone leaves it.
+ */
+export function hidesSecret (text: string, pattern: SecretPattern): boolean {
+  let v = text
+  for (let level = 0; level < DECODE_LEVELS && /[\\%]/.test(v); level++) {
+    const next = v
+      .replace(/\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g, (_m, hex: string | undefined, c: string | undefined) => hex !== undefined ? String.fromCharCode(parseInt(hex, 16)) : SHORT_ESCAPES[c ?? ''] ?? '')
+      .replace(/%([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    if (next === v) return false
+    if (redactText(next, pattern).count > 0) return true
+    v = next
+  }
+  return false
+}
+
+/**
+ * redactText, and where the text still hides a form of the secret behind escapes
+ * (hidesSecret), the whole text replaced: such a form cannot be cut out of its escapes.
+ */
+export function redactTextDeep (text: string, pattern: SecretPattern): Redacted<string> {
+  const r = redactText(text, pattern)
+  return hidesSecret(r.value, pattern) ? { value: REDACTED, count: r.count + 1 } : r
+}
+
 /** Redacts bytes exactly: non-ASCII bytes pass through unchanged. */
 export function redactBytes (bytes: Uint8Array, secret: string | SecretPattern): Redacted<Buffer> {
   const r = redactText(Buffer.from(bytes).toString('latin1'), typeof secret === 'string' ? secretPattern(secret) : secret)
@@ -126,13 +162,15 @@ export function redactBytes (bytes: Uint8Array, secret: string | SecretPattern):
 
 /**
  * Redacts every string of a decoded JSON value, keys included: what a server can hide from
- * byte-level redaction with escapes (`"\u0072l-…"`) is plain text once decoded.
+ * byte-level redaction with escapes (`"\u0072l-…"`) is plain text once decoded, and a
+ * string that hides it one level further (a JSON text inside it, escaped again) is replaced
+ * whole (redactTextDeep).
  */
 export function redactJson (value: unknown, pattern: SecretPattern): Redacted<unknown> {
   let count = 0
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
-      const r = redactText(v, pattern)
+      const r = redactTextDeep(v, pattern)
       count += r.count
       return r.value
     }

@@ -4,7 +4,7 @@
 // Anything else (HTML from a proxy, plain text) is quoted as text. The body was redacted
 // before it reaches here; the summary is capped at 300 characters.
 
-import { parseJsonBytes, printableLine } from '@repairline/core'
+import { jsonDepth, MAX_JSON_DEPTH, parseJsonBytes, printableLine } from '@repairline/core'
 
 const MAX = 300
 
@@ -15,7 +15,8 @@ function clip (s: string): string {
 
 export function errorSummary (body: Buffer, contentType: string | undefined): string {
   if (body.length === 0) return 'an empty body'
-  const parsed = /json/i.test(contentType ?? '') || body[0] === 0x7b ? parseJsonBytes(body) : { ok: false as const, message: '' }
+  // A body nested past the bound is quoted as text: `detail` is serialized recursively below.
+  const parsed = (/json/i.test(contentType ?? '') || body[0] === 0x7b) && jsonDepth(body) <= MAX_JSON_DEPTH ? parseJsonBytes(body) : { ok: false as const, message: '' }
   if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null) {
     const v = parsed.value as Record<string, unknown>
     const e = v.error
