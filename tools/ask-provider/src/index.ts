@@ -221,6 +221,22 @@ function settleAnswer (attempt: Attempt, io: ToolIo, answer: RetainedAnswer, loc
   return { exit: EXIT.OK }
 }
 
+/** Every string held under a `text` key of a JSON value, in document order. */
+function textsOf (value: unknown): string[] {
+  const out: string[] = []
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk)
+    else if (typeof v === 'object' && v !== null) {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === 'text' && typeof x === 'string') out.push(x)
+        else walk(x)
+      }
+    }
+  }
+  walk(value)
+  return out
+}
+
 /** An outcome's message, redacted; one that hides the token behind escapes (it quotes the server) is not kept. */
 function keptMessage (message: string, pattern: SecretPattern): string {
   const r = redactText(message, pattern).value
@@ -252,6 +268,7 @@ function redactResponse (res: HttpResponse, pattern: SecretPattern): { fields: O
   let body = Buffer.from(raw.value, 'latin1')
   // A body nested past the bound is refused unread by the answer's parser; never walked here.
   const json = jsonDepth(body) <= MAX_JSON_DEPTH ? parseJsonBytes(body) : undefined
+  let hiddenAcross = false
   if (json?.ok === true) {
     const decoded = redactJson(json.value, pattern)
     if (decoded.count > 0) {
@@ -259,10 +276,14 @@ function redactResponse (res: HttpResponse, pattern: SecretPattern): { fields: O
       body = Buffer.from(kept)
       redactions += decoded.count
     }
+    // A reader joins an answer's text parts (`output_text` and the like: every `text`, in
+    // order): the token cut across two of them is in no one string.
+    hiddenAcross = redactTextDeep(textsOf(decoded.value).join(''), pattern).count > 0
   }
   // What a forgiving reader still decodes into the token (a body that is not strict JSON, so
-  // never decoded above, or a form escaped once more than its strings): nothing of it is kept.
-  if (hidesSecret(kept, pattern)) {
+  // never decoded above, a form escaped once more than its strings, or the token cut across
+  // two text parts): nothing of it is kept.
+  if (hiddenAcross || hidesSecret(kept, pattern)) {
     kept = REDACTED
     body = Buffer.from(kept)
     redactions++

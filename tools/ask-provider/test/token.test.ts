@@ -303,7 +303,7 @@ test('C5: the token behind a JSON escape, in mixed-case hex, across two output_t
       name: 'escaped-beside-lone-surrogate',
       status: 200,
       body: c => `{"leak":"${firstEscaped(c)}","x":"\\ud800"}`,
-      code: 'PROVIDER_RESPONSE_INVALID',
+      code: 'PROVIDER_ECHOED_TOKEN',
       decoded: (b, c) => leniently(b).some(x => x.includes(c)),
     },
   ]
@@ -318,6 +318,10 @@ test('C5: the token behind a JSON escape, in mixed-case hex, across two output_t
     assert.equal(hits(p), 1)
     assertOutcome(p, r, 'provider_error', k.code, { retryable: false })
     assert.equal(existsSync(join(p.a.dir, 'proposal.json')), false, k.name)
+    // Kept, the answer shows the token to no reader: not even joined, as its text parts.
+    const kept = readJson(p, 'response.json').body
+    const shows = (): boolean => { try { return typeof kept === 'string' && k.decoded(kept, p.f.canary) } catch { return false } }
+    assert.equal(shows(), false, `${k.name}: response.json keeps the token in a form its reader decodes`)
   }
 })
 

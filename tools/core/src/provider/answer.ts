@@ -21,6 +21,7 @@ import type { Proposal, ProviderUsage } from '@repairline/schemas'
 import { schemaErrors } from '../contracts.ts'
 import { parseJsonText } from '../json.ts'
 import { printableLine } from '../printable-line.ts'
+import { REDACTED } from '../redact.ts'
 import { classifyStatus } from './classify-status.ts'
 import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.ts'
 import { parseAnswer, type ServerReport } from './parse-response.ts'
@@ -60,11 +61,15 @@ export function decideAnswer (a: RetainedAnswer, maxOutputTokens: number, token?
   if (!a.utf8) return { kind: 'refused', report: EMPTY, code: 'PROVIDER_RESPONSE_INVALID', retryable: false, message: 'the answer is not UTF-8' }
   const parsed = parseAnswer(a.body, a.contentType, maxOutputTokens)
   const report = parsed.report
-  if (!parsed.ok) return { kind: 'refused', report, code: parsed.code, retryable: parsed.retryable, message: parsed.message }
   // An answer that echoed the token anywhere is never used, redacted or not: in the body
-  // (redacted when kept), across two output_text parts, or behind the answer's own JSON escapes.
+  // (redacted when kept), across two output_text parts, or behind the answer's own JSON
+  // escapes. A body kept as nothing but the marker (no part of it could be redacted alone)
+  // parses no more: the echo decides.
   const echoed = (where: string): AnswerDecision => ({ kind: 'refused', report, code: 'PROVIDER_ECHOED_TOKEN', retryable: false, message: `the answer echoed the provider token (${where}); it is never used` })
-  if (a.redactions > 0) return echoed(`${a.redactions} encoded form${a.redactions === 1 ? '' : 's'}, redacted in response.json`)
+  const redactedForms = `${a.redactions} encoded form${a.redactions === 1 ? '' : 's'}, redacted in response.json`
+  if (a.redactions > 0 && a.body.toString('latin1') === REDACTED) return echoed(redactedForms)
+  if (!parsed.ok) return { kind: 'refused', report, code: parsed.code, retryable: parsed.retryable, message: parsed.message }
+  if (a.redactions > 0) return echoed(redactedForms)
   if (token?.inText(parsed.text) === true) return echoed('in the joined output_text')
   // The answer's own JSON is bounded like the body: every later reader of it (the token
   // check, the schema) walks it, and a few hundred KB of brackets exhaust a recursive walk.
