@@ -1,12 +1,13 @@
-// `receipt readback` on an attempt a chain may still be working on: no receipt yet, and its
-// deadline with the 30 s grace (when admit status stops calling it running) not passed. It
-// is reported running (ATTEMPT_RUNNING, a notice) and not judged, so a readback of a whole
-// state root from cron does not fail on a chain in progress; past the grace the same
-// attempt is NOT_SEALED and invalid, and a sealed attempt beside it is read back as ever.
+// `receipt readback` on an attempt a chain may still be working on: no outcome and no
+// receipt yet, and the state lock (admit's, released by seal) still names it, not stale
+// (its deadline with the 30 s grace not passed). It is reported running (ATTEMPT_RUNNING,
+// a notice) and not judged, so a readback of a whole state root from cron does not fail on
+// a chain in progress. Past the grace, decided, or stripped of its receipt after seal, the
+// same attempt is NOT_SEALED and invalid; a sealed attempt beside it is read back as ever.
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
+import { readFileSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Admission } from '@repairline/schemas'
 import { readOutcome, writeOutcome } from '@repairline/core'
@@ -49,6 +50,16 @@ test('an unsealed attempt within its deadline and grace reads back as running (a
   const decided = await runBin('receipt', ['readback', '--attempt', a.dir], { env: hooksEnv(admittedAt.toISOString()) })
   assert.equal(decided.exitCode, 1, decided.stderr)
   assert.ok(codes(readbacks(decided)[0], 'error').includes('NOT_SEALED'))
+  // Sealed (which releases the state lock), then its receipt and outcome removed within the
+  // deadline: no lock names it, so it is no running attempt but an unsealed one.
+  const sealed = await runBin('receipt', ['seal', '--attempt', a.dir], { env: hooksEnv(admittedAt.toISOString()) })
+  assert.equal(sealed.exitCode, 1, sealed.stderr)
+  unlinkSync(join(a.dir, 'receipt.json'))
+  unlinkSync(join(a.dir, 'outcome.json'))
+  const stripped = await runBin('receipt', ['readback', '--attempt', a.dir], { env: hooksEnv(admittedAt.toISOString()) })
+  assert.equal(stripped.exitCode, 1, stripped.stderr)
+  assert.ok(codes(readbacks(stripped)[0], 'error').includes('NOT_SEALED'), JSON.stringify(readbacks(stripped)[0]))
+  assert.equal(codes(readbacks(stripped)[0], 'notice').includes('ATTEMPT_RUNNING'), false)
 })
 
 test('readback --state-dir: a sealed attempt is read back in full while one still running beside it is a notice', async t => {

@@ -6,7 +6,7 @@
 // the attempt invalid. `admit status` uses the same code.
 
 import { existsSync, lstatSync, readdirSync } from 'node:fs'
-import { basename, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import type { Admission, OutcomeFile, Receipt, ReadbackFinding, SchemaName } from '@repairline/schemas'
 import { parseJsonBytes } from '../json.ts'
 import { schemaErrors } from '../contracts.ts'
@@ -19,7 +19,7 @@ import { ATTEMPT_FILES, checkStagePrefix } from './stages.ts'
 import { compareUtf8 } from '../tree-rules/collisions.ts'
 import { runContentChecks } from './checks.ts'
 import { statedLimitsFor } from './seal.ts'
-import { STALE_GRACE_MS } from '../lock.ts'
+import { isLockStale, readLock } from '../lock.ts'
 
 export interface ReadbackOptions {
   /** Report test hooks as a notice instead of an error (crash-matrix tests). */
@@ -30,10 +30,10 @@ export interface ReadbackOptions {
    */
   stateRootEntry?: boolean
   /**
-   * The clock (`receipt readback`'s). An attempt with no outcome and no receipt whose
-   * deadline, with the grace admit gives a stale lock, has not passed may still be worked on:
-   * it is reported running (a notice), and its files are not judged while they may still
-   * change. Without a clock every unsealed attempt is NOT_SEALED.
+   * The clock (`receipt readback`'s). An attempt with no outcome and no receipt that the
+   * state lock still names, not stale, may still be worked on: it is reported running (a
+   * notice), and its files are not judged while they may still change. Without a clock
+   * every unsealed attempt is NOT_SEALED.
    */
   now?: Date
 }
@@ -54,6 +54,16 @@ export class Findings {
   }
 
   has (code: string): boolean { return this.list.some(f => f.code === code) }
+}
+
+/** Whether the lock of the state root holding `dir` names attempt `key` and is not stale at `now`. */
+function holdsStateLock (dir: string, key: string, now: Date): boolean {
+  try {
+    const lock = readLock(dirname(dirname(dir)))
+    return lock !== undefined && lock.attempt_key === key && !isLockStale(lock, now)
+  } catch {
+    return false
+  }
 }
 
 /** A sealed JSON file, parsed strictly and validated; a finding (MALFORMED) and undefined if not. */
@@ -177,10 +187,12 @@ async function readbackInto (
     return done(admission)
   }
 
-  // Running, as admit status says it: no outcome yet and the deadline, with its grace, not
-  // passed. A decided attempt is sealed at once; one that is not is NOT_SEALED below.
-  if (o.now !== undefined && outcome === undefined && !existsSync(join(dir, RECEIPT_FILE)) && o.now.getTime() <= Date.parse(admission.deadline) + STALE_GRACE_MS) {
-    f.add('ATTEMPT_RUNNING', `no outcome and no receipt yet, and the deadline ${admission.deadline} (with its 30 s grace) has not passed: the attempt may still be running; read it back once it is sealed`, RECEIPT_FILE, 'notice')
+  // Running: no outcome yet, and the state lock, which admit takes for the attempt and seal
+  // releases, still names it and is not stale (its deadline, with the grace, not passed). A
+  // receipt removed from a sealed attempt is no running attempt: seal released the lock. A
+  // decided attempt is sealed at once; one that is not is NOT_SEALED below.
+  if (o.now !== undefined && outcome === undefined && !existsSync(join(dir, RECEIPT_FILE)) && holdsStateLock(dir, admission.attempt_key, o.now)) {
+    f.add('ATTEMPT_RUNNING', `no outcome and no receipt yet, and the state lock names this attempt until its deadline ${admission.deadline} (with its 30 s grace): it may still be running; read it back once it is sealed`, RECEIPT_FILE, 'notice')
     return done(admission)
   }
 
