@@ -281,9 +281,9 @@ function redactResponse (res: HttpResponse, pattern: SecretPattern): { fields: O
     hiddenAcross = redactTextDeep(textsOf(decoded.value).join(''), pattern).count > 0
   }
   // What a forgiving reader still decodes into the token (a body that is not strict JSON, so
-  // never decoded above, a form escaped once more than its strings, or the token cut across
-  // two text parts): nothing of it is kept.
-  if (hiddenAcross || hidesSecret(kept, pattern)) {
+  // never decoded above, or the token cut across two text parts; a strict body's strings
+  // were each decoded further above): nothing of it is kept.
+  if (hiddenAcross || (json?.ok !== true && hidesSecret(kept, pattern))) {
     kept = REDACTED
     body = Buffer.from(kept)
     redactions++

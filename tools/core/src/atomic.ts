@@ -74,6 +74,8 @@ export interface AtomicFile {
  * nothing, when `exclusive` and the file exists. The target, if present, must be a regular
  * file: a symlink planted there is refused.
  */
+export function openAtomicFile (path: string, o: AtomicOptions & { exclusive?: false }): AtomicFile
+export function openAtomicFile (path: string, o: AtomicOptions): AtomicFile | undefined
 export function openAtomicFile (path: string, o: AtomicOptions): AtomicFile | undefined {
   const dir = dirname(path)
   assertSafeDir(o.stateRoot, dir)

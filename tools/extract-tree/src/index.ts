@@ -56,7 +56,6 @@ async function writeTree (dir: string, io: ToolIo): Promise<ToolResult> {
   // tree.tar is written while git works, into a temp file that only a complete, verified
   // archive replaces tree.tar with; a crash leaves the temp file, never a partial tree.tar.
   const tarFile = openAtomicFile(join(attempt.dir, TREE_TAR), { stateRoot })
-  if (tarFile === undefined) throw toolError('INTERNAL', `${TREE_TAR}: an atomic write that is not exclusive was refused`)
   let tree: ComputedTree
   try {
     tree = await computeTree(attempt, bytes => { tarFile.write(bytes) })

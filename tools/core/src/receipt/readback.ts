@@ -6,11 +6,11 @@
 // the attempt invalid. `admit status` uses the same code.
 
 import { existsSync, lstatSync, readdirSync } from 'node:fs'
-import { basename, dirname, join } from 'node:path'
+import { basename, join } from 'node:path'
 import type { Admission, OutcomeFile, Receipt, ReadbackFinding, SchemaName } from '@repairline/schemas'
 import { parseJsonBytes } from '../json.ts'
 import { schemaErrors } from '../contracts.ts'
-import { ATTEMPT_JSON_FILES } from '../attempt-dir.ts'
+import { ATTEMPT_JSON_FILES, stateRootOf } from '../attempt-dir.ts'
 import { readFileNoFollow } from '../read-file.ts'
 import { sha256File } from '../digest.ts'
 import { printableLine } from '../printable-line.ts'
@@ -59,7 +59,7 @@ export class Findings {
 /** Whether the lock of the state root holding `dir` names attempt `key` and is not stale at `now`. */
 function holdsStateLock (dir: string, key: string, now: Date): boolean {
   try {
-    const lock = readLock(dirname(dirname(dir)))
+    const lock = readLock(stateRootOf(dir))
     return lock !== undefined && lock.attempt_key === key && !isLockStale(lock, now)
   } catch {
     return false

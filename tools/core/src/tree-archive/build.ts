@@ -402,8 +402,9 @@ async function readSpoolInPlace (spool: Spool, files: ReadonlyArray<{ oid: strin
           const record = headLength + f.size + 1
           if (end + record > size) break
           // A run of records is read into the window as it is; the window moves on between runs.
-          if (regions.length > 0 && !window.fits(reachOf(j))) break
-          window.reach(slot.start, reachOf(j))
+          const reach = reachOf(j)
+          if (regions.length > 0 && !window.fits(reach)) break
+          window.reach(slot.start, reach)
           const at = slot.data - window.start - headLength
           regions.push(window.buf.subarray(at, at + record))
           end += record
