@@ -24,6 +24,13 @@ export function jcsSha256 (value: unknown): string {
   return sha256Hex(jcs(value))
 }
 
+/**
+ * The read buffer sha256File reuses. It is synchronous, so one call at a time holds it; a
+ * fresh 1 MiB buffer per file cost readback of 32 attempts (832 files) ~45 ms of allocation
+ * and page faults, and GC work for the external memory (profiled).
+ */
+let scratch: Buffer | undefined
+
 /** sha256 and byte count of a file, read in 1 MiB chunks (2× faster than the default stream). */
 export function sha256File (path: string, maxBytes = Number.MAX_SAFE_INTEGER): { sha256: string, bytes: number } {
   // O_NONBLOCK and the regular-file check: a FIFO in the file's place must not block.
@@ -33,7 +40,8 @@ export function sha256File (path: string, maxBytes = Number.MAX_SAFE_INTEGER): {
     if (!st.isFile()) throw toolError('STATE_UNSAFE', `${path} is not a regular file`, { path })
     if (st.size > maxBytes) throw toolError('FILE_INVALID', `${path} is larger than ${maxBytes} bytes`, { path })
     const hash = createHash('sha256')
-    const buf = Buffer.allocUnsafe(1 << 20)
+    scratch ??= Buffer.allocUnsafe(1 << 20)
+    const buf = scratch
     let total = 0
     for (;;) {
       const n = readSync(fd, buf, 0, buf.length, null)

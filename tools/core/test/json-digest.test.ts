@@ -1,6 +1,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { parseJsonText, parseJsonBytes, jcs, jcsSha256, sha256Hex, gitBlobId } from '../src/index.ts'
+import { mkdtempSync, writeFileSync, readFileSync, rmSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseJsonText, parseJsonBytes, jcs, jcsSha256, sha256Hex, sha256File, gitBlobId, run } from '../src/index.ts'
 
 test('strict JSON refuses duplicate keys at any depth, a BOM and invalid UTF-8', () => {
   assert.deepEqual(parseJsonText('{"a":1,"b":{"c":[1,{"d":2}]}}'), { ok: true, value: { a: 1, b: { c: [1, { d: 2 }] } } })
@@ -37,4 +41,22 @@ test('JCS is key-order independent and digests match known values', () => {
   assert.equal(sha256Hex(''), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855')
   // git hash-object of "hello\n"
   assert.equal(gitBlobId(Buffer.from('hello\n')), 'ce013625030ba8dba906f756967f9e9ca394464a')
+})
+
+test('sha256File hashes each file whole with one reused buffer: a short file after a long one, sizes across the 1 MiB reads, no byte left from before', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rl-sha-file-'))
+  try {
+    const sizes = [(1 << 20) * 2 + 3, 0, 1, 1 << 20, (1 << 20) - 1, 5, (1 << 20) + 1, 2]
+    sizes.forEach((n, i) => {
+      const p = join(dir, `f${i}`)
+      writeFileSync(p, randomBytes(n))
+      assert.deepEqual(sha256File(p), { sha256: sha256Hex(readFileSync(p)), bytes: n }, `file ${i} of ${n} bytes`)
+    })
+    // What it refuses, it refuses before reading: a FIFO (it would block) and a file over the bound.
+    assert.equal((await run('/usr/bin/mkfifo', [join(dir, 'fifo')], { env: { PATH: '/usr/bin:/bin' } })).exitCode, 0)
+    assert.throws(() => sha256File(join(dir, 'fifo')), (e: { code?: string }) => e.code === 'STATE_UNSAFE')
+    assert.throws(() => sha256File(join(dir, 'f0'), 1 << 20), (e: { code?: string }) => e.code === 'FILE_INVALID')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 })
