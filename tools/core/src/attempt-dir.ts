@@ -88,7 +88,16 @@ export interface Attempt {
   key: string
   admission: Admission
   config: ExecutionConfig
+  /**
+   * How the attempt's other JSON files are read by what loads from it (the render inputs):
+   * readJsonFile unless loadAttempt was given a reader. Readback gives one that answers from
+   * the documents it has already read, parsed and validated.
+   */
+  readJson?: JsonFileReader
 }
+
+/** Reads and validates one of our JSON files, as readJsonFile does (its errors too). */
+export type JsonFileReader = <N extends SchemaName>(name: N, path: string, missingCode?: ErrorCode) => SchemaTypes[N]
 
 /**
  * Refuses a path named as an attempt that is no directory, for every step and readback alike:
@@ -116,17 +125,18 @@ export function assertAttemptDirectory (dir: string): void {
  * key>); readback passes `inStateRoot: false` to read one wherever it lies (an archived copy),
  * since whether its directory is its key's is the binding check's own finding.
  */
-export function loadAttempt (dir: string, o: { inStateRoot?: boolean } = {}): Attempt {
+export function loadAttempt (dir: string, o: { inStateRoot?: boolean, readJson?: JsonFileReader } = {}): Attempt {
   if (!isAbsolute(dir)) throw toolError('USAGE', `attempt directory must be absolute: ${dir}`)
   assertAttemptDirectory(dir)
-  const admission = readJsonFile('admission', join(dir, 'admission.json'), 'INPUT_MISSING')
-  const started = readJsonFile('started', join(dir, 'started.json'), 'ATTEMPT_INCOMPLETE')
+  const read = o.readJson ?? readJsonFile
+  const admission = read('admission', join(dir, 'admission.json'), 'INPUT_MISSING')
+  const started = read('started', join(dir, 'started.json'), 'ATTEMPT_INCOMPLETE')
   if (started.attempt_key !== admission.attempt_key) throw toolError('FILE_INVALID', `${dir}: started.json names another key`)
   if (o.inStateRoot !== false && attemptDirFor(stateRootOf(dir), admission.attempt_key) !== dir) {
     throw toolError('FILE_INVALID', `${dir}: admission.json names key ${admission.attempt_key.slice(0, 16)}…, which does not own this directory`)
   }
-  const config = readJsonFile('execution', join(dir, 'inputs', 'execution.json'))
-  return { dir, stateRoot: stateRootOf(dir), key: admission.attempt_key, admission, config }
+  const config = read('execution', join(dir, 'inputs', 'execution.json'))
+  return { dir, stateRoot: stateRootOf(dir), key: admission.attempt_key, admission, config, ...(o.readJson === undefined ? {} : { readJson: o.readJson }) }
 }
 
 export type StepOpen =

@@ -24,13 +24,14 @@ function mismatch (what: string): never {
 
 export function loadRenderInputs (attempt: Attempt, readTree: TreeReader): RenderInputs {
   const { dir, admission, config } = attempt
+  const readJson = attempt.readJson ?? readJsonFile
   const k = admission.key_inputs
   if (attemptKey(k) !== admission.attempt_key) mismatch('admission.json key_inputs do not hash to attempt_key')
   if (jcsSha256(config) !== k.config_sha256) mismatch('inputs/execution.json')
   if (config.source_sha !== k.source_sha) mismatch('inputs/execution.json source_sha')
-  const policy = readJsonFile('routing-policy', join(dir, 'inputs', 'routing-policy.json'))
+  const policy = readJson('routing-policy', join(dir, 'inputs', 'routing-policy.json'))
   if (jcsSha256(policy) !== k.routing_policy_sha256) mismatch('inputs/routing-policy.json')
-  const c: Case = readJsonFile('case', join(dir, 'inputs', 'case.json'))
+  const c: Case = readJson('case', join(dir, 'inputs', 'case.json'))
   if (jcs(c) !== jcs(admission.case)) mismatch('inputs/case.json differs from admission.json case')
   if (caseInputSha256(c) !== k.case_input_sha256 || c.kind !== k.case_kind || c.id !== k.case_id) mismatch('inputs/case.json')
 
@@ -43,11 +44,11 @@ export function loadRenderInputs (attempt: Attempt, readTree: TreeReader): Rende
 
   const manifest: RegisterManifest = parseDocument('register-manifest', readTree(REGISTER_MANIFEST_PATH), `${REGISTER_MANIFEST_PATH} in the extracted tree`, 'REGISTER_MANIFEST_INVALID')
   if (jcsSha256(manifest) !== k.register_manifest_sha256) mismatch(`${REGISTER_MANIFEST_PATH} in the extracted tree`)
-  const retained = readJsonFile('register-manifest', join(dir, 'inputs', 'registers.json'))
+  const retained = readJson('register-manifest', join(dir, 'inputs', 'registers.json'))
   if (jcs(retained) !== jcs(manifest)) mismatch('inputs/registers.json differs from the manifest blob')
   assertRegisterTuples(manifest, routed.route.task_label, admission.task_register, admission.prompt_register)
 
-  const baseline = readJsonFile('baseline', join(dir, 'baseline.json'))
+  const baseline = readJson('baseline', join(dir, 'baseline.json'))
   if (baseline.attempt_key !== admission.attempt_key) mismatch('baseline.json names another attempt')
   if (baseline.case_identity !== c.test.name) mismatch('baseline.json case_identity is not the case\'s test')
   if (!baseline.reproduced) throw toolError('ATTEMPT_INCOMPLETE', `${dir}/baseline.json: the case was not reproduced, so the provider is never called`)

@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import type { Admission, Case, ExecutionConfig, Receipt, OutcomeFile, Proposal, ProviderResponse, RegisterManifest, RoutingPolicy, TreeManifest, ValidationRecord } from '@repairline/schemas'
 import { attemptKey, caseInputSha256, resolveRoute, resolvePromptRegister, resolveTaskRegister } from '../admission.ts'
 import { jcs, jcsSha256, sha256Hex } from '../digest.ts'
-import { loadAttempt } from '../attempt-dir.ts'
+import type { Attempt } from '../attempt-dir.ts'
 import { readFileNoFollow } from '../read-file.ts'
 import { responsesUrl } from '../url.ts'
 import { INTERNAL_TEXT_CHECKER, renderSummaryText, validateText, validationPassed, VALIDATION_STAGES, VALIDATION_STAGE_ORDER } from '../text-contracts/index.ts'
@@ -38,6 +38,12 @@ export interface CheckContext {
   findings: Findings
   /** sha256 of a retained file, read and hashed at most once per readback. */
   digestOf: (rel: string) => string
+  /**
+   * The attempt as the steps load it (loadAttempt outside a state root), loaded once: its
+   * JSON files come from `docs` where they are there, so none is read and validated again.
+   * Throws what loadAttempt throws, each time it is asked.
+   */
+  attempt: () => Attempt
 }
 
 const same = (a: unknown, b: unknown): boolean => jcs(a) === jcs(b)
@@ -242,7 +248,7 @@ function checkRendered (c: CheckContext): void {
   if (!files.has('job.txt')) return
   let rendered
   try {
-    const attempt = loadAttempt(dir, { inStateRoot: false })
+    const attempt = c.attempt()
     const tree = openTreeReader(dir)
     rendered = renderAttempt(loadRenderInputs(attempt, p => tree.readFile(p)))
   } catch (e) {
@@ -275,7 +281,7 @@ async function checkGate (c: CheckContext): Promise<void> {
   // gate that cannot be rerun is a finding, never a crash of readback.
   let out
   try {
-    out = await computeAttemptGate(loadAttempt(dir, { inStateRoot: false }))
+    out = await computeAttemptGate(c.attempt())
   } catch (e) {
     f.add('GATE_MISMATCH', `the gate cannot be rerun on the retained files: ${(e as Error).message}`, 'gate.json')
     return

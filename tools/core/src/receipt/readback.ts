@@ -7,12 +7,12 @@
 
 import { existsSync, lstatSync, readdirSync } from 'node:fs'
 import { basename, join } from 'node:path'
-import type { Admission, OutcomeFile, Receipt, ReadbackFinding, SchemaName } from '@repairline/schemas'
+import type { Admission, OutcomeFile, Receipt, ReadbackFinding, SchemaName, SchemaTypes } from '@repairline/schemas'
 import { parseJsonBytes } from '../json.ts'
 import { schemaErrors } from '../contracts.ts'
-import { ATTEMPT_JSON_FILES, stateRootOf } from '../attempt-dir.ts'
+import { ATTEMPT_JSON_FILES, loadAttempt, readJsonFile, stateRootOf, type Attempt, type JsonFileReader } from '../attempt-dir.ts'
 import { readFileNoFollow } from '../read-file.ts'
-import { sha256File } from '../digest.ts'
+import { sha256File, sha256Hex } from '../digest.ts'
 import { printableLine } from '../printable-line.ts'
 import { holdsOnlyAdmission, listAttemptFiles, RECEIPT_FILE } from './files.ts'
 import { ATTEMPT_FILES, checkStagePrefix } from './stages.ts'
@@ -67,7 +67,7 @@ function holdsStateLock (dir: string, key: string, now: Date): boolean {
 }
 
 /** A sealed JSON file, parsed strictly and validated; a finding (MALFORMED) and undefined if not. */
-export function readSealedJson<N extends SchemaName> (dir: string, rel: string, schema: N, f: Findings): unknown {
+export function readSealedJson<N extends SchemaName> (dir: string, rel: string, schema: N, f: Findings, read?: (bytes: Buffer) => void): unknown {
   let bytes: Buffer
   try {
     bytes = readFileNoFollow(join(dir, rel))
@@ -75,6 +75,7 @@ export function readSealedJson<N extends SchemaName> (dir: string, rel: string, 
     f.add('MALFORMED', `${rel} cannot be read: ${(e as Error).message}`, rel)
     return undefined
   }
+  read?.(bytes)
   const parsed = parseJsonBytes(bytes)
   if (!parsed.ok) {
     f.add('MALFORMED', `${rel} is not strict JSON: ${parsed.message}`, rel)
@@ -161,6 +162,8 @@ async function readbackInto (
     }
     return d
   }
+  // A JSON file read whole to parse it is hashed from those bytes, not read a second time.
+  const hashed = (rel: string) => (bytes: Buffer): void => { digests.set(rel, { bytes: bytes.length, sha256: sha256Hex(bytes) }) }
   for (const s of listing.special) f.add('UNSEALED_FILE', `${s} is not a regular file`, s)
   for (const u of listing.unreachable) f.add('UNSEALED_FILE', `${u.path}: ${u.why}`, u.path)
   for (const t of listing.leftovers) f.add('LEFTOVER_TEMP_FILE', `${t} is the temp file of a write that was interrupted before its rename; it was never part of the attempt`, t, 'notice')
@@ -169,7 +172,7 @@ async function readbackInto (
   const docs = new Map<string, unknown>()
   for (const rel of listing.files) {
     const schema = ATTEMPT_JSON_FILES[rel]
-    if (schema !== undefined) docs.set(rel, readSealedJson(dir, rel, schema, f))
+    if (schema !== undefined) docs.set(rel, readSealedJson(dir, rel, schema, f, hashed(rel)))
   }
   const admission = docs.get('admission.json') as Admission | undefined
   const outcome = docs.get('outcome.json') as OutcomeFile | undefined
@@ -271,7 +274,22 @@ async function readbackInto (
     f.add('TEST_HOOKS_ENABLED', 'the attempt ran with REPAIRLINE_TEST_HOOKS=1 (test clock and fault hook): evidence of a test, not of a repair', 'admission.json', o.allowTestHooks === true ? 'notice' : 'error')
   }
 
-  await runContentChecks({ dir, admission, outcome, docs, files: new Set(listing.files), findings: f, digestOf: rel => digestOf(rel).sha256 })
+  // The checks load the attempt as the steps do, but from the documents read above: a JSON
+  // file that parsed and validated under the schema asked for is not read again.
+  const readJson: JsonFileReader = (name, path, missingCode) => {
+    const rel = path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : undefined
+    const doc = rel === undefined || ATTEMPT_JSON_FILES[rel] !== name ? undefined : docs.get(rel)
+    return doc === undefined ? readJsonFile(name, path, missingCode) : doc as SchemaTypes[typeof name]
+  }
+  let loaded: { attempt: Attempt } | { error: unknown } | undefined
+  const attempt = (): Attempt => {
+    if (loaded === undefined) {
+      try { loaded = { attempt: loadAttempt(dir, { inStateRoot: false, readJson }) } } catch (e) { loaded = { error: e } }
+    }
+    if ('error' in loaded) throw loaded.error
+    return loaded.attempt
+  }
+  await runContentChecks({ dir, admission, outcome, docs, files: new Set(listing.files), findings: f, digestOf: rel => digestOf(rel).sha256, attempt })
   return done(admission, outcome)
 }
 
