@@ -10,8 +10,8 @@ import { join } from 'node:path'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { ExecutionConfig } from '@repairline/schemas'
 import {
-  chooseDelimiter, isValid, loadAttempt, loadRenderInputs, renderAttempt, renderPayload, resolvePromptRegister, resolveRoute,
-  resolveTaskRegister, strictProposalSchema, PAYLOAD_DELIMITER_STEM, PROMPT_SCAFFOLD, type RenderInputs,
+  chooseDelimiter, isValid, loadAttempt, loadRenderInputs, readJsonFile, renderAttempt, renderPayload, resolvePromptRegister, resolveRoute,
+  resolveTaskRegister, strictProposalSchema, PAYLOAD_DELIMITER_STEM, PROMPT_SCAFFOLD, type JsonFileReader, type RenderInputs,
 } from '@repairline/core'
 import { tempDir } from '../../../test/helpers/tmp.ts'
 import { makeFixture, MINIMAL_REGISTERS, writeJson, type Fixture } from '../../../test/helpers/fixture.ts'
@@ -197,4 +197,29 @@ test('the config copy is bound too', async t => {
   const cfg = JSON.parse(readFileSync(cfgPath, 'utf8')) as ExecutionConfig
   writeJson(cfgPath, { ...cfg, provider: { ...cfg.provider, max_input_bytes: 9999 } })
   assert.throws(() => loadRenderInputs(loadAttempt(a.dir), mapReader(new Map())), (e: { code?: string }) => e.code === 'ATTEMPT_BINDING_MISMATCH')
+})
+
+test('an injected JSON reader serves every file loadAttempt and loadRenderInputs read, and what it returns is still held to the admitted key', async t => {
+  const f = await makeFixture(tempDir(t))
+  const a = await admitFixture(f)
+  writeBaseline(f, a)
+  const files = await repoFiles(f)
+  const asked: string[] = []
+  const counting: JsonFileReader = (name, path, missingCode) => {
+    asked.push(`${name} ${path.slice(a.dir.length + 1)}`)
+    return readJsonFile(name, path, missingCode)
+  }
+  const attempt = loadAttempt(a.dir, { readJson: counting })
+  const inputs = loadRenderInputs(attempt, mapReader(files))
+  assert.deepEqual(asked, [
+    'admission admission.json', 'started started.json', 'execution inputs/execution.json',
+    'routing-policy inputs/routing-policy.json', 'case inputs/case.json', 'register-manifest inputs/registers.json', 'baseline baseline.json',
+  ])
+  assert.ok(renderAttempt(inputs).request?.bytes.equals(renderAttempt(loadRenderInputs(loadAttempt(a.dir), mapReader(files))).request?.bytes ?? Buffer.alloc(0)))
+  // A reader that answers with another document is checked like a file would be.
+  const lying: JsonFileReader = (name, path, missingCode) => {
+    const doc = readJsonFile(name, path, missingCode)
+    return (name === 'routing-policy' ? { ...doc, cost_ceiling_usd: 0.4 } : doc) as typeof doc
+  }
+  assert.throws(() => loadRenderInputs(loadAttempt(a.dir, { readJson: lying }), mapReader(files)), (e: { code?: string }) => e.code === 'ATTEMPT_BINDING_MISMATCH')
 })
