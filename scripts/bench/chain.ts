@@ -19,9 +19,46 @@ const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' }
 
 interface Timed { wallMs: number, testsMs: number, providerMs: number }
 
-/** Sealed attempts made (and read back); the first TIMED of them are timed for the overhead. */
+/**
+ * Sealed attempts made (and read back); the first TIMED of them are timed for the overhead,
+ * and the last BY_HAND are run one tool at a time, as an operator would, to time each step.
+ */
 const ATTEMPTS = SMOKE ? 2 : 32
 const TIMED = SMOKE ? 1 : 8
+const BY_HAND = SMOKE ? 1 : 5
+
+const STEP_NAMES = ['admit', 'extract-tree', 'reproduce', 'ask-provider', 'gate-patch', 'verify', 'seal'] as const
+type StepName = (typeof STEP_NAMES)[number]
+
+/**
+ * One attempt through the seven tools by hand (each bin run by this node, as the driver runs
+ * it, with the driver's environment): each step's wall time less what it waited for, the
+ * test run for reproduce and verify, the provider's answer for ask-provider.
+ */
+async function stepsByHand (configPath: string, reportPath: string): Promise<Record<StepName, number>> {
+  const bin = (tool: string): string => join(ROOT, 'tools', tool, 'bin', `${tool}.js`)
+  const timed = async (args: string[]): Promise<{ ms: number, stdout: string }> => {
+    const t = performance.now()
+    const r = await spawnRun(process.execPath, args, { env: ENV })
+    const ms = performance.now() - t
+    if (r.exitCode !== 0) throw new Error(`${args[0] ?? ''} exited ${String(r.exitCode)}: ${r.stderr.toString().slice(-400)}`)
+    return { ms, stdout: r.stdout.toString() }
+  }
+  const out = {} as Record<StepName, number>
+  const admitted = await timed([bin('admit'), 'run', '--config', configPath, '--report', reportPath])
+  const record = admitted.stdout.split('\n').filter(Boolean).map(l => JSON.parse(l) as { kind: string, path?: string }).find(r => r.kind === 'attempt')
+  if (record?.path === undefined) throw new Error('admit printed no attempt record')
+  const dir = record.path
+  out.admit = admitted.ms
+  for (const step of STEP_NAMES.slice(1)) {
+    out[step] = (await timed(step === 'seal' ? [bin('receipt'), 'seal', '--attempt', dir] : [bin(step), '--attempt', dir])).ms
+  }
+  const runMs = (file: string): number => (JSON.parse(readFileSync(join(dir, file), 'utf8')) as { run?: { timing?: { run_ms?: number } } }).run?.timing?.run_ms ?? 0
+  out.reproduce -= runMs('baseline.json')
+  out.verify -= runMs('verify.json')
+  out['ask-provider'] -= partsOf(dir).providerMs
+  return out
+}
 
 async function driveOnce (configPath: string, reportPath: string): Promise<number> {
   const t = performance.now()
@@ -54,7 +91,12 @@ export async function run (): Promise<BenchRow[]> {
     const f = await makeFixture(join(dir, 'f'), { runner: 'node', baseUrl: server.baseUrl('ok'), caFile: tls.caFile })
     writeJson(f.reportPath, { ...f.report, cases: Array.from({ length: ATTEMPTS }, (_, i) => makeCase(`case-${String(i).padStart(2, '0')}`, 'test', 'test/calc.test.js::add adds')) })
     const timed: Timed[] = []
+    const byHand: Array<Record<StepName, number>> = []
     for (let i = 0; i < ATTEMPTS; i++) {
+      if (i >= ATTEMPTS - BY_HAND) {
+        byHand.push(await stepsByHand(f.configPath, f.reportPath))
+        continue
+      }
       const wallMs = await driveOnce(f.configPath, f.reportPath)
       if (i < TIMED) {
         const attempts = readdirSync(join(f.stateDir, 'attempts')).sort()
@@ -73,6 +115,14 @@ export async function run (): Promise<BenchRow[]> {
       goal: '≤ 1.5 s',
       detail: `${(overhead / 1000).toFixed(2)} s overhead of ${(median(timed.map(t => t.wallMs)) / 1000).toFixed(2)} s per run (tests ${fmt(median(timed.map(t => t.testsMs)))}, provider ${fmt(median(timed.map(t => t.providerMs)))}); 7 × node -e 0 = ${fmt(sevenNodes)}; median of ${TIMED} runs`,
     }]
+    const perStep = STEP_NAMES.map(step => ({ step, ms: median(byHand.map(h => h[step])) }))
+    const stepsTotal = perStep.reduce((sum, x) => sum + x.ms, 0)
+    rows.push({
+      name: 'chain overhead, step by step (each tool run by hand; reproduce and verify less their test run, ask-provider less the answer)',
+      baseline: '7 × node -e 0',
+      ratio: stepsTotal / sevenNodes,
+      detail: `${perStep.map(x => `${x.step} ${fmt(x.ms)}`).join(', ')}: ${(stepsTotal / 1000).toFixed(2)} s in all; node -e 0 = ${fmt(sevenNodes / 7)}; median of ${BY_HAND} attempts`,
+    })
 
     // Readback of the sealed attempts vs sha256sum over exactly the files they seal.
     const attemptDirs = readdirSync(join(f.stateDir, 'attempts')).map(a => join(f.stateDir, 'attempts', a))
