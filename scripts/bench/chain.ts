@@ -13,6 +13,7 @@ import { makeFixture, makeCase, writeJson } from '../../test/helpers/fixture.ts'
 import { makeTls } from '../../test/helpers/tls.ts'
 import { ResponsesServer, NODE_FIX_PROPOSAL } from '../../test/helpers/responses-server.ts'
 import { interleave, median, proc, fmt, SMOKE, type BenchRow } from './lib.ts'
+import { STEPS, type Step } from '../attempt.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' }
@@ -27,15 +28,12 @@ const ATTEMPTS = SMOKE ? 2 : 32
 const TIMED = SMOKE ? 1 : 8
 const BY_HAND = SMOKE ? 1 : 5
 
-const STEP_NAMES = ['admit', 'extract-tree', 'reproduce', 'ask-provider', 'gate-patch', 'verify', 'seal'] as const
-type StepName = (typeof STEP_NAMES)[number]
-
 /**
  * One attempt through the seven tools by hand (each bin run by this node, as the driver runs
  * it, with the driver's environment): each step's wall time less what it waited for, the
  * test run for reproduce and verify, the provider's answer for ask-provider.
  */
-async function stepsByHand (configPath: string, reportPath: string): Promise<Record<StepName, number>> {
+async function stepsByHand (configPath: string, reportPath: string): Promise<Record<Step, number>> {
   const bin = (tool: string): string => join(ROOT, 'tools', tool, 'bin', `${tool}.js`)
   const timed = async (args: string[]): Promise<{ ms: number, stdout: string }> => {
     const t = performance.now()
@@ -44,13 +42,13 @@ async function stepsByHand (configPath: string, reportPath: string): Promise<Rec
     if (r.exitCode !== 0) throw new Error(`${args[0] ?? ''} exited ${String(r.exitCode)}: ${r.stderr.toString().slice(-400)}`)
     return { ms, stdout: r.stdout.toString() }
   }
-  const out = {} as Record<StepName, number>
+  const out = {} as Record<Step, number>
   const admitted = await timed([bin('admit'), 'run', '--config', configPath, '--report', reportPath])
   const record = admitted.stdout.split('\n').filter(Boolean).map(l => JSON.parse(l) as { kind: string, path?: string }).find(r => r.kind === 'attempt')
   if (record?.path === undefined) throw new Error('admit printed no attempt record')
   const dir = record.path
   out.admit = admitted.ms
-  for (const step of STEP_NAMES.slice(1)) {
+  for (const step of STEPS.slice(1)) {
     out[step] = (await timed(step === 'seal' ? [bin('receipt'), 'seal', '--attempt', dir] : [bin(step), '--attempt', dir])).ms
   }
   const runMs = (file: string): number => (JSON.parse(readFileSync(join(dir, file), 'utf8')) as { run?: { timing?: { run_ms?: number } } }).run?.timing?.run_ms ?? 0
@@ -91,7 +89,7 @@ export async function run (): Promise<BenchRow[]> {
     const f = await makeFixture(join(dir, 'f'), { runner: 'node', baseUrl: server.baseUrl('ok'), caFile: tls.caFile })
     writeJson(f.reportPath, { ...f.report, cases: Array.from({ length: ATTEMPTS }, (_, i) => makeCase(`case-${String(i).padStart(2, '0')}`, 'test', 'test/calc.test.js::add adds')) })
     const timed: Timed[] = []
-    const byHand: Array<Record<StepName, number>> = []
+    const byHand: Array<Record<Step, number>> = []
     for (let i = 0; i < ATTEMPTS; i++) {
       if (i >= ATTEMPTS - BY_HAND) {
         byHand.push(await stepsByHand(f.configPath, f.reportPath))
@@ -115,7 +113,7 @@ export async function run (): Promise<BenchRow[]> {
       goal: '≤ 1.5 s',
       detail: `${(overhead / 1000).toFixed(2)} s overhead of ${(median(timed.map(t => t.wallMs)) / 1000).toFixed(2)} s per run (tests ${fmt(median(timed.map(t => t.testsMs)))}, provider ${fmt(median(timed.map(t => t.providerMs)))}); 7 × node -e 0 = ${fmt(sevenNodes)}; median of ${TIMED} runs`,
     }]
-    const perStep = STEP_NAMES.map(step => ({ step, ms: median(byHand.map(h => h[step])) }))
+    const perStep = STEPS.map(step => ({ step, ms: median(byHand.map(h => h[step])) }))
     const stepsTotal = perStep.reduce((sum, x) => sum + x.ms, 0)
     rows.push({
       name: 'chain overhead, step by step (each tool run by hand; reproduce and verify less their test run, ask-provider less the answer)',
