@@ -51,9 +51,8 @@ async function stepsByHand (configPath: string, reportPath: string): Promise<Rec
   for (const step of STEPS.slice(1)) {
     out[step] = (await timed(step === 'seal' ? [bin('receipt'), 'seal', '--attempt', dir] : [bin(step), '--attempt', dir])).ms
   }
-  const runMs = (file: string): number => (JSON.parse(readFileSync(join(dir, file), 'utf8')) as { run?: { timing?: { run_ms?: number } } }).run?.timing?.run_ms ?? 0
-  out.reproduce -= runMs('baseline.json')
-  out.verify -= runMs('verify.json')
+  out.reproduce -= runMsOf(dir, 'baseline.json')
+  out.verify -= runMsOf(dir, 'verify.json')
   out['ask-provider'] -= partsOf(dir).providerMs
   return out
 }
@@ -65,12 +64,13 @@ async function driveOnce (configPath: string, reportPath: string): Promise<numbe
   return performance.now() - t
 }
 
+/** The sandboxed test run's own time, from baseline.json or verify.json. */
+function runMsOf (attemptDir: string, file: 'baseline.json' | 'verify.json'): number {
+  return (JSON.parse(readFileSync(join(attemptDir, file), 'utf8')) as { run?: { timing?: { run_ms?: number } } }).run?.timing?.run_ms ?? 0
+}
+
 function partsOf (attemptDir: string): { testsMs: number, providerMs: number } {
-  let testsMs = 0
-  for (const f of ['baseline.json', 'verify.json']) {
-    const doc = JSON.parse(readFileSync(join(attemptDir, f), 'utf8')) as { run?: { timing?: { run_ms?: number } } }
-    testsMs += doc.run?.timing?.run_ms ?? 0
-  }
+  const testsMs = runMsOf(attemptDir, 'baseline.json') + runMsOf(attemptDir, 'verify.json')
   const dispatched = Date.parse((JSON.parse(readFileSync(join(attemptDir, 'dispatch.json'), 'utf8')) as { dispatched_at: string }).dispatched_at)
   const received = Date.parse((JSON.parse(readFileSync(join(attemptDir, 'response.json'), 'utf8')) as { received_at: string }).received_at)
   return { testsMs, providerMs: received - dispatched }
