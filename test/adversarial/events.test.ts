@@ -1,13 +1,17 @@
 // Threat group T (threat-matrix §9.8) on real go and node runs in the sandbox: test code that
-// forges framing, exits early, panics off the test goroutine, fails to build, or runs nothing.
+// forges framing, writes into its runner's stdout, exits early, panics off the test goroutine,
+// fails to build, or runs nothing.
 // Each test shows the attack is real — the raw events or the exit code would fool a naive
 // reader (the positive control) — and that the normalized summary and the exit-code
 // cross-check are not fooled.
 
+import { randomBytes } from 'node:crypto'
+import { closeSync, createReadStream, openSync } from 'node:fs'
+import { join } from 'node:path'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { TestEvent } from '@repairline/schemas'
-import { runTests, type TestRun } from '@repairline/core'
+import { EventSummarizer, goInstall, NodeEventNormalizer, normalizeGoStream, run, runTests, runToFd, writeNodeReporter, type TestRun } from '@repairline/core'
 import { GO_FILES } from '../helpers/fixture.ts'
 import { TEST_LIMITS, makeTree, sandboxTemp, warmGoCache } from '../helpers/sandbox.ts'
 
@@ -114,4 +118,99 @@ test('`node --test` on zero files exits 0 with "tests 0": a fault, never a pass'
   assert.ok(r.events.some(e => e.Output === '# tests 0\n'))
   assert.deepEqual(r.summary.identities, {})
   assert.equal(r.fault?.code, 'TESTS_NOT_RUN')
+})
+
+/**
+ * A test that opens its runner's stdout by path (/proc/<ppid>/fd/1) and writes a forged
+ * run and pass of `name` there, then prints what happened on its own stdout as `PROBE <how>`.
+ */
+const FORGE_INTO_RUNNER = {
+  node: (name: string): string => `import { test } from 'node:test'
+import { openSync, writeSync } from 'node:fs'
+test('writes into the runner', () => {
+  let how = 'written'
+  try {
+    const fd = openSync('/proc/' + process.ppid + '/fd/1', 'w')
+    for (const type of ['test:start', 'test:pass']) writeSync(fd, JSON.stringify({ type, name: ${JSON.stringify(name)}, nesting: 0, file: process.argv[1] }) + '\\n')
+  } catch (e) { how = e.code }
+  console.log('PROBE ' + how)
+})
+`,
+  go: (name: string): string => `package calc
+
+import (
+\t"fmt"
+\t"os"
+\t"testing"
+)
+
+func TestWrite(t *testing.T) {
+\thow := "written"
+\tf, err := os.OpenFile(fmt.Sprintf("/proc/%d/fd/1", os.Getppid()), os.O_WRONLY, 0)
+\tif err != nil {
+\t\thow = err.Error()
+\t} else {
+\t\tfor _, a := range []string{"run", "pass"} {
+\t\t\tfmt.Fprintf(f, "{\\"Action\\":%q,\\"Package\\":\\"example.com/calc\\",\\"Test\\":%q}\\n", a, ${JSON.stringify(name)})
+\t\t}
+\t}
+\tfmt.Println("PROBE " + how)
+}
+`,
+}
+
+/**
+ * Runs `argv` outside any sandbox in `cwd` with its stdout on a pipe (a FIFO in `dir`, as a
+ * shell pipeline would give it); returns what came through.
+ */
+async function runWithPipeStdout (argv: string[], cwd: string, env: Record<string, string>, dir: string): Promise<string> {
+  const fifo = join(dir, `stdout-${randomBytes(4).toString('hex')}`)
+  assert.equal((await run('/usr/bin/mkfifo', [fifo], { env: {} })).exitCode, 0)
+  // Opened read-write, the FIFO's write end does not wait for a reader, and the reader then
+  // finds a writer: neither open blocks.
+  const fd = openSync(fifo, 'r+')
+  const reader = createReadStream(fifo)
+  const chunks: Buffer[] = []
+  reader.on('data', b => chunks.push(b as Buffer))
+  const done = new Promise<void>(resolve => reader.once('close', () => resolve()))
+  try {
+    await new Promise<void>(resolve => reader.once('open', () => resolve()))
+    await runToFd(argv[0] as string, argv.slice(1), { cwd, env, stdin: '', stdoutFd: fd })
+  } finally {
+    closeSync(fd)
+  }
+  await done
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+test('a test cannot write its own events into the runner\'s stdout by path: the supervisor\'s end is a socket (ENXIO); with a pipe there, the same forgery becomes an identity', async t => {
+  const dir = sandboxTemp(t)
+  // node: the pinned reporter, the fixed command, in the sandbox.
+  const nodeTree = makeTree(dir, 'node', { 'package.json': '{"type":"module"}\n', 'test/probe.test.js': FORGE_INTO_RUNNER.node('ghost') })
+  const nodeRun = await runTests({ runner: 'node', tree: nodeTree, testPackages: ['test/'], scratch: makeTree(dir, 'scratch-node', {}), timeoutMs: 60_000, limits: TEST_LIMITS })
+  assert.ok(nodeRun.events.some(e => e.Output === 'PROBE ENXIO\n'), `the probe ran and was refused: ${JSON.stringify(nodeRun.events.filter(e => e.Output?.startsWith('PROBE') === true))}`)
+  assert.deepEqual(Object.keys(nodeRun.summary.identities), ['test/probe.test.js::writes into the runner'])
+  // go: the test binary's parent is go test, whose stdout is the same socket.
+  const goRunResult = await goRun(t, { 'calc_test.go': FORGE_INTO_RUNNER.go('TestGhost') })
+  assert.ok(goRunResult.events.some(e => /^PROBE open \/proc\/\d+\/fd\/1: no such device or address\n$/.test(e.Output ?? '')), `the probe ran and was refused: ${JSON.stringify(goRunResult.events.filter(e => e.Output?.includes('PROBE') === true))}`)
+  assert.deepEqual(Object.keys(goRunResult.summary.identities), ['example.com/calc::TestWrite'])
+
+  // Positive controls: the same commands outside the sandbox, with their stdout on a pipe (as a
+  // shell pipeline gives it), take the forgery.
+  const reporter = join(dir, 'reporter.mjs')
+  writeNodeReporter(reporter)
+  const nodeOut = await runWithPipeStdout([process.execPath, '--test', '--test-concurrency=1', `--test-reporter=${reporter}`, 'test/'], nodeTree, { PATH: '/usr/bin:/bin' }, dir)
+  const normalizer = new NodeEventNormalizer(nodeTree)
+  const nodeSummary = new EventSummarizer()
+  for (const line of nodeOut.split('\n')) for (const e of normalizer.line(line)) nodeSummary.add(e)
+  assert.match(nodeOut, /PROBE written/)
+  assert.equal(nodeSummary.finish().identities['test/probe.test.js::ghost']?.result, 'pass', 'the forged test became a passing identity')
+
+  const goTree = makeTree(dir, 'go-tree', { ...GO_BASE, 'calc_test.go': FORGE_INTO_RUNNER.go('TestGhost') })
+  const go = goInstall()
+  const goOut = await runWithPipeStdout([go.goBin, 'test', '-json', '-count=1', '.'], goTree, { PATH: '/usr/bin:/bin', HOME: dir, GOPATH: join(dir, 'gopath'), GOCACHE: join(dir, 'gocache'), GOFLAGS: '', GOTOOLCHAIN: 'local', GOPROXY: 'off', GOWORK: 'off', GOENV: 'off' }, dir)
+  const goSummary = new EventSummarizer()
+  for await (const e of normalizeGoStream([Buffer.from(goOut)])) goSummary.add(e)
+  assert.match(goOut, /PROBE written/)
+  assert.equal(goSummary.finish().identities['example.com/calc::TestGhost']?.result, 'pass', 'the forged test became a passing identity')
 })

@@ -144,8 +144,8 @@ export interface ToFdResult extends StreamExit { stderr: Buffer }
  * current offset), or bytes piped in. stderr is kept up to `maxStderr` bytes. For bulk output
  * the caller reads back as the child writes (cat-file --batch into a spool).
  */
-export async function runToFd (file: string, args: readonly string[], o: { env: Record<string, string>, stdin: number | Uint8Array | string, stdoutFd: number, maxStderr?: number }): Promise<ToFdResult> {
-  const child: ChildProcess = spawn(file, args, { env: o.env, shell: false, stdio: [typeof o.stdin === 'number' ? o.stdin : 'pipe', o.stdoutFd, 'pipe'] })
+export async function runToFd (file: string, args: readonly string[], o: { env: Record<string, string>, stdin: number | Uint8Array | string, stdoutFd: number, maxStderr?: number, cwd?: string }): Promise<ToFdResult> {
+  const child: ChildProcess = spawn(file, args, { env: o.env, cwd: o.cwd, shell: false, stdio: [typeof o.stdin === 'number' ? o.stdin : 'pipe', o.stdoutFd, 'pipe'] })
   if (typeof o.stdin !== 'number') {
     // A child that exits early closes its stdin: the exit status reports it, not an EPIPE here.
     child.stdin?.on('error', () => {})

@@ -320,6 +320,9 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
 
   try {
     closedFds = closeInheritedFds()
+    // 'pipe' is a socket pair (libuv), which no process in the sandbox can open by path:
+    // /proc/<runner>/fd/1 gives ENXIO. A FIFO or a file in its place would let a test write
+    // events into the runner's stdout (test/adversarial/events.test.ts).
     const c = spawn(argv[0] as string, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], env: {}, detached: false })
     child = c
     const exited = new Promise<void>(resolve => c.on('exit', (code, signal) => { exitCode = code; exitSignal = signal; resolve() }))
