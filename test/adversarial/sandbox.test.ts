@@ -18,6 +18,14 @@ import { goInstall } from '@repairline/core'
 import { ROOT } from '../helpers/bin.ts'
 import { lastJson, leftoverCgroups, makeTree, probeJson, processesWith, rawProbeArgv, runArgv, runNodeProbe, runPlainProbe, sandboxTemp, warmGoCache } from '../helpers/sandbox.ts'
 
+/**
+ * Runs of the isolation and teardown probes whose outcome could depend on timing (threat
+ * matrix §10: 0 connections and 0 survivors over 20 runs). Each run is a fresh sandbox.
+ */
+const ISOLATION_RUNS = 20
+/** Of the teardown runs, how many are killed at the deadline (6 s each); the rest exit. */
+const DEADLINE_RUNS = 4
+
 async function listen (server: Server, where: string | number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -37,15 +45,17 @@ s.on('connect', () => { say({ connected: true }); s.destroy() })
 s.on('error', e => say({ connected: false, code: e.code }))
 `
 
-test('S1: TCP to a host listener is refused inside (own network namespace) and the listener sees nothing; the same probe outside connects', async t => {
+test(`S1: TCP to a host listener is refused inside (own network namespace) over ${ISOLATION_RUNS} runs and the listener sees nothing; the same probe outside connects`, async t => {
   const tree = makeTree(sandboxTemp(t), 'tree', {})
   let accepted = 0
   const server = createServer(sock => { accepted++; sock.destroy() })
   await listen(server, 0)
   t.after(() => server.close())
   const port = String((server.address() as { port: number }).port)
-  const inside = probeJson(await runNodeProbe(tree, CONNECT, { args: ['tcp', port] }))
-  assert.deepEqual(inside, { connected: false, code: 'ECONNREFUSED' })
+  for (let run = 1; run <= ISOLATION_RUNS; run++) {
+    const inside = probeJson(await runNodeProbe(tree, CONNECT, { args: ['tcp', port] }))
+    assert.deepEqual(inside, { connected: false, code: 'ECONNREFUSED' }, `run ${run}`)
+  }
   assert.equal(accepted, 0)
   const outside = lastJson(await runPlainProbe(tree, CONNECT, ['tcp', port]))
   assert.deepEqual(outside, { connected: true })
@@ -220,14 +230,16 @@ test('S17: a setuid-root program in the mounted tree gains nothing inside (nosui
   assert.deepEqual(lastJson(await runPlainProbe(tree, EUID, [suid])), { euid: '0' })
 })
 
-test('S2: an abstract unix socket of the host is unreachable inside; the same probe outside connects', async t => {
+test(`S2: an abstract unix socket of the host is unreachable inside over ${ISOLATION_RUNS} runs; the same probe outside connects`, async t => {
   const tree = makeTree(sandboxTemp(t), 'tree', {})
   const name = `rl-abstract-${randomBytes(6).toString('hex')}`
   let accepted = 0
   const server = createServer(sock => { accepted++; sock.destroy() })
   await listen(server, `\0${name}`)
   t.after(() => server.close())
-  assert.deepEqual(probeJson(await runNodeProbe(tree, CONNECT, { args: ['unix', `@${name}`] })), { connected: false, code: 'ECONNREFUSED' })
+  for (let run = 1; run <= ISOLATION_RUNS; run++) {
+    assert.deepEqual(probeJson(await runNodeProbe(tree, CONNECT, { args: ['unix', `@${name}`] })), { connected: false, code: 'ECONNREFUSED' }, `run ${run}`)
+  }
   assert.equal(accepted, 0)
   assert.deepEqual(lastJson(await runPlainProbe(tree, CONNECT, ['unix', `@${name}`])), { connected: true })
 })
@@ -378,15 +390,16 @@ if (mode === 'daemon') { writeFileSync(flag, String(process.pid)); setInterval((
 }
 `
 
-test('S11: a double-forked, setsid daemon does not survive the sandbox (command exits, or is killed at the deadline); outside it survives a process-group kill', async t => {
+test(`S11: a double-forked, setsid daemon does not survive the sandbox over ${ISOLATION_RUNS} runs (its command exits, or is killed at the deadline in ${DEADLINE_RUNS}); outside it survives a process-group kill`, async t => {
   const tree = makeTree(sandboxTemp(t), 'tree', {})
-  for (const mode of ['exit', 'hang']) {
+  for (let run = 0; run < ISOLATION_RUNS; run++) {
+    const mode = run < DEADLINE_RUNS ? 'hang' : 'exit'
     const marker = `rl-daemon-${randomBytes(6).toString('hex')}`
     const r = await runNodeProbe(tree, DAEMON, { args: [marker, mode], timeoutMs: mode === 'hang' ? 6000 : 30_000 })
-    assert.deepEqual(probeJson(r), { started: true, daemon: true }, `${mode}: the daemon ran inside the sandbox`)
+    assert.deepEqual(probeJson(r), { started: true, daemon: true }, `run ${run} (${mode}): the daemon ran inside the sandbox`)
     assert.equal(r.report.stop?.reason, mode === 'hang' ? 'deadline' : undefined)
-    assert.equal(r.report.survivors, 0)
-    assert.deepEqual(processesWith(marker), [], `${mode}: a sandbox process survived`)
+    assert.equal(r.report.survivors, 0, `run ${run} (${mode})`)
+    assert.deepEqual(processesWith(marker), [], `run ${run} (${mode}): a sandbox process survived`)
   }
   // Control: the same probe outside any pid namespace, its process group SIGKILLed: the daemon lives on.
   const marker = `rl-daemon-${randomBytes(6).toString('hex')}`
