@@ -8,7 +8,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdirSync, chmodSync } from 'node:fs'
 import { join } from 'node:path'
-import { runTests } from '@repairline/core'
+import { fileURLToPath } from 'node:url'
+import { runTests, SANDBOX_LIMITS } from '@repairline/core'
 import { TEST_LIMITS, lastJson, leftoverCgroups, makeTree, probeJson, rawProbeArgv, runArgv, runNodeProbe, runPlainProbe, sandboxTemp } from '../helpers/sandbox.ts'
 
 const MiB = 1024 ** 2
@@ -178,6 +179,28 @@ test('R7: one unterminated line flooding stdout is cut at the supervisor cap and
   assert.equal(c.report.exit.code, 0)
   assert.equal(c.stdout.length, 4 * MiB)
   assert.equal(c.report.limits.find(l => l.name === 'file size per process')?.got, String(MiB))
+})
+
+const FLOOD_RSS = fileURLToPath(new URL('../helpers/flood-rss.ts', import.meta.url))
+
+/** flood-rss.ts's report of one flood, run in a fresh process. */
+async function floodInFreshProcess (spec: { mode: 'sandbox' | 'buffered', tree: string, args: string[], capBytes: number }): Promise<{ grewBytes: number, kept: number, seen: number, stop?: string }> {
+  const r = await runArgv([process.execPath, '--import', 'tsx', FLOOD_RSS, JSON.stringify({ ...spec, probe: FLOOD_OUT })], { env: { PATH: '/usr/bin:/bin' }, timeoutMs: 120_000 })
+  return lastJson(r) as { grewBytes: number, kept: number, seen: number, stop?: string }
+}
+
+test('R7: under an endless flood the supervisor grows by less than the CLI\'s output cap + 64 MiB (threat matrix §10), measured in a fresh process; a supervisor that keeps what it is sent grows by all of it', async t => {
+  const tree = makeTree(sandboxTemp(t), 'tree', {})
+  const cap = SANDBOX_LIMITS.stdoutBytes
+  const held = await floodInFreshProcess({ mode: 'sandbox', tree, args: ['0'], capBytes: cap })
+  assert.equal(held.stop, 'output_limit')
+  assert.equal(held.kept, cap)
+  assert.ok(held.seen > cap)
+  assert.ok(held.grewBytes < cap + 64 * MiB, `the supervisor grew by ${held.grewBytes} bytes`)
+  // Control: four times the cap, all kept, shows in the same measure.
+  const kept = await floodInFreshProcess({ mode: 'buffered', tree, args: [String(4 * cap / MiB)], capBytes: 8 * cap })
+  assert.equal(kept.kept, 4 * cap)
+  assert.ok(kept.grewBytes > 4 * cap, `the buffering control grew by only ${kept.grewBytes} bytes`)
 })
 
 const OPEN_FILES = `import { openSync } from 'node:fs'

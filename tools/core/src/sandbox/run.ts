@@ -159,9 +159,15 @@ class StatusReader {
   }
 }
 
-/** Keeps at most `cap` bytes of a stream; calls `over` once when more arrives. */
+/**
+ * Keeps at most `cap` bytes of a stream; calls `over` once when more arrives. The bytes are
+ * copied as they arrive into one buffer of `cap` bytes, taken at the first chunk: its pages
+ * become resident only as they are written, and the kept output is never copied again, so a
+ * flood costs the supervisor the cap and the chunks in flight, not twice the cap (threat
+ * matrix §10: RSS ≤ cap + 64 MiB; test/adversarial/resources.test.ts).
+ */
 class CappedSink {
-  private chunks: Buffer[] = []
+  private buf: Buffer | undefined
   kept = 0
   total = 0
 
@@ -170,14 +176,14 @@ class CappedSink {
   push (b: Buffer): void {
     this.total += b.length
     if (this.kept < this.cap) {
-      const take = Math.min(b.length, this.cap - this.kept)
-      this.chunks.push(take === b.length ? b : b.subarray(0, take))
-      this.kept += take
+      this.buf ??= Buffer.allocUnsafeSlow(this.cap)
+      this.kept += b.copy(this.buf, this.kept, 0, Math.min(b.length, this.cap - this.kept))
     }
     if (this.total > this.cap) this.over()
   }
 
-  bytes (): Buffer { return Buffer.concat(this.chunks, this.kept) }
+  /** The kept bytes (a view of the sink's buffer). */
+  bytes (): Buffer { return this.buf === undefined ? Buffer.alloc(0) : this.buf.subarray(0, this.kept) }
 }
 
 function nsId (pid: number | 'self', name: string): string {
