@@ -2,7 +2,8 @@
 // SIGKILLs the chain at each labelled point, three times each. After every kill: the key is
 // consumed exactly when started.json is durable (DESIGN §7: the `lock` point is before it,
 // so nothing is consumed and the same case is admitted again once the lock is stale);
-// `admit status` says interrupted once the test clock passes deadline + 30 s (never before);
+// `admit status` says interrupted once the test clock passes deadline + 30 s (never before),
+// the same bytes each time it is asked;
 // no second provider request is ever made, even when the killed step is run again; no file
 // of the attempt is half-written; and after `receipt seal` readback classifies the attempt.
 
@@ -29,6 +30,14 @@ async function status (configPath: string, reportPath: string, now: string): Pro
   const r = await runBin('admit', ['status', '--config', configPath, '--report', reportPath], { env: hooks(now) })
   const s = r.records.find(x => x.kind === 'case-status')
   return s?.kind === 'case-status' ? s.status : undefined
+}
+
+/** `admit status` run twice at the same clock: its whole stdout, the same bytes both times (threat matrix §10). */
+async function statusTwice (configPath: string, reportPath: string, now: string): Promise<string> {
+  const run = async (): Promise<string> => (await runBin('admit', ['status', '--config', configPath, '--report', reportPath], { env: hooks(now) })).stdout
+  const once = await run()
+  assert.equal(await run(), once, 'admit status gave other bytes the second time')
+  return once
 }
 
 for (const label of FAULT_LABELS) {
@@ -70,7 +79,7 @@ for (const label of FAULT_LABELS) {
       const sealedOutcome = existsSync(join(dir, 'outcome.json')) ? JSON.parse(readFileSync(join(dir, 'outcome.json'), 'utf8')).outcome as string : undefined
       if (sealedOutcome === undefined) {
         assert.equal(await status(f.configPath, f.reportPath, AT_GRACE_END), 'running')
-        assert.equal(await status(f.configPath, f.reportPath, AFTER_GRACE), 'interrupted')
+        assert.match(await statusTwice(f.configPath, f.reportPath, AFTER_GRACE), /"status":"interrupted"/)
       } else {
         assert.equal(label, 'seal', `an outcome (${sealedOutcome}) before the kill at ${label}`)
         assert.equal(await status(f.configPath, f.reportPath, AFTER_GRACE), 'consumed')
