@@ -6,6 +6,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: mkfifo/mknod fixtures, argv arrays
+import { createHash } from 'node:crypto'
 import { chmodSync, mkdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
@@ -178,6 +179,34 @@ test('the sandbox runs a command as the unprivileged user and reports an exit co
   assert.equal(r.report.uid, 65534)
   const fail = await runSandbox({ command: ['/usr/bin/false'], cwd: '/', env: {}, mounts: [], limits: TEST_LIMITS, timeoutMs: 10_000 })
   assert.equal(fail.report.exit.code, 1)
+})
+
+// Writes `n` bytes (byte i is i * 7 % 251) in writes of irregular sizes, each waited for.
+const PATTERN = `const n = Number(process.argv[2])
+const all = Buffer.alloc(n)
+for (let i = 0; i < n; i++) all[i] = i * 7 % 251
+let at = 0
+let k = 0
+const next = () => {
+  if (at >= n) return
+  const size = Math.min(n - at, [1, 4093, 65536, 70001, 333][k++ % 5])
+  process.stdout.write(all.subarray(at, at + size), next)
+  at += size
+}
+next()
+`
+
+test('kept output is the exact bytes printed, across the sink\'s first 1 MiB and at a cap below it; its digest is of those bytes', async t => {
+  const tree = makeTree(sandboxTemp(t), 'tree', {})
+  const pattern = (n: number): Buffer => { const b = Buffer.alloc(n); for (let i = 0; i < n; i++) b[i] = i * 7 % 251; return b }
+  for (const [n, cap] of [[MiB - 1, 8 * MiB], [MiB, 8 * MiB], [MiB + 1, 8 * MiB], [3 * MiB + 12_345, 8 * MiB], [2 * MiB, 512 * 1024]] as const) {
+    const r = await runNodeProbe(tree, PATTERN, { args: [String(n)], limits: { stdoutBytes: cap } })
+    const want = pattern(Math.min(n, cap))
+    assert.ok(r.stdout.equals(want), `${n} bytes under a cap of ${cap}: kept ${r.stdout.length} bytes, not the ones printed`)
+    assert.equal(r.report.output.stdout_kept, want.length)
+    assert.equal(r.report.output.stdout_sha256, createHash('sha256').update(want).digest('hex'))
+    assert.equal(r.report.stop?.reason, n > cap ? 'output_limit' : undefined)
+  }
 })
 
 test('mountinfo path fields are decoded from the kernel\'s octal escapes (space, tab, newline, backslash); other text is kept', () => {

@@ -161,10 +161,11 @@ class StatusReader {
 
 /**
  * Keeps at most `cap` bytes of a stream; calls `over` once when more arrives. The bytes are
- * copied as they arrive into one buffer of `cap` bytes, taken at the first chunk: its pages
- * become resident only as they are written, and the kept output is never copied again, so a
- * flood costs the supervisor the cap and the chunks in flight, not twice the cap (threat
- * matrix §10: RSS ≤ cap + 64 MiB; test/adversarial/resources.test.ts).
+ * copied as they arrive into one buffer: FIRST_KEPT_BYTES at first, then, if more come, one of
+ * the whole cap, whose pages become resident only as they are written. The kept output is
+ * never concatenated, so a flood costs the supervisor the cap and the chunks in flight, not
+ * twice the cap (threat matrix §10: RSS ≤ cap + 64 MiB; test/adversarial/resources.test.ts),
+ * and a run that prints little never asks for the cap (external memory makes V8 collect).
  */
 class CappedSink {
   private buf: Buffer | undefined
@@ -176,15 +177,25 @@ class CappedSink {
   push (b: Buffer): void {
     this.total += b.length
     if (this.kept < this.cap) {
-      this.buf ??= Buffer.allocUnsafeSlow(this.cap)
-      this.kept += b.copy(this.buf, this.kept, 0, Math.min(b.length, this.cap - this.kept))
+      const take = Math.min(b.length, this.cap - this.kept)
+      if (this.buf === undefined || this.kept + take > this.buf.length) this.grow(this.kept + take)
+      this.kept += b.copy(this.buf as Buffer, this.kept, 0, take)
     }
     if (this.total > this.cap) this.over()
+  }
+
+  private grow (need: number): void {
+    const next = Buffer.allocUnsafeSlow(need <= FIRST_KEPT_BYTES ? Math.min(this.cap, FIRST_KEPT_BYTES) : this.cap)
+    this.buf?.copy(next, 0, 0, this.kept)
+    this.buf = next
   }
 
   /** The kept bytes (a view of the sink's buffer). */
   bytes (): Buffer { return this.buf === undefined ? Buffer.alloc(0) : this.buf.subarray(0, this.kept) }
 }
+
+/** What a sink takes before it takes its whole cap. */
+const FIRST_KEPT_BYTES = 1 << 20
 
 function nsId (pid: number | 'self', name: string): string {
   return readlinkSync(`/proc/${pid}/ns/${name}`)
