@@ -198,9 +198,9 @@ test('R7: under an endless flood the supervisor grows by less than the CLI\'s ou
   assert.ok(held.seen > cap)
   assert.ok(held.grewBytes < cap + 64 * MiB, `the supervisor grew by ${held.grewBytes} bytes`)
   // Control: four times the cap, all kept, shows in the same measure.
-  const kept = await floodInFreshProcess({ mode: 'buffered', tree, args: [String(4 * cap / MiB)], capBytes: 8 * cap })
-  assert.equal(kept.kept, 4 * cap)
-  assert.ok(kept.grewBytes > 4 * cap, `the buffering control grew by only ${kept.grewBytes} bytes`)
+  const buffered = await floodInFreshProcess({ mode: 'buffered', tree, args: [String(4 * cap / MiB)], capBytes: 8 * cap })
+  assert.equal(buffered.kept, 4 * cap)
+  assert.ok(buffered.grewBytes > 4 * cap, `the buffering control grew by only ${buffered.grewBytes} bytes`)
 })
 
 const OPEN_FILES = `import { openSync } from 'node:fs'

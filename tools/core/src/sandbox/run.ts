@@ -165,7 +165,8 @@ class StatusReader {
  * the whole cap, whose pages become resident only as they are written. The kept output is
  * never concatenated, so a flood costs the supervisor the cap and the chunks in flight, not
  * twice the cap (threat matrix §10: RSS ≤ cap + 64 MiB; test/adversarial/resources.test.ts),
- * and a run that prints little never asks for the cap (external memory makes V8 collect).
+ * and a run that prints little never takes the cap (64 MiB of external memory, which would
+ * make V8 collect early).
  */
 class CappedSink {
   private buf: Buffer | undefined
