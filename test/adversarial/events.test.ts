@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { TestEvent } from '@repairline/schemas'
-import { EventSummarizer, goInstall, NodeEventNormalizer, normalizeGoStream, run, runTests, runToFd, writeNodeReporter, type TestRun } from '@repairline/core'
+import { EventSummarizer, goCommand, goEnv, goInstall, NODE_REPORTER_DEST, nodeCommand, nodeEnv, NodeEventNormalizer, normalizeGoStream, run, runTests, runToFd, writeNodeReporter, type TestRun } from '@repairline/core'
 import { GO_FILES } from '../helpers/fixture.ts'
 import { TEST_LIMITS, makeTree, sandboxTemp, warmGoCache } from '../helpers/sandbox.ts'
 
@@ -199,7 +199,9 @@ test('a test cannot write its own events into the runner\'s stdout by path: the 
   // shell pipeline gives it), take the forgery.
   const reporter = join(dir, 'reporter.mjs')
   writeNodeReporter(reporter)
-  const nodeOut = await runWithPipeStdout([process.execPath, '--test', '--test-concurrency=1', `--test-reporter=${reporter}`, 'test/'], nodeTree, { PATH: '/usr/bin:/bin' }, dir)
+  // The fixed commands and environments, with host paths for what the sandbox mounts.
+  const nodeArgv = nodeCommand(process.execPath, ['test/']).map(a => a === `--test-reporter=${NODE_REPORTER_DEST}` ? `--test-reporter=${reporter}` : a)
+  const nodeOut = await runWithPipeStdout(nodeArgv, nodeTree, nodeEnv(), dir)
   const normalizer = new NodeEventNormalizer(nodeTree)
   const nodeSummary = new EventSummarizer()
   for (const line of nodeOut.split('\n')) for (const e of normalizer.line(line)) nodeSummary.add(e)
@@ -208,7 +210,7 @@ test('a test cannot write its own events into the runner\'s stdout by path: the 
 
   const goTree = makeTree(dir, 'go-tree', { ...GO_BASE, 'calc_test.go': FORGE_INTO_RUNNER.go('TestGhost') })
   const go = goInstall()
-  const goOut = await runWithPipeStdout([go.goBin, 'test', '-json', '-count=1', '.'], goTree, { PATH: '/usr/bin:/bin', HOME: dir, GOPATH: join(dir, 'gopath'), GOCACHE: join(dir, 'gocache'), GOFLAGS: '', GOTOOLCHAIN: 'local', GOPROXY: 'off', GOWORK: 'off', GOENV: 'off' }, dir)
+  const goOut = await runWithPipeStdout(goCommand(go.goBin, ['.'], 60_000), goTree, { ...goEnv(go.goroot, join(dir, 'gopath', 'pkg', 'mod')), HOME: dir, GOPATH: join(dir, 'gopath'), GOCACHE: join(dir, 'gocache') }, dir)
   const goSummary = new EventSummarizer()
   for await (const e of normalizeGoStream([Buffer.from(goOut)])) goSummary.add(e)
   assert.match(goOut, /PROBE written/)
