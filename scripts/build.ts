@@ -3,12 +3,16 @@
 // later (the tool's logic, execa, the gate's tree-sitter runtime) are split into chunks/ so a
 // process compiles only what it runs. Validators are precompiled (ajv standalone); nothing
 // compiles a schema or TypeScript at run time. Minified: start-up is mostly compile time.
+// A step does not run that ESM bundle: each tool is also bundled whole as CommonJS,
+// <tool>.cjs, with a V8 code cache beside it (<tool>.cjs.v8cache), and its bin script starts
+// it through dist/launch.mjs (tools/core/src/launch.ts says why); --help imports <tool>.mjs.
 
-import { build } from 'esbuild'
+import { build, type BuildOptions, type Plugin } from 'esbuild'
+import { execa } from 'execa'
 import { copyFileSync, existsSync, readdirSync, rmSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { createRequire, isBuiltin } from 'node:module'
 import { join, dirname } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { WASM_PACKAGES } from '../tools/core/src/gate/syntax/wasm-files.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -51,4 +55,40 @@ await Promise.all(entries.map(async ({ entry, name, outdir }) => {
     }
   }
 }))
+
+// The step bundles. The same sources as the ESM entry, so the same options except: CommonJS
+// has no import.meta (parse.ts finds the grammars beside the module by it) and no top-level
+// await; 'use strict' keeps the semantics ES modules have; and no `import()` may remain,
+// because V8 drops a script's dynamic-import hook when it is compiled from a code cache
+// (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING). A dynamic import of a Node built-in is bundled as
+// a small module that re-exports it: esbuild's plain rewrite to require() would break
+// web-tree-sitter, whose function declares its own `var require` after that import.
+const builtinsBundled: Plugin = {
+  name: 'dynamic-builtins-bundled',
+  setup (b) {
+    b.onResolve({ filter: /.*/ }, args => args.kind === 'dynamic-import' && isBuiltin(args.path) ? { path: args.path, namespace: 'builtin-reexport' } : undefined)
+    b.onLoad({ filter: /.*/, namespace: 'builtin-reexport' }, args => ({ contents: `export * from ${JSON.stringify(args.path.startsWith('node:') ? args.path : `node:${args.path}`)}`, loader: 'js' }))
+  },
+}
+const common: BuildOptions = { bundle: true, platform: 'node', target: 'node20', minify: true, sourcemap: false, legalComments: 'none', logLevel: 'warning' }
+await Promise.all(tools.map(async tool => {
+  const outdir = join(root, 'tools', tool, 'dist')
+  await build({
+    ...common,
+    entryPoints: [join(root, 'tools', tool, 'src', 'cli.ts')],
+    outfile: join(outdir, `${tool}.cjs`),
+    format: 'cjs',
+    supported: { 'dynamic-import': false },
+    plugins: [builtinsBundled],
+    define: { 'import.meta.url': '__import_meta_url' },
+    banner: { js: "'use strict';const __import_meta_url=require('node:url').pathToFileURL(__filename).href;" },
+  })
+  await build({ ...common, entryPoints: [join(root, 'tools', 'core', 'src', 'launch.ts')], outfile: join(outdir, 'launch.mjs'), format: 'esm' })
+}))
+// Each cache is made in a fresh node, whose V8 flags are a step's (launch.ts).
+for (const tool of tools) {
+  const outdir = join(root, 'tools', tool, 'dist')
+  const code = `import { writeCodeCache } from ${JSON.stringify(pathToFileURL(join(outdir, 'launch.mjs')).href)}; writeCodeCache(${JSON.stringify(join(outdir, `${tool}.cjs`))})`
+  await execa(process.execPath, ['--input-type=module', '-e', code], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, extendEnv: false, stdio: 'inherit' })
+}
 process.stderr.write(`build: bundled ${tools.join(', ')} and the driver\n`)

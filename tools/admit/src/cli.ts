@@ -40,4 +40,4 @@ async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   }
 }
 
-await runCli(CLI, main)
+void runCli(CLI, main)

@@ -26,4 +26,4 @@ async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   return await askProvider({ ...(attempt === undefined ? {} : { attempt }), check: values.check === true }, io, { pid: process.pid })
 }
 
-await runCli(CLI, main)
+void runCli(CLI, main)

@@ -12,6 +12,7 @@ import { RecordWriter } from './ndjson.ts'
 import { clockFrom, type Env } from './hooks.ts'
 import type { Outcome } from './outcome.ts'
 import { printableLine } from './printable-line.ts'
+import { asksForHelp, STEP_V8_FLAGS } from './help-request.ts'
 
 /**
  * What a system call's failure that no step mapped itself says about the run, never an
@@ -59,11 +60,6 @@ export interface CliOptions {
   spec?: CliSpec
 }
 
-/** --help or -h anywhere: print the usage, run nothing. */
-function asksForHelp (argv: readonly string[]): boolean {
-  return argv.some(a => a === '--help' || a === '-h')
-}
-
 /** Runs a tool with injected I/O and returns its exit status; prints records and the stderr line. */
 export async function runTool (tool: ToolName, argv: string[], io: ToolIo, main: ToolMain, opts: CliOptions = {}): Promise<ExitCode> {
   const spec = opts.spec
@@ -95,7 +91,7 @@ export async function runTool (tool: ToolName, argv: string[], io: ToolIo, main:
   return result.exit
 }
 
-/** The bin entry point of every tool. */
+/** The bin entry point of every tool. Settles every error itself: a tool's cli.ts need not await it. */
 export async function runCli (spec: CliSpec, main: ToolMain): Promise<void> {
   const tool = spec.tool
   let io: ToolIo
@@ -141,9 +137,10 @@ export async function runCli (spec: CliSpec, main: ToolMain): Promise<void> {
   // reads. Measured here: `gate-patch --check` 435 → 215 ms, readback of 3 attempts 527 →
   // 384 ms, one undici request from a fresh process 629 → 461 ms; a warm parse of a 114 KB Go
   // file takes 143 ms against 93–126 ms. It applies to modules compiled after this line only.
+  // The launcher has set it already (launch.ts); a tool loaded without it sets it here.
   // (Imported here, not at the top: --help compiles no WebAssembly and need not load node:v8.)
   const argv = process.argv.slice(2)
-  if (!asksForHelp(argv)) (await import('node:v8')).setFlagsFromString('--liftoff-only')
+  if (!asksForHelp(argv)) (await import('node:v8')).setFlagsFromString(STEP_V8_FLAGS)
   process.exitCode = await runTool(tool, argv, io, main, { spec })
 }
 

@@ -26,4 +26,4 @@ async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   return await extractTree({ attempt, check: values.check === true }, io)
 }
 
-await runCli(CLI, main)
+void runCli(CLI, main)

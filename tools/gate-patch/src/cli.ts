@@ -24,4 +24,4 @@ async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   return await gatePatch({ attempt: await resolveAttemptPath(stringOption(values.attempt), io), check: values.check === true }, io)
 }
 
-await runCli(CLI, main)
+void runCli(CLI, main)

@@ -41,4 +41,4 @@ async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   return await readback(dirs, { ...(stateDir === undefined ? {} : { stateDir }), allowTestHooks: values['allow-test-hooks'] === true }, io)
 }
 
-await runCli(CLI, main)
+void runCli(CLI, main)

@@ -34,4 +34,4 @@ async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   return await reproduce({ attempt: await resolveAttemptPath(attempt, io) }, io)
 }
 
-await runCli(CLI, main)
+void runCli(CLI, main)

@@ -22,4 +22,4 @@ async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   return await verify({ attempt: await resolveAttemptPath(stringOption(values.attempt), io) }, io)
 }
 
-await runCli(CLI, main)
+void runCli(CLI, main)

@@ -1,0 +1,101 @@
+// launch starts a bundled tool from its bin script (tools/<tool>/bin/<tool>.js).
+//
+// A step (any command line that does not ask for help) runs the tool's one CommonJS bundle,
+// `dist/<tool>.cjs`, through node:vm with the V8 code cache made for it at build time: the
+// process deserializes compiled functions instead of parsing and compiling ~0.9 MB of
+// JavaScript as it first calls them. `--help` imports the split ESM bundle, `dist/<tool>.mjs`,
+// which loads only the argument parser: deserializing the whole cache costs more than that.
+// Node 20 has no compile cache for ES modules (module.enableCompileCache is Node 22), hence a
+// CommonJS bundle run by hand.
+//
+// The cache only saves time; it never changes what runs. It is used when its header holds the
+// sha256 of the exact bundle text (V8 itself checks only the text's length) and V8 accepts it
+// (same V8 version and the same flags: STEP_V8_FLAGS is set before anything compiles, both
+// here and when the cache is made). Otherwise the bundle compiles from its text.
+
+import type { Script } from 'node:vm'
+import { asksForHelp, STEP_V8_FLAGS } from './help-request.ts'
+
+// Built-ins are taken when a step needs them, not imported: --help would load them for
+// nothing (~8 ms of a ~60 ms start, measured; node:crypto most of it).
+const builtin = process.getBuiltinModule
+const setFlagsFromString = (flags: string): void => builtin('node:v8').setFlagsFromString(flags)
+
+/** The bytes of the header of a code cache file: the sha256 of the bundle it was made from. */
+const HEADER_BYTES = 32
+
+/** Where the code cache of a bundle lives: beside it. */
+export const codeCachePath = (bundle: string): string => `${bundle}.v8cache`
+
+/** What became of the code cache when a bundle was compiled. */
+export type CodeCacheUse = 'used' | 'rejected_by_v8' | 'missing' | 'stale'
+
+interface Bundle { text: string, digest: Buffer }
+
+function readBundle (bundle: string): Bundle {
+  const bytes = builtin('node:fs').readFileSync(bundle)
+  return { text: bytes.toString('utf8'), digest: builtin('node:crypto').createHash('sha256').update(bytes).digest() }
+}
+
+// The CommonJS wrapper, as Node's own loader writes it.
+const wrap = (text: string): string => `(function (exports, require, module, __filename, __dirname) {${text}\n})`
+
+function readCodeCache (bundle: string, digest: Buffer): { data?: Buffer, use: CodeCacheUse } {
+  let file: Buffer
+  try {
+    file = builtin('node:fs').readFileSync(codeCachePath(bundle))
+  } catch {
+    return { use: 'missing' }
+  }
+  if (file.length <= HEADER_BYTES || !file.subarray(0, HEADER_BYTES).equals(digest)) return { use: 'stale' }
+  return { data: file.subarray(HEADER_BYTES), use: 'used' }
+}
+
+function compile (bundle: string): { script: Script, use: CodeCacheUse } {
+  setFlagsFromString(STEP_V8_FLAGS)
+  const { text, digest } = readBundle(bundle)
+  const { data, use } = readCodeCache(bundle, digest)
+  const script = new (builtin('node:vm').Script)(wrap(text), { filename: bundle, cachedData: data })
+  return { script, use: data !== undefined && script.cachedDataRejected === true ? 'rejected_by_v8' : use }
+}
+
+/** Runs a CommonJS bundle as Node would run it as a main module, with its code cache if usable. */
+export function runBundle (bundle: string): CodeCacheUse {
+  const { script, use } = compile(bundle)
+  const module = { exports: {} }
+  const body = script.runInThisContext() as (...args: unknown[]) => void
+  body.call(module.exports, module.exports, builtin('node:module').createRequire(bundle), module, bundle, builtin('node:path').dirname(bundle))
+  return use
+}
+
+/** Compiles a bundle as runBundle would and says what became of its cache, running nothing. */
+export function probeCodeCache (bundle: string): CodeCacheUse {
+  return compile(bundle).use
+}
+
+/**
+ * Writes a bundle's code cache (build time, in a fresh process: the flags must be those of a
+ * step). Every function is compiled eagerly while the script compiles, so the cache holds them
+ * all without running the tool; laziness is restored before the cache is written, because V8
+ * stamps the cache with the flags in force then.
+ */
+export function writeCodeCache (bundle: string): void {
+  setFlagsFromString(STEP_V8_FLAGS)
+  const { text, digest } = readBundle(bundle)
+  setFlagsFromString('--no-lazy')
+  const script = new (builtin('node:vm').Script)(wrap(text), { filename: bundle })
+  setFlagsFromString('--lazy')
+  const fs = builtin('node:fs')
+  const temp = `${codeCachePath(bundle)}.tmp`
+  fs.writeFileSync(temp, Buffer.concat([digest, script.createCachedData()]))
+  fs.renameSync(temp, codeCachePath(bundle))
+}
+
+/** A bin script's whole work: help from the ESM bundle, any step from the cached CommonJS one. */
+export async function launch (dist: URL, tool: string): Promise<void> {
+  if (asksForHelp(process.argv.slice(2))) {
+    await import(new URL(`${tool}.mjs`, dist).href)
+    return
+  }
+  runBundle(builtin('node:url').fileURLToPath(new URL(`${tool}.cjs`, dist)))
+}
