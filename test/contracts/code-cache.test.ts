@@ -82,7 +82,9 @@ test('--help comes from the ESM entry, not the step bundle', async t => {
   const r = await execa(process.execPath, [join(c.dir, 'bin', 'receipt.js'), '--help'], { env: BASE_ENV, extendEnv: false, reject: false })
   assert.equal(r.exitCode, 0, r.stderr)
   assert.match(r.stdout, /receipt readback/)
-  // Control: a step needs the bundle just removed.
+  // Control: a step needs the bundle just removed, and says so in one line.
   const step = await execa(process.execPath, [join(c.dir, 'bin', 'receipt.js'), 'readback', '--state-dir', c.stateDir], { env: BASE_ENV, extendEnv: false, reject: false })
-  assert.notEqual(step.exitCode, 0)
+  assert.equal(step.exitCode, 70)
+  assert.equal(step.stderr, `receipt: INTERNAL: ${c.bundle} is missing\nreceipt: hint: run pnpm build`)
+  assert.deepEqual(step.stdout.split('\n').map(l => (JSON.parse(l) as { kind: string }).kind), ['start', 'error', 'result'])
 })

@@ -14,6 +14,7 @@
 // here and when the cache is made). Otherwise the bundle compiles from its text.
 
 import type { Script } from 'node:vm'
+import { EXIT } from './exit-codes.ts'
 import { asksForHelp, STEP_V8_FLAGS } from './help-request.ts'
 
 // Built-ins are taken when a step needs them, not imported: --help would load them for
@@ -97,5 +98,15 @@ export async function launch (dist: URL, tool: string): Promise<void> {
     await import(new URL(`${tool}.mjs`, dist).href)
     return
   }
-  runBundle(builtin('node:url').fileURLToPath(new URL(`${tool}.cjs`, dist)))
+  const bundle = builtin('node:url').fileURLToPath(new URL(`${tool}.cjs`, dist))
+  if (!builtin('node:fs').existsSync(bundle)) {
+    // A build that did not finish: said in one line with the records every run prints.
+    const command = process.argv[2] !== undefined && !process.argv[2].startsWith('-') ? { command: process.argv[2] } : {}
+    const records = [{ v: 1, kind: 'start', tool, ...command }, { v: 1, kind: 'error', code: 'INTERNAL', message: `${bundle} is missing`, hint: 'run pnpm build' }, { v: 1, kind: 'result', tool, exit: EXIT.INTERNAL }]
+    process.stdout.write(records.map(r => `${JSON.stringify(r)}\n`).join(''))
+    process.stderr.write(`${tool}: INTERNAL: ${bundle} is missing\n${tool}: hint: run pnpm build\n`)
+    process.exitCode = EXIT.INTERNAL
+    return
+  }
+  runBundle(bundle)
 }
