@@ -11,6 +11,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { execa } from 'execa'
+import { parseRecordLine } from '@repairline/core'
 import { BASE_ENV, ROOT } from '../helpers/bin.ts'
 import { tempDir } from '../helpers/tmp.ts'
 
@@ -86,5 +87,5 @@ test('--help comes from the ESM entry, not the step bundle', async t => {
   const step = await execa(process.execPath, [join(c.dir, 'bin', 'receipt.js'), 'readback', '--state-dir', c.stateDir], { env: BASE_ENV, extendEnv: false, reject: false })
   assert.equal(step.exitCode, 70)
   assert.equal(step.stderr, `receipt: INTERNAL: ${c.bundle} is missing\nreceipt: hint: run pnpm build`)
-  assert.deepEqual(step.stdout.split('\n').map(l => (JSON.parse(l) as { kind: string }).kind), ['start', 'error', 'result'])
+  assert.deepEqual(step.stdout.split('\n').map((l, i) => parseRecordLine(l, `stdout:${i + 1}`).kind), ['start', 'error', 'result'])
 })

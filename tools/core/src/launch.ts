@@ -16,6 +16,7 @@
 import type { Script } from 'node:vm'
 import { EXIT } from './exit-codes.ts'
 import { asksForHelp, STEP_V8_FLAGS } from './help-request.ts'
+import { printableLine } from './printable-line.ts'
 
 // Built-ins are taken when a step needs them, not imported: --help would load them for
 // nothing (~8 ms of a ~60 ms start, measured; node:crypto most of it).
@@ -100,11 +101,12 @@ export async function launch (dist: URL, tool: string): Promise<void> {
   }
   const bundle = builtin('node:url').fileURLToPath(new URL(`${tool}.cjs`, dist))
   if (!builtin('node:fs').existsSync(bundle)) {
-    // A build that did not finish: said in one line with the records every run prints.
-    const command = process.argv[2] !== undefined && !process.argv[2].startsWith('-') ? { command: process.argv[2] } : {}
-    const records = [{ v: 1, kind: 'start', tool, ...command }, { v: 1, kind: 'error', code: 'INTERNAL', message: `${bundle} is missing`, hint: 'run pnpm build' }, { v: 1, kind: 'result', tool, exit: EXIT.INTERNAL }]
+    // A build that did not finish: said in one line with the records every run prints (the
+    // start record without a command: which words are commands is the bundle's to know).
+    const message = printableLine(`${bundle} is missing`, 4000)
+    const records = [{ v: 1, kind: 'start', tool }, { v: 1, kind: 'error', code: 'INTERNAL', message, hint: 'run pnpm build' }, { v: 1, kind: 'result', tool, exit: EXIT.INTERNAL }]
     process.stdout.write(records.map(r => `${JSON.stringify(r)}\n`).join(''))
-    process.stderr.write(`${tool}: INTERNAL: ${bundle} is missing\n${tool}: hint: run pnpm build\n`)
+    process.stderr.write(`${tool}: INTERNAL: ${message}\n${tool}: hint: run pnpm build\n`)
     process.exitCode = EXIT.INTERNAL
     return
   }
