@@ -24,6 +24,9 @@ const entries = [
   { entry: join(root, 'scripts', 'attempt.ts'), name: 'attempt', outdir: join(root, 'dist') },
 ]
 
+// Every bundle: minified (start-up is mostly compile time), for this Node.
+const common: BuildOptions = { bundle: true, platform: 'node', target: 'node20', minify: true, sourcemap: false, legalComments: 'none', logLevel: 'warning' }
+
 // A bundle that contains the tree-sitter runtime (the gate) loads its .wasm files from its own
 // directory (tools/core/src/gate/syntax/parse.ts): copy them next to it.
 const fromCore = createRequire(join(root, 'tools', 'core', 'package.json'))
@@ -36,14 +39,8 @@ await Promise.all(entries.map(async ({ entry, name, outdir }) => {
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
     outExtension: { '.js': '.mjs' },
-    minify: true,
-    bundle: true,
-    platform: 'node',
+    ...common,
     format: 'esm',
-    target: 'node20',
-    sourcemap: false,
-    legalComments: 'none',
-    logLevel: 'warning',
     // Bundled CommonJS dependencies call require(); give the ESM bundle one.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     metafile: true,
@@ -70,7 +67,6 @@ const builtinsBundled: Plugin = {
     b.onLoad({ filter: /.*/, namespace: 'builtin-reexport' }, args => ({ contents: `export * from ${JSON.stringify(args.path.startsWith('node:') ? args.path : `node:${args.path}`)}`, loader: 'js' }))
   },
 }
-const common: BuildOptions = { bundle: true, platform: 'node', target: 'node20', minify: true, sourcemap: false, legalComments: 'none', logLevel: 'warning' }
 await Promise.all(tools.map(async tool => {
   const outdir = join(root, 'tools', tool, 'dist')
   await build({

@@ -12,10 +12,9 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { build } from 'esbuild'
 import { interleave, median, proc, fmt, type BenchRow } from './lib.ts'
+import { TOOL_NAMES as TOOLS } from '@repairline/core'
 
 const ROOT = join(import.meta.dirname, '..', '..')
-const TOOLS = ['admit', 'extract-tree', 'reproduce', 'ask-provider', 'gate-patch', 'verify', 'receipt']
-
 const YARGS_HELP = `
 import yargs from 'yargs'
 const y = yargs(process.argv.slice(2)).scriptName('extract-tree').strict().exitProcess(false).fail(false).help(false).version(false).wrap(100)

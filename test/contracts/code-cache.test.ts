@@ -11,11 +11,9 @@ import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { execa } from 'execa'
-import { parseRecordLine } from '@repairline/core'
+import { parseRecordLine, TOOL_NAMES as TOOLS } from '@repairline/core'
 import { BASE_ENV, ROOT } from '../helpers/bin.ts'
 import { tempDir } from '../helpers/tmp.ts'
-
-const TOOLS = ['admit', 'extract-tree', 'reproduce', 'ask-provider', 'gate-patch', 'verify', 'receipt']
 
 /** What a fresh node (optionally with extra V8 flags) makes of a bundle's cache. */
 async function probe (dist: string, tool: string, nodeFlags: string[] = []): Promise<string> {

@@ -8,8 +8,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { ROOT } from '../helpers/bin.ts'
-
-const TOOLS = ['admit', 'extract-tree', 'reproduce', 'ask-provider', 'gate-patch', 'verify', 'receipt']
+import { TOOL_NAMES as TOOLS } from '@repairline/core'
 
 /** Text that exists only in the module it names. */
 const MARKERS: Record<string, string> = {

@@ -17,6 +17,7 @@ import type { Script } from 'node:vm'
 import { EXIT } from './exit-codes.ts'
 import { asksForHelp, STEP_V8_FLAGS } from './help-request.ts'
 import { printableLine } from './printable-line.ts'
+import { writePlainFailure } from './plain-failure.ts'
 
 // Built-ins are taken when a step needs them, not imported: --help would load them for
 // nothing (~8 ms of a ~60 ms start, measured; node:crypto most of it).
@@ -101,13 +102,9 @@ export async function launch (dist: URL, tool: string): Promise<void> {
   }
   const bundle = builtin('node:url').fileURLToPath(new URL(`${tool}.cjs`, dist))
   if (!builtin('node:fs').existsSync(bundle)) {
-    // A build that did not finish: said in one line with the records every run prints (the
-    // start record without a command: which words are commands is the bundle's to know).
-    const message = printableLine(`${bundle} is missing`, 4000)
-    const records = [{ v: 1, kind: 'start', tool }, { v: 1, kind: 'error', code: 'INTERNAL', message, hint: 'run pnpm build' }, { v: 1, kind: 'result', tool, exit: EXIT.INTERNAL }]
-    process.stdout.write(records.map(r => `${JSON.stringify(r)}\n`).join(''))
-    process.stderr.write(`${tool}: INTERNAL: ${message}\n${tool}: hint: run pnpm build\n`)
-    process.exitCode = EXIT.INTERNAL
+    // A build that did not finish (no command in the start record: which words are commands
+    // is the bundle's to know).
+    writePlainFailure({ tool, code: 'INTERNAL', message: printableLine(`${bundle} is missing`, 4000), hint: 'run pnpm build', exit: EXIT.INTERNAL })
     return
   }
   runBundle(bundle)

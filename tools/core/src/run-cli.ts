@@ -13,6 +13,7 @@ import { clockFrom, type Env } from './hooks.ts'
 import type { Outcome } from './outcome.ts'
 import { printableLine } from './printable-line.ts'
 import { asksForHelp, STEP_V8_FLAGS } from './help-request.ts'
+import { writePlainFailure } from './plain-failure.ts'
 
 /**
  * What a system call's failure that no step mapped itself says about the run, never an
@@ -32,7 +33,9 @@ function systemError (e: unknown): ToolError | undefined {
   return undefined
 }
 
-export type ToolName = 'admit' | 'extract-tree' | 'reproduce' | 'ask-provider' | 'gate-patch' | 'verify' | 'receipt'
+/** The seven tools, in the chain's order (receipt last). */
+export const TOOL_NAMES = ['admit', 'extract-tree', 'reproduce', 'ask-provider', 'gate-patch', 'verify', 'receipt'] as const
+export type ToolName = (typeof TOOL_NAMES)[number]
 
 /** The I/O a tool's index.ts receives. Tests build it with fake streams. */
 export interface ToolIo {
@@ -111,11 +114,7 @@ export async function runCli (spec: CliSpec, main: ToolMain): Promise<void> {
     // The records every run prints, written plainly: the record writer is part of what failed.
     const first = process.argv[2]
     const command = first !== undefined && spec.commands !== undefined && Object.hasOwn(spec.commands, first) ? first : undefined
-    const records = [command === undefined ? { v: 1, kind: 'start', tool } : { v: 1, kind: 'start', tool, command }, { v: 1, kind: 'error', code: 'USAGE', message: oneLine(why) }, { v: 1, kind: 'result', tool, exit: EXIT.USAGE }]
-    process.stdout.on('error', () => {})
-    process.stdout.write(records.map(r => JSON.stringify(r) + '\n').join(''))
-    process.stderr.write(`${tool}: USAGE: ${oneLine(why)}\n`)
-    process.exitCode = EXIT.USAGE
+    writePlainFailure({ tool, ...(command === undefined ? {} : { command }), code: 'USAGE', message: oneLine(why), exit: EXIT.USAGE })
     return
   }
   // stderr is for people: a reader that went away (EPIPE) or a full disk must not kill a step
