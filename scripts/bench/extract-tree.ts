@@ -1,7 +1,8 @@
 // Extraction of a generated commit at the bounds (20,000 blobs, just under 16 MiB), all on
 // a tmpfs (/dev/shm; the root disk's file creation is 2–3× slower and noisy), interleaved:
 //
-//   - the extract-tree bin on an admitted attempt (writes tree.tar + manifest, fsync'd)
+//   - the extract-tree bin on an admitted attempt (writes tree.tar + manifest, fsync'd), started
+//     as the driver starts it (bin/extract-tree.js: its cached CommonJS bundle)
 //   - the same extraction in process (ls-tree + one cat-file stream, the tar streamed to a file)
 //   - `git archive -o` of the same commit (the obvious alternative; issue goal ≤ 2.0×)
 //   - where the time goes: `node -e 0`, ls-tree alone, the raw plumbing floor (one
@@ -74,7 +75,8 @@ export async function run (): Promise<BenchRow[]> {
     const candidates: Candidate[] = [
       proc('git archive -o', GIT_BIN, [...gitPrefix(repo), 'archive', '--format=tar', '-o', join(work, 'archive.tar'), gen.sha], env),
       // The test clock holds the attempt inside its deadline however long the bench runs.
-      proc('extract-tree (bin)', process.execPath, [join(ROOT, 'tools', 'extract-tree', 'dist', 'extract-tree.mjs'), '--attempt', attempt.dir], { PATH: '/usr/local/bin:/usr/bin:/bin', REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: admittedAt.toISOString() }),
+      // The bin an operator and the driver run: the launcher, the CommonJS bundle and its code cache.
+      proc('extract-tree (bin)', process.execPath, [join(ROOT, 'tools', 'extract-tree', 'bin', 'extract-tree.js'), '--attempt', attempt.dir], { PATH: '/usr/local/bin:/usr/bin:/bin', REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: admittedAt.toISOString() }),
       {
         name: 'in process',
         run: async () => {
