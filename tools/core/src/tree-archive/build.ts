@@ -19,7 +19,7 @@
 // and never the working tree: uncommitted and untracked files cannot reach the archive.
 
 import { createHash, hash } from 'node:crypto'
-import { closeSync, constants, fstatSync, openSync, readSync, readvSync, statfsSync, writeSync } from 'node:fs'
+import { closeSync, fstatSync, readSync, readvSync, statfsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import type { TreeManifest, TreeManifestEntry } from '@repairline/schemas'
 import { toolError } from '../errors.ts'
@@ -30,6 +30,7 @@ import { boundViolations } from '../tree-rules/bounds.ts'
 import { compareUtf8 } from '../tree-rules/collisions.ts'
 import { entryKindViolation } from '../tree-rules/entry-kind.ts'
 import { CatFileBatchParser } from './cat-file-batch.ts'
+import { openUnnamedFile, unnamedFileWith } from '../unnamed-file.ts'
 import { BLOCK, padded, tarLayout, writeEntryHeaders, type FileMode, type TarSlot } from './tar-format.ts'
 
 /** An archive built in memory, not yet written anywhere. */
@@ -277,9 +278,6 @@ class ArchiveWindow {
 /** Bytes of finished archive gathered before they are hashed and given to the sink. */
 const FLUSH_STEP = 256 << 10
 
-// Linux's O_TMPFILE (__O_TMPFILE | O_DIRECTORY); Node does not export it.
-const O_TMPFILE = 0o20000000 | constants.O_DIRECTORY
-
 /** cat-file's input: one id per line, in archive order. */
 function requestOf (files: ReadonlyArray<{ oid: string }>): string {
   return files.map(f => f.oid).join('\n') + '\n'
@@ -295,39 +293,22 @@ interface Spool { fd: number, dir: string, child: Promise<ToFdResult>, expected:
 function startSpool (sourceRoot: string, files: ReadonlyArray<{ oid: string, size: number }>, dir: string, requestDirs: readonly string[]): Spool | undefined {
   let fd: number
   try {
-    fd = openSync(dir, constants.O_RDWR | O_TMPFILE, 0o600)
+    fd = openUnnamedFile(dir)
   } catch {
     return undefined
   }
   let expected = 0
   for (const f of files) expected += f.oid.length + ' blob '.length + String(f.size).length + 1 + f.size + 1
   const request = Buffer.from(requestOf(files), 'latin1')
-  const requestFd = requestFile(request, requestDirs)
+  // The request (820 KB for 20,000 ids) from an unnamed file in the first of requestDirs that
+  // takes it (/dev/shm keeps it in memory), else piped. A pipe holds 64 KiB, and this process
+  // refills it only when its event loop turns, which it does not while it checks the rules or
+  // reads a run of records: measured on the 20,000-file bench commit, git waited for its input
+  // and its part took ~520 ms instead of ~380. Never the attempt's filesystem: its space is
+  // for the spool and the archive.
+  const requestFd = unnamedFileWith(request, requestDirs)
   const child = gitToFd(sourceRoot, ['cat-file', '--batch', '--buffer'], requestFd ?? request, fd)
   return { fd, dir, child: requestFd === undefined ? child : child.finally(() => { closeSync(requestFd) }), expected }
-}
-
-/**
- * cat-file's request (820 KB for 20,000 ids) in an unnamed file in the first of `dirs` that
- * takes it (/dev/shm keeps it in memory), or undefined when none does (it is then piped). A
- * pipe holds 64 KiB, and this process refills it only when its event loop turns, which it
- * does not while it checks the rules or reads a run of records: measured on the 20,000-file
- * bench commit, git waited for its input and its part took ~520 ms instead of ~380. Never the
- * attempt's filesystem: its space is for the spool and the archive.
- */
-function requestFile (request: Buffer, dirs: readonly string[]): number | undefined {
-  for (const dir of dirs) {
-    let fd: number | undefined
-    try {
-      fd = openSync(dir, constants.O_RDWR | O_TMPFILE, 0o600)
-      // Positional writes leave the offset at 0, where git starts reading.
-      for (let at = 0; at < request.length;) at += writeSync(fd, request, at, request.length - at, at)
-      return fd
-    } catch {
-      if (fd !== undefined) closeSync(fd)
-    }
-  }
-  return undefined
 }
 
 /** Waits for git to finish its bounded work (no child outlives the step) and drops its output unread. */
