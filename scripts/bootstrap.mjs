@@ -2,7 +2,7 @@
 // package script. It installs the pinned pnpm (from package.json's packageManager) into
 // .tools/ with npm — corepack cannot fetch it here — installs the system packages the
 // sandbox and the Go runner need when running as root (apt-get; bubblewrap, golang-go,
-// openssl, and strace for the tests), installs dependencies with the frozen lockfile, and runs `pnpm run <script>`.
+// openssl, and strace and gcc for the tests), installs dependencies with the frozen lockfile, and runs `pnpm run <script>`.
 //
 //   node scripts/bootstrap.mjs check      (npm test)
 //   node scripts/bootstrap.mjs demo:run   (npm run demo)
@@ -38,8 +38,10 @@ function main () {
     run('npm', ['install', '--prefix', pnpmDir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `pnpm@${version}`])
   }
 
-  // strace only for the tests: the durability test reads the tools' fsyncs from a trace.
-  const wanted = [['bwrap', 'bubblewrap'], ['go', 'golang-go'], ['openssl', 'openssl'], ['setpriv', 'util-linux'], ...(script === 'check' ? [['strace', 'strace']] : [])]
+  // strace and a C compiler only for the tests: the durability test reads the tools' fsyncs
+  // from a trace, and the bind-stamps tests need the helper the build compiles (without a
+  // compiler a step checks the bind memo in place, as the demo then does).
+  const wanted = [['bwrap', 'bubblewrap'], ['go', 'golang-go'], ['openssl', 'openssl'], ['setpriv', 'util-linux'], ...(script === 'check' ? [['strace', 'strace'], ['cc', 'gcc']] : [])]
   const needed = wanted.filter(([bin]) => !has(bin))
   if (needed.length > 0) {
     if (process.getuid?.() === 0) {

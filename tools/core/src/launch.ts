@@ -18,6 +18,7 @@ import { EXIT } from './exit-codes.ts'
 import { asksForHelp, STEP_V8_FLAGS } from './help-request.ts'
 import { printableLine } from './printable-line.ts'
 import { writePlainFailure } from './plain-failure.ts'
+import { BIND_STAMPS_HELPER, startBindStampPrefetch } from './sandbox/bind-stamps.ts'
 
 // Built-ins are taken when a step needs them, not imported: --help would load them for
 // nothing (~8 ms of a ~60 ms start, measured; node:crypto most of it).
@@ -107,5 +108,18 @@ export async function launch (dist: URL, tool: string): Promise<void> {
     writePlainFailure({ tool, code: 'INTERNAL', message: printableLine(`${bundle} is missing`, 4000), hint: 'run pnpm build', exit: EXIT.INTERNAL })
     return
   }
+  if (startsSandbox(tool, process.argv.slice(2))) {
+    const helper = builtin('node:url').fileURLToPath(new URL(BIND_STAMPS_HELPER, dist))
+    if (builtin('node:fs').existsSync(helper)) startBindStampPrefetch(helper)
+  }
   runBundle(bundle)
+}
+
+/**
+ * Whether a step's command line may start the sandbox, whose bind sources are checked first:
+ * the memos of its system directories then have their stamps taken while the step loads
+ * (sandbox/bind-stamps.ts).
+ */
+export function startsSandbox (tool: string, argv: readonly string[]): boolean {
+  return tool === 'reproduce' || tool === 'verify' || (tool === 'admit' && argv[0] === 'run')
 }

@@ -14,7 +14,8 @@ const NOBODY = 65534
 
 function check (tree: string, memoDir: string): { walked: number, remembered: number } {
   forgetSystemScans() // each call stands for a new tool process
-  return assertBindSourcesSafe([{ path: tree, system: true }], NOBODY, NOBODY, memoDir)
+  const { walked, remembered } = assertBindSourcesSafe([{ path: tree, system: true }], NOBODY, NOBODY, memoDir)
+  return { walked, remembered }
 }
 
 /** Waits until every directory changed so far is old enough for a walk to be remembered. */
@@ -132,7 +133,7 @@ test('a system source inside another one is covered by the outer walk, and a spe
   const inner = join(tree, 'lib', 'go')
   const sources = [{ path: tree, system: true }, { path: inner, system: true }]
   forgetSystemScans()
-  assert.deepEqual(assertBindSourcesSafe(sources, NOBODY, NOBODY, join(dir, 'memo')), { walked: 1, remembered: 1 })
+  assert.deepEqual(assertBindSourcesSafe(sources, NOBODY, NOBODY, join(dir, 'memo')), { walked: 1, remembered: 1, prefetched: 0 })
   execFileSync('/usr/bin/mkfifo', [join(inner, 'src', 'pipe')])
   forgetSystemScans()
   assert.throws(() => assertBindSourcesSafe(sources, NOBODY, NOBODY, join(dir, 'memo')), { code: 'SANDBOX_BIND_UNSAFE', message: /go\/src\/pipe \(fifo\)/ })

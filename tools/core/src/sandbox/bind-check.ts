@@ -76,20 +76,24 @@ export function scanSpecialFiles (root: string, max = 16, dirs?: DirStamp[]): Bi
   return found
 }
 
-/** A system directory's clean scan, from this process, the memo on disk, or a fresh walk. */
-function scanSystemDir (path: string, memoDir: string | undefined): { found: BindViolation[], walked: boolean } {
+/**
+ * A system directory's clean scan, from this process, the memo on disk (held, as the
+ * launcher's prefetch found, or as checked here), or a fresh walk.
+ */
+function scanSystemDir (path: string, memoDir: string | undefined, freshRoots: ReadonlySet<string>): { found: BindViolation[], walked: boolean, prefetched: boolean } {
   const known = systemScans.get(path)
-  if (known !== undefined) return { found: known, walked: false }
-  if (memoDir !== undefined && loadScanMemo(memoDir, path)) {
+  if (known !== undefined) return { found: known, walked: false, prefetched: false }
+  const prefetched = memoDir !== undefined && freshRoots.has(path)
+  if (memoDir !== undefined && (prefetched || loadScanMemo(memoDir, path))) {
     systemScans.set(path, [])
-    return { found: [], walked: false }
+    return { found: [], walked: false, prefetched }
   }
   const dirs: DirStamp[] = []
   const walkStartedMs = Date.now()
   const found = scanSpecialFiles(path, 16, memoDir === undefined ? undefined : dirs)
   systemScans.set(path, found)
   if (found.length === 0 && memoDir !== undefined) saveScanMemo(memoDir, path, dirs, walkStartedMs)
-  return { found, walked: true }
+  return { found, walked: true, prefetched: false }
 }
 
 /** Forgets this process's scans of system directories (tests: a fresh process). */
@@ -120,13 +124,15 @@ export interface BindSource { path: string, system?: boolean }
 
 /**
  * Refuses (SANDBOX_BIND_UNSAFE) when any bind source holds a socket, FIFO or device, is
- * missing, or cannot be reached by the sandbox user. Returns how many sources were walked
- * and how many system directories were taken from this process's scans or the memo in
- * `memoDir` (undefined: no memo on disk).
+ * missing, or cannot be reached by the sandbox user. Returns how many sources were walked,
+ * how many system directories were taken from this process's scans or the memo in `memoDir`
+ * (undefined: no memo on disk), and how many of those memos `freshRoots` vouched for (the
+ * roots whose memo the launcher's prefetch found holding: prefetchedFreshRoots).
  */
-export function assertBindSourcesSafe (sources: readonly BindSource[], uid: number, gid: number, memoDir?: string): { walked: number, remembered: number } {
+export function assertBindSourcesSafe (sources: readonly BindSource[], uid: number, gid: number, memoDir?: string, freshRoots: ReadonlySet<string> = new Set()): { walked: number, remembered: number, prefetched: number } {
   let walked = 0
   let remembered = 0
+  let prefetched = 0
   for (const s of sources) {
     const why = unreachableBy(s.path, uid, gid)
     if (why !== undefined) {
@@ -139,10 +145,11 @@ export function assertBindSourcesSafe (sources: readonly BindSource[], uid: numb
       found = []
       remembered++
     } else if (s.system === true) {
-      const r = scanSystemDir(s.path, memoDir)
+      const r = scanSystemDir(s.path, memoDir, freshRoots)
       found = r.found
       if (r.walked) walked++
       else remembered++
+      if (r.prefetched) prefetched++
     } else {
       found = scanSpecialFiles(s.path)
       walked++
@@ -155,5 +162,5 @@ export function assertBindSourcesSafe (sources: readonly BindSource[], uid: numb
       })
     }
   }
-  return { walked, remembered }
+  return { walked, remembered, prefetched }
 }

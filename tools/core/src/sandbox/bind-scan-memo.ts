@@ -22,17 +22,15 @@
 // malformed, a symlink, owned by another user, or writable by group or others.
 
 import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sha256Hex } from '../digest.ts'
+import { HEAD_BYTES, MAGIC, memoCount, memoPathsAt, STAMP_BYTES } from './bind-scan-format.ts'
+import { takeBindStampPrefetch } from './bind-stamps.ts'
+
+export { defaultScanMemoDir } from './bind-scan-format.ts'
 
 /** One directory's stamp, as lstat (number form) reads it. */
 export interface DirStamp { path: string, dev: number, ino: number, mtimeMs: number, ctimeMs: number }
-
-/** File magic: "RLSCAN", NUL, format 3. */
-const MAGIC = Buffer.from('RLSCAN\0\x03', 'latin1')
-const HEAD_BYTES = 16
-const STAMP_BYTES = 32
 
 /** The stamp of directory `dir` now; undefined when it is gone or not a directory. */
 export function stampOf (dir: string): DirStamp | undefined {
@@ -40,16 +38,15 @@ export function stampOf (dir: string): DirStamp | undefined {
   return s?.isDirectory() === true ? { path: dir, dev: s.dev, ino: s.ino, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs } : undefined
 }
 
-/** Where the memos of the current user live by default. */
-export function defaultScanMemoDir (): string {
-  return join(tmpdir(), `repairline-${process.geteuid?.() ?? 'user'}`, 'bind-scans')
+/** Whether a file's owner and mode (as lstat or fstat gave them) are this user's and closed to others. */
+function closedToOthers (s: { uid: number, mode: number }): boolean {
+  return s.uid === (process.geteuid?.() ?? s.uid) && (s.mode & 0o022) === 0
 }
 
 function ownedAndClosed (path: string, want: 'dir' | 'file'): boolean {
   try {
     const s = lstatSync(path)
-    const kindOk = want === 'dir' ? s.isDirectory() : s.isFile()
-    return kindOk && s.uid === (process.geteuid?.() ?? s.uid) && (s.mode & 0o022) === 0
+    return (want === 'dir' ? s.isDirectory() : s.isFile()) && closedToOthers(s)
   } catch {
     return false
   }
@@ -71,14 +68,13 @@ function encodeScanMemo (dirs: readonly DirStamp[]): Buffer {
 
 /** The stamps and paths of a memo of `root`, or undefined when it is not one. */
 function decodeScanMemo (bytes: Buffer, root: string): { nums: Float64Array, paths: string[] } | undefined {
-  if (bytes.length < HEAD_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined
-  const n = bytes.readDoubleLE(8)
-  if (!Number.isSafeInteger(n) || n < 1 || bytes.length < HEAD_BYTES + n * STAMP_BYTES) return undefined
+  const n = memoCount(bytes)
+  if (n === undefined) return undefined
   // Float64Array needs an 8-byte aligned offset; a pooled Buffer may not give one.
   const aligned = bytes.byteOffset % 8 === 0 ? bytes : Buffer.from(bytes)
   // The stamps are this machine's own float64s, written by encodeScanMemo with the same byte order.
   const nums = new Float64Array(aligned.buffer, aligned.byteOffset + HEAD_BYTES, n * 4)
-  const paths = aligned.toString('utf8', HEAD_BYTES + n * STAMP_BYTES).split('\0')
+  const paths = aligned.toString('utf8', memoPathsAt(n)).split('\0')
   if (paths.length !== n || paths[0] !== root) return undefined
   return { nums, paths }
 }
@@ -99,6 +95,46 @@ export function loadScanMemo (memoDir: string, root: string): boolean {
     if (s.dev !== nums[at] || s.ino !== nums[at + 1] || s.mtimeMs !== nums[at + 2] || s.ctimeMs !== nums[at + 3]) return false
   }
   return true
+}
+
+/** The root a memo names (its first path), or undefined when the bytes are not a memo. */
+function memoRoot (bytes: Buffer): string | undefined {
+  const n = memoCount(bytes)
+  if (n === undefined) return undefined
+  const end = bytes.indexOf(0, memoPathsAt(n))
+  return bytes.toString('utf8', memoPathsAt(n), end < 0 ? bytes.length : end)
+}
+
+/**
+ * The roots whose memo in `memoDir` the launcher's prefetch (bind-stamps.ts) found holding:
+ * each memo as the launcher read it passes loadScanMemo's checks (this user's and closed to
+ * others, in a memo directory that is too, named for its root, well formed) and every stamp
+ * the helper took equals the memo's. Empty when there was no prefetch for `memoDir` or the
+ * helper failed; a root not in the set is checked in place.
+ */
+export async function prefetchedFreshRoots (memoDir: string): Promise<Set<string>> {
+  const fresh = new Set<string>()
+  const p = takeBindStampPrefetch(memoDir)
+  if (p === undefined) return fresh
+  const out = await p.stamps
+  const total = p.memos.reduce((sum, m) => sum + m.count, 0)
+  if (out === undefined || out.length !== total * STAMP_BYTES || !ownedAndClosed(memoDir, 'dir')) return fresh
+  // The helper's float64s, in this machine's byte order, copied to an aligned buffer.
+  const stamps = new Float64Array(total * 4)
+  Buffer.from(stamps.buffer).set(out)
+  let at = 0
+  for (const m of p.memos) {
+    const from = at * 4
+    at += m.count
+    const root = memoRoot(m.bytes)
+    if (root === undefined || !closedToOthers(m) || join(memoDir, m.name) !== memoFile(memoDir, root)) continue
+    const memo = decodeScanMemo(m.bytes, root)
+    if (memo === undefined) continue
+    let holds = true
+    for (let i = 0; i < memo.nums.length && holds; i++) holds = memo.nums[i] === stamps[from + i]
+    if (holds) fresh.add(root)
+  }
+  return fresh
 }
 
 /** How much older than the walk every directory's ctime must be for the walk to be remembered. */
