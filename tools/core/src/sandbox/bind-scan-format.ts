@@ -1,8 +1,7 @@
 // The bind check memo's file format and place (bind-scan-memo.ts says what a memo is). Kept
-// apart, with no import but Node's path and os, because the launcher reads memos too
-// (bind-stamps.ts) and must stay small.
+// apart, importing only node:path (loaded with Node itself), because the launcher reads memos
+// too (bind-stamps.ts) and `--help` must not load more than it needs.
 
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 /** File magic: "RLSCAN", NUL, format 3. */
@@ -20,7 +19,7 @@ export const MAX_MEMOS = 16
 
 /** Where the memos of the current user live by default. */
 export function defaultScanMemoDir (): string {
-  return join(tmpdir(), `repairline-${process.geteuid?.() ?? 'user'}`, 'bind-scans')
+  return join(process.getBuiltinModule('node:os').tmpdir(), `repairline-${process.geteuid?.() ?? 'user'}`, 'bind-scans')
 }
 
 /** The number of directories a memo's header announces, or undefined when the bytes are not a memo. */

@@ -22,6 +22,7 @@
 import type { ChildProcess } from 'node:child_process'
 import type { Socket } from 'node:net'
 import { join } from 'node:path'
+import { startHelper } from '../spawn.ts'
 import { unnamedFileWith } from '../unnamed-file.ts'
 import { defaultScanMemoDir, MAX_MEMOS, MEMO_NAME, memoCount, memoPathsAt } from './bind-scan-format.ts'
 
@@ -82,7 +83,7 @@ export function startBindStampPrefetch (helper: string, memoDir: string = defaul
     const paths = Buffer.concat(memos.flatMap(m => [m.bytes.subarray(memoPathsAt(m.count)), NUL]))
     input = unnamedFileWith(paths, ['/dev/shm', process.getBuiltinModule('node:os').tmpdir()])
     if (input === undefined) return
-    const child = process.getBuiltinModule('node:child_process').spawn(helper, [], { stdio: [input, 'pipe', 'ignore'], env: {} })
+    const child = startHelper(helper, input)
     const stamps = new Promise<Buffer | undefined>(resolve => {
       const chunks: Buffer[] = []
       child.stdout?.on('data', (c: Buffer) => { chunks.push(c) })
