@@ -11,13 +11,16 @@
 // the outcome's. `--until STEP` stops after STEP so any later step can be run by hand with
 // `--attempt DIR`; a STEP that decides the outcome is sealed as without it. The step logs are
 // unsealed bookkeeping: one that cannot be written is said and dropped, never followed
-// through a symlink, and never stops the chain.
+// through a symlink, and never stops the chain. While a step runs, the next step's tool is
+// started as a standby (launch.ts): node's start and the bundle's load overlap the step
+// before, and the standby does nothing until it is given its arguments; one the chain does
+// not need is ended unused. `--no-standby` starts each tool only at its turn.
 
 import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
-import { driverAction, ensureDir, EXIT, outcomeExit, parseRecordLine, printableLine, stateRootOf, type AnyRecord, type Outcome } from '@repairline/core'
+import { driverAction, ensureDir, EXIT, outcomeExit, parseRecordLine, printableLine, STANDBY_VARIABLE, stateRootOf, type AnyRecord, type Outcome } from '@repairline/core'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -39,11 +42,45 @@ export function toolEnv (env: NodeJS.ProcessEnv): Record<string, string> {
  * to the environment the driver keeps minimal).
  */
 function argvFor (step: Step, o: { config: string, report: string }, attempt: string | undefined): [string, string[]] {
-  const bin = (tool: string): string => join(ROOT, 'tools', tool, 'bin', `${tool}.js`)
-  if (step === 'admit') return [process.execPath, [bin('admit'), 'run', '--config', o.config, '--report', o.report]]
+  const bin = binOf(step)
+  if (step === 'admit') return [process.execPath, [bin, 'run', '--config', o.config, '--report', o.report]]
   if (attempt === undefined) throw new Error(`${step} needs an attempt`)
-  if (step === 'seal') return [process.execPath, [bin('receipt'), 'seal', '--attempt', attempt]]
-  return [process.execPath, [bin(step), '--attempt', attempt]]
+  if (step === 'seal') return [process.execPath, [bin, 'seal', '--attempt', attempt]]
+  return [process.execPath, [bin, '--attempt', attempt]]
+}
+
+/** The bin script of a step's tool. */
+function binOf (step: Step): string {
+  const tool = step === 'seal' ? 'receipt' : step
+  return join(ROOT, 'tools', tool, 'bin', `${tool}.js`)
+}
+
+type ToolProcess = ReturnType<typeof execa>
+
+/**
+ * A step's tool started ahead of its turn, while the step before it runs: its bin loads the
+ * bundle and waits on stdin for its arguments (launch.ts, STANDBY_VARIABLE), so node's start
+ * and the bundle's load overlap the step before. Ended unused (its stdin closed) when the
+ * chain goes another way.
+ */
+interface Standby { step: Step, child: ToolProcess }
+
+function startStandby (step: Step, env: Record<string, string>): Standby {
+  const child = execa(process.execPath, [binOf(step)], { env: { ...env, [STANDBY_VARIABLE]: '1' }, extendEnv: false, reject: false, stdin: 'pipe', buffer: false, encoding: 'utf8', cwd: ROOT })
+  // A standby that died before its turn closed its stdin: the write fails with EPIPE, and
+  // the step is then started afresh (runStep) or its exit reported as any step's.
+  child.stdin?.on('error', () => {})
+  return { step, child }
+}
+
+/** Whether a standby is still waiting for its turn (it has not exited). */
+const waiting = (s: Standby): boolean => s.child.exitCode === null && s.child.signalCode === null
+
+/** Ends a standby that will not be used (its stdin closed: it goes without a word) and waits for it. */
+async function dismiss (standby: Standby | undefined): Promise<void> {
+  if (standby === undefined) return
+  standby.child.stdin?.end()
+  await standby.child
 }
 
 interface StepRun { exit: number, records: AnyRecord[], stderr: string, ms: number }
@@ -109,10 +146,22 @@ export function closeLogs (logs: readonly StepLog[] | undefined): void {
 
 const since = (t0: number): string => `${((performance.now() - t0) / 1000).toFixed(1)}s`
 
-async function runStep (step: Step, o: { config: string, report: string }, attempt: string | undefined, env: Record<string, string>, t0: number): Promise<StepRun> {
+/**
+ * Runs one step: its standby if one waits for it (given the step's arguments), else a new
+ * process; and, once it runs, starts `next` (when given) as the standby of the next turn.
+ */
+async function runStep (step: Step, o: { config: string, report: string }, attempt: string | undefined, env: Record<string, string>, t0: number, standby: Standby | undefined, next: Step | undefined): Promise<{ run: StepRun, standby: Standby | undefined }> {
   const [file, args] = argvFor(step, o, attempt)
   const started = performance.now()
-  const child = execa(file, args, { env, extendEnv: false, reject: false, stdin: 'ignore', buffer: false, encoding: 'utf8', cwd: ROOT })
+  let child: ToolProcess
+  if (standby?.step === step && waiting(standby)) {
+    child = standby.child
+    child.stdin?.end(JSON.stringify(args.slice(1)) + '\n')
+  } else {
+    await dismiss(standby)
+    child = execa(file, args, { env, extendEnv: false, reject: false, stdin: 'ignore', buffer: false, encoding: 'utf8', cwd: ROOT })
+  }
+  const ahead = next === undefined ? undefined : startStandby(next, env)
   // Decoded as a stream: a character split across two reads stays whole.
   child.stdout?.setEncoding('utf8')
   child.stderr?.setEncoding('utf8')
@@ -143,10 +192,16 @@ async function runStep (step: Step, o: { config: string, report: string }, attem
   })
   const r = await child
   closeLogs(logs)
-  return { exit: r.exitCode ?? (r.signal === undefined ? 70 : 128), records, stderr, ms: performance.now() - started }
+  return { run: { exit: r.exitCode ?? (r.signal === undefined ? 70 : 128), records, stderr, ms: performance.now() - started }, standby: ahead }
 }
 
-export interface DriveOptions { config: string, report: string, until?: Step }
+export interface DriveOptions {
+  config: string
+  report: string
+  until?: Step
+  /** Start no tool ahead of its turn (--no-standby): each step starts when the one before ended. */
+  noStandby?: boolean
+}
 
 /** The exit statuses of the one table, the only ones the driver passes on. */
 const DRIVER_EXITS: ReadonlySet<number> = new Set(Object.values(EXIT))
@@ -157,11 +212,15 @@ export async function drive (o: DriveOptions, env: NodeJS.ProcessEnv = process.e
   const childEnv = toolEnv(env)
   let attempt: string | undefined
   let sealNext = false
+  let standby: Standby | undefined
+  try {
   for (const step of STEPS) {
     if (step === 'seal' && attempt === undefined) break
     if (sealNext && step !== 'seal') continue
     process.stderr.write(`[${since(t0)}] ${step} …\n`)
-    const run = await runStep(step, o, attempt, childEnv, t0)
+    const started = await runStep(step, o, attempt, childEnv, t0, standby, o.until === step || o.noStandby === true ? undefined : STEPS[STEPS.indexOf(step) + 1])
+    const run = started.run
+    standby = started.standby
     const err = run.records.find(r => r.kind === 'error')
     const result = run.records.find(r => r.kind === 'result')
     const outcome = result?.kind === 'result' ? result.outcome : undefined
@@ -206,6 +265,9 @@ export async function drive (o: DriveOptions, env: NodeJS.ProcessEnv = process.e
     }
   }
   return summarize(attempt, 70, t0)
+  } finally {
+    await dismiss(standby)
+  }
 }
 
 /** admit ran before its attempt existed: its streams are kept once the attempt is known. */
@@ -240,7 +302,10 @@ function parseArgv (argv: string[]): DriveOptions {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const v = argv[i + 1]
-    if ((a === '--config' || a === '--report' || a === '--until') && v !== undefined) {
+    if (a === '--no-standby') {
+      if (o.noStandby === true) throw new Error(`${a} given twice`)
+      o.noStandby = true
+    } else if ((a === '--config' || a === '--report' || a === '--until') && v !== undefined) {
       // As in every tool: an option given twice is a usage error, never "the last one wins".
       const key = a === '--config' ? 'config' : a === '--report' ? 'report' : 'until'
       if (o[key] !== undefined) throw new Error(`${a} given twice`)
@@ -262,7 +327,7 @@ function parseArgv (argv: string[]): DriveOptions {
   return o as DriveOptions
 }
 
-const USAGE = 'usage: node dist/attempt.mjs --config ABS --report ABS [--until STEP]  (or: pnpm attempt …)'
+const USAGE = 'usage: node dist/attempt.mjs --config ABS --report ABS [--until STEP] [--no-standby]  (or: pnpm attempt …)'
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   // Progress is for people: a closed or full stderr must not stop the chain half way.
@@ -270,7 +335,7 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   const argv = process.argv.slice(2)
   let o: DriveOptions | undefined
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`${USAGE}\n  runs admit, extract-tree, reproduce, ask-provider, gate-patch, verify and receipt seal for one admission;\n  --until STEP stops after STEP. Exit status: the outcome's (see the README's exit table).\n`)
+    process.stdout.write(`${USAGE}\n  runs admit, extract-tree, reproduce, ask-provider, gate-patch, verify and receipt seal for one admission;\n  --until STEP stops after STEP; --no-standby starts each tool only when the step before it ended.\n  Exit status: the outcome's (see the README's exit table).\n`)
   } else {
     try {
       o = parseArgv(argv)

@@ -10,3 +10,12 @@ export function asksForHelp (argv: readonly string[]): boolean {
  * cache only under the flags it was made with (launch.ts).
  */
 export const STEP_V8_FLAGS = '--liftoff-only'
+
+/**
+ * The environment variable that makes a bin a standby, started by the driver ahead of its
+ * step (scripts/attempt.ts): the launcher loads the bundle, then waits for the step's
+ * arguments on stdin (one JSON array of strings and a newline) and runs as if started with
+ * them. Its stdin ending first means the driver went another way: the standby ends at once,
+ * exit 0, having printed and written nothing.
+ */
+export const STANDBY_VARIABLE = 'REPAIRLINE_STANDBY'

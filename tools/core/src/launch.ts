@@ -15,7 +15,7 @@
 
 import type { Script } from 'node:vm'
 import { EXIT } from './exit-codes.ts'
-import { asksForHelp, STEP_V8_FLAGS } from './help-request.ts'
+import { asksForHelp, STANDBY_VARIABLE, STEP_V8_FLAGS } from './help-request.ts'
 import { printableLine } from './printable-line.ts'
 import { writePlainFailure } from './plain-failure.ts'
 import { BIND_STAMPS_HELPER, startBindStampPrefetch } from './sandbox/bind-stamps.ts'
@@ -64,8 +64,8 @@ function compile (bundle: string): { script: Script, use: CodeCacheUse } {
 }
 
 /** Runs a CommonJS bundle as Node would run it as a main module, with its code cache if usable. */
-export function runBundle (bundle: string): CodeCacheUse {
-  const { script, use } = compile(bundle)
+export function runBundle (bundle: string, compiled: { script: Script, use: CodeCacheUse } = compile(bundle)): CodeCacheUse {
+  const { script, use } = compiled
   const module = { exports: {} }
   const body = script.runInThisContext() as (...args: unknown[]) => void
   body.call(module.exports, module.exports, builtin('node:module').createRequire(bundle), module, bundle, builtin('node:path').dirname(bundle))
@@ -95,8 +95,55 @@ export function writeCodeCache (bundle: string): void {
   fs.renameSync(temp, codeCachePath(bundle))
 }
 
+/**
+ * Blocks until the driver's line on stdin: the step's arguments; undefined when stdin ends
+ * first (the driver went another way, or died mid-line); a string saying what was wrong with
+ * a line that is not a JSON array of strings.
+ */
+function awaitArguments (): string[] | string | undefined {
+  const fs = builtin('node:fs')
+  const chunks: Buffer[] = []
+  const buf = Buffer.alloc(64 << 10)
+  for (;;) {
+    let n: number
+    try {
+      n = fs.readSync(0, buf)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') return `cannot read the standby's arguments: ${(e as Error).message}`
+      // A non-blocking stdin: wait a millisecond and read again.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1)
+      continue
+    }
+    if (n === 0) return undefined
+    const chunk = buf.subarray(0, n)
+    const nl = chunk.indexOf(0x0a)
+    chunks.push(Buffer.from(nl < 0 ? chunk : chunk.subarray(0, nl)))
+    if (nl >= 0) break
+  }
+  let args: unknown
+  try {
+    args = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+  } catch {
+    args = undefined
+  }
+  return Array.isArray(args) && args.every(a => typeof a === 'string') ? args : 'the standby\'s arguments are not a JSON array of strings'
+}
+
 /** A bin script's whole work: help from the ESM bundle, any step from the cached CommonJS one. */
 export async function launch (dist: URL, tool: string): Promise<void> {
+  let compiled: ReturnType<typeof compile> | undefined
+  if (process.env[STANDBY_VARIABLE] === '1') {
+    delete process.env[STANDBY_VARIABLE]
+    const bundle = builtin('node:url').fileURLToPath(new URL(`${tool}.cjs`, dist))
+    if (builtin('node:fs').existsSync(bundle)) compiled = compile(bundle)
+    const args = awaitArguments()
+    if (args === undefined) return
+    if (typeof args === 'string') {
+      writePlainFailure({ tool, code: 'INTERNAL', message: printableLine(args, 4000), hint: 'a standby takes one line from the driver (scripts/attempt.ts)', exit: EXIT.INTERNAL })
+      return
+    }
+    process.argv = [process.argv[0] ?? process.execPath, process.argv[1] ?? '', ...args]
+  }
   if (asksForHelp(process.argv.slice(2))) {
     await import(new URL(`${tool}.mjs`, dist).href)
     return
@@ -112,7 +159,7 @@ export async function launch (dist: URL, tool: string): Promise<void> {
     const helper = builtin('node:url').fileURLToPath(new URL(BIND_STAMPS_HELPER, dist))
     if (builtin('node:fs').existsSync(helper)) startBindStampPrefetch(helper)
   }
-  runBundle(bundle)
+  runBundle(bundle, compiled)
 }
 
 /**
