@@ -208,19 +208,27 @@ const DRIVER_EXITS: ReadonlySet<number> = new Set(Object.values(EXIT))
 
 /** Runs the chain; returns the exit status (the outcome's, or the aborting step's). */
 export async function drive (o: DriveOptions, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // The standby waiting for the next turn; one still waiting when the chain ends is not needed.
+  const ahead: { standby?: Standby } = {}
+  try {
+    return await driveSteps(o, env, ahead)
+  } finally {
+    await dismiss(ahead.standby)
+  }
+}
+
+async function driveSteps (o: DriveOptions, env: NodeJS.ProcessEnv, ahead: { standby?: Standby }): Promise<number> {
   const t0 = performance.now()
   const childEnv = toolEnv(env)
   let attempt: string | undefined
   let sealNext = false
-  let standby: Standby | undefined
-  try {
   for (const step of STEPS) {
     if (step === 'seal' && attempt === undefined) break
     if (sealNext && step !== 'seal') continue
     process.stderr.write(`[${since(t0)}] ${step} …\n`)
-    const started = await runStep(step, o, attempt, childEnv, t0, standby, o.until === step || o.noStandby === true ? undefined : STEPS[STEPS.indexOf(step) + 1])
-    const run = started.run
-    standby = started.standby
+    const turn = await runStep(step, o, attempt, childEnv, t0, ahead.standby, o.until === step || o.noStandby === true ? undefined : STEPS[STEPS.indexOf(step) + 1])
+    const run = turn.run
+    ahead.standby = turn.standby
     const err = run.records.find(r => r.kind === 'error')
     const result = run.records.find(r => r.kind === 'result')
     const outcome = result?.kind === 'result' ? result.outcome : undefined
@@ -265,9 +273,6 @@ export async function drive (o: DriveOptions, env: NodeJS.ProcessEnv = process.e
     }
   }
   return summarize(attempt, 70, t0)
-  } finally {
-    await dismiss(standby)
-  }
 }
 
 /** admit ran before its attempt existed: its streams are kept once the attempt is known. */
