@@ -12,6 +12,11 @@
 // sha256 of the exact bundle text (V8 itself checks only the text's length) and V8 accepts it
 // (same V8 version and the same flags: STEP_V8_FLAGS is set before anything compiles, both
 // here and when the cache is made). Otherwise the bundle compiles from its text.
+//
+// Two more things happen here, both only to save time: a standby (STANDBY_VARIABLE, started
+// by the driver ahead of its step) compiles the bundle, then waits for its arguments before
+// it does anything else; and a step that may start the sandbox has the bind memo's stamps
+// taken by a helper process while the bundle loads (sandbox/bind-stamps.ts).
 
 import type { Script } from 'node:vm'
 import { EXIT } from './exit-codes.ts'
