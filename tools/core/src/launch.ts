@@ -136,10 +136,10 @@ function awaitArguments (): string[] | string | undefined {
 
 /** A bin script's whole work: help from the ESM bundle, any step from the cached CommonJS one. */
 export async function launch (dist: URL, tool: string): Promise<void> {
+  const bundle = builtin('node:url').fileURLToPath(new URL(`${tool}.cjs`, dist))
   let compiled: ReturnType<typeof compile> | undefined
   if (process.env[STANDBY_VARIABLE] === '1') {
     delete process.env[STANDBY_VARIABLE]
-    const bundle = builtin('node:url').fileURLToPath(new URL(`${tool}.cjs`, dist))
     if (builtin('node:fs').existsSync(bundle)) compiled = compile(bundle)
     const args = awaitArguments()
     if (args === undefined) return
@@ -153,7 +153,6 @@ export async function launch (dist: URL, tool: string): Promise<void> {
     await import(new URL(`${tool}.mjs`, dist).href)
     return
   }
-  const bundle = builtin('node:url').fileURLToPath(new URL(`${tool}.cjs`, dist))
   if (!builtin('node:fs').existsSync(bundle)) {
     // A build that did not finish (no command in the start record: which words are commands
     // is the bundle's to know).

@@ -152,15 +152,16 @@ function statCallsOfPreflight (binDir: string, tmp: string): { step: number, hel
   const log = join(tmp, `trace-${Date.now()}`)
   const r = spawnSync(STRACE, ['-f', '-qq', '-o', log, '-e', 'trace=execve,lstat,newfstatat,statx', '--', process.execPath, join(binDir, 'bin', 'reproduce.js'), '--preflight'], { env: { PATH: '/usr/local/bin:/usr/bin:/bin', TMPDIR: tmp } })
   assert.equal(r.status, 0, String(r.stderr))
+  const trace = readFileSync(log, 'utf8')
   const perPid = new Map<string, number>()
   let helperPid: string | undefined
-  for (const line of readFileSync(log, 'utf8').split('\n')) {
+  for (const line of trace.split('\n')) {
     const pid = /^(\d+) /.exec(line)?.[1]
     if (pid === undefined) continue
     if (line.includes('execve(') && line.includes(`/${BIND_STAMPS_HELPER}"`)) helperPid = pid
     if (/ (lstat|newfstatat|statx)\(/.test(line)) perPid.set(pid, (perPid.get(pid) ?? 0) + 1)
   }
-  const mainPid = /^(\d+) /.exec(readFileSync(log, 'utf8'))?.[1] ?? ''
+  const mainPid = /^(\d+) /.exec(trace)?.[1] ?? ''
   return { step: perPid.get(mainPid) ?? 0, helper: helperPid === undefined ? 0 : perPid.get(helperPid) ?? 0, helperRan: helperPid !== undefined }
 }
 

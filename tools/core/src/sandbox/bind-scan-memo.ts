@@ -66,8 +66,8 @@ function encodeScanMemo (dirs: readonly DirStamp[]): Buffer {
   return Buffer.concat([head, Buffer.from(nums.buffer), Buffer.from(dirs.map(d => d.path).join('\0'), 'utf8')])
 }
 
-/** The stamps and paths of a memo of `root`, or undefined when it is not one. */
-function decodeScanMemo (bytes: Buffer, root: string): { nums: Float64Array, paths: string[] } | undefined {
+/** The stamps and paths of a memo (of `root`, when given), or undefined when it is not one. */
+function decodeScanMemo (bytes: Buffer, root?: string): { nums: Float64Array, paths: string[] } | undefined {
   const n = memoCount(bytes)
   if (n === undefined) return undefined
   // Float64Array needs an 8-byte aligned offset; a pooled Buffer may not give one.
@@ -75,7 +75,7 @@ function decodeScanMemo (bytes: Buffer, root: string): { nums: Float64Array, pat
   // The stamps are this machine's own float64s, written by encodeScanMemo with the same byte order.
   const nums = new Float64Array(aligned.buffer, aligned.byteOffset + HEAD_BYTES, n * 4)
   const paths = aligned.toString('utf8', memoPathsAt(n)).split('\0')
-  if (paths.length !== n || paths[0] !== root) return undefined
+  if (paths.length !== n || (root !== undefined && paths[0] !== root)) return undefined
   return { nums, paths }
 }
 
@@ -95,14 +95,6 @@ export function loadScanMemo (memoDir: string, root: string): boolean {
     if (s.dev !== nums[at] || s.ino !== nums[at + 1] || s.mtimeMs !== nums[at + 2] || s.ctimeMs !== nums[at + 3]) return false
   }
   return true
-}
-
-/** The root a memo names (its first path), or undefined when the bytes are not a memo. */
-function memoRoot (bytes: Buffer): string | undefined {
-  const n = memoCount(bytes)
-  if (n === undefined) return undefined
-  const end = bytes.indexOf(0, memoPathsAt(n))
-  return bytes.toString('utf8', memoPathsAt(n), end < 0 ? bytes.length : end)
 }
 
 /**
@@ -126,10 +118,9 @@ export async function prefetchedFreshRoots (memoDir: string): Promise<Set<string
   for (const m of p.memos) {
     const from = at * 4
     at += m.count
-    const root = memoRoot(m.bytes)
-    if (root === undefined || !closedToOthers(m) || join(memoDir, m.name) !== memoFile(memoDir, root)) continue
-    const memo = decodeScanMemo(m.bytes, root)
-    if (memo === undefined) continue
+    const memo = decodeScanMemo(m.bytes)
+    const root = memo?.paths[0]
+    if (memo === undefined || root === undefined || !closedToOthers(m) || join(memoDir, m.name) !== memoFile(memoDir, root)) continue
     let holds = true
     for (let i = 0; i < memo.nums.length && holds; i++) holds = memo.nums[i] === stamps[from + i]
     if (holds) fresh.add(root)
