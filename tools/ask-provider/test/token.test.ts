@@ -52,15 +52,18 @@ test('C3: the helper prints exactly one printable line; anything else is TOKEN_H
     ['slow', '#!/bin/sh\n/bin/sleep 5\nprintf tok\n', /did not finish within 300 ms/, { tokenTimeoutMs: 300 }],
     ['a failing exit', "#!/bin/sh\nprintf 'tok\\n'\nexit 3\n", /exited with 3/],
     ['a missing interpreter', '#!/nonexistent/interpreter\n', /could not be started/],
+    // Shorter than any form redaction can tell apart from text (MIN_SECRET_CHARS).
+    ['seven characters', "#!/bin/sh\nprintf 'sk-abcd\\n'\n", /printed a token of 7 characters; at least 8 are needed/],
   ]
   for (const [name, source, want, limits] of cases) {
     const got = await tokenCode(writeHelper(dir, name.replace(/\W+/g, '-'), source), limits)
     assert.match(got, /^TOKEN_HELPER_FAILED: /, `${name}: ${got}`)
     assert.match(got, want, name)
   }
-  // Positive controls: one line with or without its newline; the helper's stderr is ignored.
-  assert.equal(await readToken(configFor(writeHelper(dir, 'ok', "#!/bin/sh\nprintf 'sk-abc\\n'\necho noise >&2\n")), DEFAULT_LIMITS), 'sk-abc')
-  assert.equal(await readToken(configFor(writeHelper(dir, 'ok2', "#!/bin/sh\nprintf 'sk-abc'\n")), DEFAULT_LIMITS), 'sk-abc')
+  // Positive controls: one line with or without its newline (eight characters, the shortest
+  // token taken); the helper's stderr is ignored.
+  assert.equal(await readToken(configFor(writeHelper(dir, 'ok', "#!/bin/sh\nprintf 'sk-abcde\\n'\necho noise >&2\n")), DEFAULT_LIMITS), 'sk-abcde')
+  assert.equal(await readToken(configFor(writeHelper(dir, 'ok2', "#!/bin/sh\nprintf 'sk-abcde'\n")), DEFAULT_LIMITS), 'sk-abcde')
 })
 
 test('C3: the helper runs with an empty environment, from a private copy that is removed', async t => {
@@ -71,8 +74,8 @@ test('C3: the helper runs with an empty environment, from a private copy that is
   process.env.TMPDIR = tmp
   process.env.RL_SECRET_SHOULD_NOT_PASS = 'x'
   try {
-    const helper = writeHelper(dir, 'envcount', `#!${process.execPath}\nprocess.stdout.write(String(Object.keys(process.env).length) + '-' + __filename.startsWith(${JSON.stringify(tmp)}) + '\\n')\n`)
-    assert.equal(await readToken(configFor(helper), DEFAULT_LIMITS), '0-true')
+    const helper = writeHelper(dir, 'envcount', `#!${process.execPath}\nprocess.stdout.write('envcount-' + String(Object.keys(process.env).length) + '-' + __filename.startsWith(${JSON.stringify(tmp)}) + '\\n')\n`)
+    assert.equal(await readToken(configFor(helper), DEFAULT_LIMITS), 'envcount-0-true')
     assert.deepEqual(readdirSync(tmp), [], 'the copy and its directory are removed')
   } finally {
     delete process.env.RL_SECRET_SHOULD_NOT_PASS
@@ -107,7 +110,7 @@ test('C3: ask-provider interrupted while its helper runs leaves no copy of the h
   const saved = process.env.TMPDIR
   process.env.TMPDIR = tmp
   try {
-    assert.equal(await readToken(configFor(writeHelper(dir, 'quick2', "#!/bin/sh\nprintf 'sk-abc\\n'\n")), DEFAULT_LIMITS), 'sk-abc')
+    assert.equal(await readToken(configFor(writeHelper(dir, 'quick2', "#!/bin/sh\nprintf 'sk-abcdef\\n'\n")), DEFAULT_LIMITS), 'sk-abcdef')
   } finally {
     if (saved === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = saved
   }
@@ -189,6 +192,16 @@ test('C3 through the bin: a helper that fails is provider_error (not retryable),
   const r = await ask(p)
   assertOutcome(p, r, 'provider_error', 'TOKEN_HELPER_FAILED', { retryable: false })
   assert.equal(hits(p), 0)
+})
+
+test('C3 through the bin: a token too short to scan for (7 characters) is never sent, and an echo of it could not be kept', async t => {
+  const server = await startServer(t)
+  const p = await prepare(t, server, 'ok', { fixture: { tokenHelperSource: () => "#!/bin/sh\nprintf 'Zq7xK2p\\n'\n" } })
+  const r = await ask(p)
+  assertOutcome(p, r, 'provider_error', 'TOKEN_HELPER_FAILED', { retryable: false })
+  assert.match(r.stderr, /printed a token of 7 characters/)
+  assert.equal(hits(p), 0)
+  assert.equal(existsSync(join(p.a.dir, 'dispatch.json')), false, 'nothing was dispatched')
 })
 
 test('C5: a server that echoes the Authorization header (raw, base64, hex, URL, reversed, double base64) is redacted before anything is kept', async t => {

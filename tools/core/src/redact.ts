@@ -15,8 +15,12 @@
 
 export const REDACTED = '[REDACTED]'
 
-/** Encoded forms shorter than this are not redacted (they would match by chance). */
-const MIN_VARIANT_CHARS = 8
+/**
+ * Encoded forms shorter than this are not redacted (they would match by chance). A secret
+ * itself shorter than this could not be redacted at all: the token helper refuses one
+ * (ask-provider's token-helper rule).
+ */
+export const MIN_SECRET_CHARS = 8
 
 /**
  * The characters of base64(prefix + secret) that depend on the secret's bytes only, for a
@@ -55,7 +59,7 @@ export function secretVariants (secret: string): string[] {
     const once = Buffer.from(base64Core(raw, inner), 'latin1')
     for (const outer of SHIFTS) out.add(base64Core(once, outer))
   }
-  return [...out].filter(v => v.length >= MIN_VARIANT_CHARS).sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
+  return [...out].filter(v => v.length >= MIN_SECRET_CHARS).sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
 }
 
 /** What redaction matches for one secret: its forms, and those with hex digits case-folded. */

@@ -4,7 +4,9 @@
 // and compared with provider.token_command_sha256 and then run — so swapping the original
 // after the check changes nothing. The copy runs without a shell, with an empty
 // environment, a timeout and a bounded read; stderr is discarded (never logged). Its stdout
-// must be exactly one line of printable ASCII (one final newline allowed). The directory is
+// must be exactly one line of printable ASCII (one final newline allowed), at least
+// MIN_SECRET_CHARS long: a shorter token would match text by chance, so no retained file could
+// be scanned for it, and it is never sent. The directory is
 // removed before the token is used, and also when the step is interrupted (SIGINT, SIGTERM,
 // SIGHUP) while the helper runs; one left by a step that was killed outright (its name holds
 // the pid) is removed by the next helper run once that pid is gone, since a helper may hold
@@ -14,7 +16,7 @@ import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdtempSync, op
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ExecutionConfig } from '@repairline/schemas'
-import { hasErrno, run, sha256File, toolError } from '@repairline/core'
+import { hasErrno, MIN_SECRET_CHARS, run, sha256File, toolError } from '@repairline/core'
 import type { ProviderLimits } from '../limits.ts'
 
 const PATH = '/provider/token_command'
@@ -85,6 +87,7 @@ export async function readToken (config: ExecutionConfig, limits: Pick<ProviderL
     if (out.length === 0) throw failed(`token helper ${p} printed no token`)
     if (out.includes(0x0a)) throw failed(`token helper ${p} printed more than one line`)
     for (const b of out) if (b < 0x21 || b > 0x7e) throw failed(`token helper ${p} printed a character that is not printable ASCII (the token is one line of visible characters)`)
+    if (out.length < MIN_SECRET_CHARS) throw failed(`token helper ${p} printed a token of ${out.length} characters; at least ${MIN_SECRET_CHARS} are needed to keep it out of every retained file (a shorter one would match text by chance)`)
     return out.toString('latin1')
   } finally {
     stopWatching()
