@@ -237,6 +237,18 @@ function textsOf (value: unknown): string[] {
   return out
 }
 
+/**
+ * `test` of the text as JSON.parse reads it (duplicate keys, any depth), or false when it
+ * does not parse, or nests too deep to walk: no reader then sees its text parts.
+ */
+function leniently (text: string, test: (value: unknown) => boolean): boolean {
+  try {
+    return test(JSON.parse(text))
+  } catch {
+    return false
+  }
+}
+
 /** An outcome's message, redacted; one that hides the token behind escapes (it quotes the server) is not kept. */
 function keptMessage (message: string, pattern: SecretPattern): string {
   const r = redactText(message, pattern).value
@@ -282,7 +294,10 @@ function redactResponse (res: HttpResponse, pattern: SecretPattern): { fields: O
   }
   // What a forgiving reader still decodes into the token (a body that is not strict JSON, so
   // never decoded above, or the token cut across two text parts; a strict body's strings
-  // were each decoded further above): nothing of it is kept.
+  // were each decoded further above): nothing of it is kept. A body refused as not strict
+  // JSON (a duplicate key) or nested past the bound is still read as JSON.parse reads it,
+  // and its text parts joined, since a forgiving reader joins them as well.
+  if (json?.ok !== true) hiddenAcross = leniently(kept, value => redactTextDeep(textsOf(value).join(''), pattern).count > 0)
   if (hiddenAcross || (json?.ok !== true && hidesSecret(kept, pattern))) {
     kept = REDACTED
     body = Buffer.from(kept)

@@ -248,6 +248,17 @@ const firstEscaped = (s: string): string => `\\u${(s.codePointAt(0) ?? 0).toStri
 const refusalBody = (text: string): string => JSON.stringify(completedBody('')).replace('"output":[', `"output":[{"type":"message","role":"assistant","content":[{"type":"refusal","refusal":${JSON.stringify(text)}}]},`)
 
 /** The output_text parts of a body, joined: the answer a client reads. */
+/** A completed answer whose proposal holds the token, cut after its fifth character into two output_text parts. */
+function splitParts (proposal: string, canary: string): string {
+  const text = proposal.replace(/"cause":"/, `"cause":"${canary} `)
+  const at = text.indexOf(canary) + 5
+  const b = completedBody(text) as { output: Array<{ content?: Array<Record<string, unknown>> }> }
+  const msg = b.output[1]
+  if (msg?.content === undefined) throw new Error('no message')
+  msg.content = [{ type: 'output_text', text: text.slice(0, at), annotations: [] }, { type: 'output_text', text: text.slice(at), annotations: [] }]
+  return JSON.stringify(b)
+}
+
 const answerText = (body: string): string => (JSON.parse(body) as { output: Array<{ content?: Array<{ text?: string }> }> }).output.flatMap(i => i.content ?? []).map(x => x.text ?? '').join('')
 
 test('C5: the token behind a JSON escape, in mixed-case hex, across two output_text parts or inside the answer\'s own JSON reaches no file, record or stderr line', async t => {
@@ -285,15 +296,23 @@ test('C5: the token behind a JSON escape, in mixed-case hex, across two output_t
     {
       name: 'split-parts',
       status: 200,
-      body: c => {
-        const text = proposal.replace(/"cause":"/, `"cause":"${c} `)
-        const at = text.indexOf(c) + 5
-        const b = completedBody(text) as { output: Array<{ content?: Array<Record<string, unknown>> }> }
-        const msg = b.output[1]
-        if (msg?.content === undefined) throw new Error('no message')
-        msg.content = [{ type: 'output_text', text: text.slice(0, at), annotations: [] }, { type: 'output_text', text: text.slice(at), annotations: [] }]
-        return JSON.stringify(b)
-      },
+      body: c => splitParts(proposal, c),
+      code: 'PROVIDER_ECHOED_TOKEN',
+      decoded: (b, c) => answerText(b).includes(c),
+    },
+    // The same split in a body that is not strict JSON (a duplicate key) or nests past the
+    // bound: refused unparsed by the answer's reader, but a forgiving reader joins its parts.
+    {
+      name: 'split-parts-duplicate-key',
+      status: 200,
+      body: c => splitParts(proposal, c).replace('{"id":', '{"id":"resp_dup","id":'),
+      code: 'PROVIDER_ECHOED_TOKEN',
+      decoded: (b, c) => answerText(b).includes(c),
+    },
+    {
+      name: 'split-parts-deep',
+      status: 200,
+      body: c => splitParts(proposal, c).replace('{"id":', `{"metadata":{"x":${'['.repeat(70)}${']'.repeat(70)}},"id":`),
       code: 'PROVIDER_ECHOED_TOKEN',
       decoded: (b, c) => answerText(b).includes(c),
     },
