@@ -24,11 +24,12 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CheckRecord, ProviderResponse } from '@repairline/schemas'
 import {
-  EXIT, TREE_MANIFEST, TREE_TAR, checkBaseUrl, decideAnswer, retainedAnswer, endedBefore, outcomeExit, jsonDepth, MAX_JSON_DEPTH, usageRecord, ensureDir, faultPoint, finishAttempt, isToolError, loadAttempt, loadRenderInputs,
+  EXIT, TREE_MANIFEST, TREE_TAR, checkBaseUrl, decideAnswer, jsonFileBytes, retainedAnswer, endedBefore, outcomeExit, jsonDepth, MAX_JSON_DEPTH, usageRecord, ensureDir, faultPoint, finishAttempt, isToolError, loadAttempt, loadRenderInputs,
   openStep, openTreeReader, parseJsonBytes, printableLine, readCaFile, readFileNoFollow, readJsonFile, redactJson, redactText, renderAttempt, renderedFiles,
   REDACTED, redactTextDeep, hidesSecret, renderSummaryText, resolveAttemptPath, responsesUrl, SANDBOX_LIMITS, sampleDisks, diskBelowFloor, secretPattern, sha256Hex, toolError, validateText, validationPassed, writeFileAtomic, writeJsonAtomic,
   type Attempt, type DecidedOutcome, type Rendered, type RetainedAnswer, type SecretPattern, type ToolIo, type ToolResult,
 } from '@repairline/core'
+import { computeGateOf } from '@repairline/core/gate/attempt'
 import { callResponses, type HttpResponse } from './client.ts'
 import { DEFAULT_LIMITS, type ProviderLimits } from './limits.ts'
 import { disableCoreDumps } from './rules/core-dumps.ts'
@@ -184,7 +185,7 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
 
   const res = result.response
   const { body: redactedBody, redactions, utf8 } = keep(res, true)
-  return settleAnswer(attempt, io, { status: res.status, contentType: res.headers['content-type'], body: redactedBody, utf8, redactions }, res.headers.location, body, pattern, end)
+  return await settleAnswer(attempt, io, { status: res.status, contentType: res.headers['content-type'], body: redactedBody, utf8, redactions }, res.headers.location, body, pattern, end)
 }
 
 /**
@@ -194,7 +195,7 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
  * is written whole or not at all, and the same answer writes the same bytes, so a rerun may
  * write again what a killed run already wrote.
  */
-function settleAnswer (attempt: Attempt, io: ToolIo, answer: RetainedAnswer, location: string | undefined, request: { model: string, max_output_tokens: number }, pattern: SecretPattern, end: (d: DecidedOutcome) => ToolResult): ToolResult {
+async function settleAnswer (attempt: Attempt, io: ToolIo, answer: RetainedAnswer, location: string | undefined, request: { model: string, max_output_tokens: number }, pattern: SecretPattern, end: (d: DecidedOutcome) => ToolResult): Promise<ToolResult> {
   const { dir, stateRoot, admission } = attempt
   const w = { stateRoot }
   // The decision readback makes again from response.json; only the token checks are ours alone.
@@ -210,6 +211,12 @@ function settleAnswer (attempt: Attempt, io: ToolIo, answer: RetainedAnswer, loc
   writeJsonAtomic('usage', join(dir, 'usage.json'), usageRecord(attempt.key, request.model, request.max_output_tokens, admission.route.estimated_cost_usd, decision.report), w)
   if (decision.kind === 'refused') return end({ outcome: 'provider_error', retryable: decision.retryable, code: decision.code, message: decision.message })
   const { proposal, report } = decision
+  // Edits can put the token together where no one of them holds it (half in each, or in
+  // pieces the gate's findings join as tokens): what gate-patch would write from this
+  // proposal is looked at with the token first, and such a proposal is never kept.
+  const gate = await computeGateOf(attempt, proposal, Buffer.from(jsonFileBytes(proposal)))
+  const assembled = [gate.gateBytes, gate.patchBytes].some(b => b !== undefined && redactTextDeep(b.toString('utf8'), pattern).count > 0)
+  if (assembled) return end({ outcome: 'provider_error', retryable: false, code: 'PROVIDER_ECHOED_TOKEN', message: 'the proposal\'s edits, applied, put the provider token together (in the candidate or in the gate\'s findings); the proposal is not kept' })
   writeJsonAtomic('proposal', join(dir, 'proposal.json'), proposal, w)
 
   const summary = validateText('summary_validation', { task: admission.task_register, prompt: admission.prompt_register }, renderSummaryText(proposal.summary))
@@ -351,7 +358,7 @@ async function resume (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Pr
   const pattern = secretPattern(token)
   const end = (d: DecidedOutcome): ToolResult => finish(attempt, io, { ...d, message: keptMessage(d.message, pattern) })
   say(io, `the call dispatched at ${dispatch.dispatched_at} was answered at ${response.received_at} and nothing was decided from it (the step stopped); deciding from response.json, nothing is sent`)
-  return settleAnswer(attempt, io, retainedAnswer(response), response.headers.location, dispatch, pattern, end)
+  return await settleAnswer(attempt, io, retainedAnswer(response), response.headers.location, dispatch, pattern, end)
 }
 
 /** --check: re-render and compare byte for byte. Never writes, never calls the provider. */

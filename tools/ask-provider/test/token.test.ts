@@ -6,6 +6,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import type { ExecutionConfig } from '@repairline/schemas'
@@ -13,8 +14,8 @@ import { isUnicodeText, parseJsonBytes, sha256File } from '@repairline/core'
 import { readToken } from '../src/rules/token-helper.ts'
 import { DEFAULT_LIMITS } from '../src/limits.ts'
 import { tempDir } from '../../../test/helpers/tmp.ts'
-import { BASE_ENV, binPath } from '../../../test/helpers/bin.ts'
-import { decodedStrings, leniently, scanBytes } from '../../../test/helpers/canary.ts'
+import { BASE_ENV, binPath, runBin } from '../../../test/helpers/bin.ts'
+import { assertNoCanary, decodedStrings, leniently, scanBytes } from '../../../test/helpers/canary.ts'
 import { ask, askInProcess, assertNoLeak, assertOutcome, attemptFiles, hits, outcomeOf, prepare, readJson, startServer } from './helpers.ts'
 import { completedBody } from '../../../test/helpers/responses-server.ts'
 
@@ -458,5 +459,44 @@ test('a deadline that passes while the token helper runs sends nothing: timed_ou
       assert.equal(hits(p), 1)
     }
     assert.ok(existsSync(marker), 'the helper ran')
+  }
+})
+
+test('C5: edits that put the token together when applied (half in each edit, or in pieces the gate joins as tokens) are never kept', async t => {
+  const server = await startServer(t)
+  // A token whose pieces between dashes are identifiers: `(sk - proj - …)()` is a call whose
+  // callee the gate's findings print as its tokens joined, i.e. as the token itself.
+  const letters = (n: number): string => Array.from(randomBytes(n), b => String.fromCharCode(0x61 + (b % 26))).join('')
+  const token = `sk-proj-${letters(24)}`
+  const half = token.length >> 1
+  const cases: Array<{ name: string, edits: (tok: string) => Array<{ path: string, search: string, replace: string }> }> = [
+    { name: 'split-edits', edits: tok => [{ path: 'calc.go', search: 'return a - b', replace: `return a + b // QQ${tok.slice(half)}` }, { path: 'calc.go', search: 'QQ', replace: tok.slice(0, half) }] },
+    { name: 'joined-callee', edits: tok => [{ path: 'calc.go', search: 'return a - b', replace: `return a + b + (${tok.split('-').join(' - ')})()` }] },
+  ]
+  for (const k of cases) {
+    for (const control of [false, true]) {
+      // The control: the same edits around another string of the same shape, which is no secret.
+      const name = `${k.name}${control ? '-control' : ''}`
+      server.proposals.set(name, { summary: { cause: 'Add subtracts b.', change: 'Add adds b.', risk: 'Low.' }, edits: k.edits(control ? `sk-proj-${letters(24)}` : token) })
+      const p = await prepare(t, server, `proposal/${name}`, { fixture: { tokenHelperSource: () => `#!/bin/sh\nprintf '%s\\n' '${token}'\n` } })
+      const r = await ask(p)
+      const sent = p.server.requests.filter(x => x.path === `${new URL(p.f.config.provider.base_url).pathname}/responses` && x.headers.authorization === `Bearer ${token}`)
+      assert.equal(sent.length, 1, `${name}: ${r.stderr}`)
+      if (control) {
+        assert.equal(r.exitCode, 0, `${name}: ${r.stderr}`)
+        assert.ok(existsSync(join(p.a.dir, 'proposal.json')), `${name}: the proposal is kept`)
+        continue
+      }
+      assertOutcome(p, r, 'provider_error', 'PROVIDER_ECHOED_TOKEN', { retryable: false })
+      assert.equal(existsSync(join(p.a.dir, 'proposal.json')), false, name)
+      // Sealed, readback takes the outcome as recorded (it cannot repeat a check that needs the
+      // token). The fixture's baseline is written, not run, so only the answer's checks count.
+      const sealed = await runBin('receipt', ['seal', '--attempt', p.a.dir])
+      assert.equal(sealed.exitCode, 1, sealed.stderr)
+      const back = await runBin('receipt', ['readback', '--attempt', p.a.dir])
+      const findings = back.records.flatMap(x => x.kind === 'readback' ? x.findings : [])
+      assert.deepEqual(findings.filter(x => ['PROVIDER_ANSWER_MISMATCH', 'OUTCOME_MISMATCH', 'MISSING_STAGE_RECORD'].includes(x.code) && x.path !== 'baseline.events.ndjson'), [], back.stdout)
+      assertNoCanary(token, { paths: [p.f.stateDir], texts: { stdout: r.stdout, stderr: r.stderr, seal: sealed.stdout + sealed.stderr, readback: back.stdout + back.stderr } })
+    }
   }
 })

@@ -42,7 +42,15 @@ export async function computeAttemptGate (attempt: Attempt): Promise<GateOutput>
     if (hasErrno(e, 'ENOENT')) throw toolError('ATTEMPT_INCOMPLETE', `${proposalPath} is missing: run ask-provider first`, { path: proposalPath })
     throw e
   }
-  const proposal: Proposal = parseDocument('proposal', proposalBytes, proposalPath)
+  return await computeGateOf(attempt, parseDocument('proposal', proposalBytes, proposalPath), proposalBytes)
+}
+
+/**
+ * The gate of `proposal` (whose proposal.json bytes are `proposalBytes`) on the attempt's
+ * tree: what gate-patch would write for it. ask-provider computes it before it keeps a
+ * proposal, to look for the provider token in what the edits put together.
+ */
+export async function computeGateOf (attempt: Attempt, proposal: Proposal, proposalBytes: Uint8Array): Promise<GateOutput> {
   const tree = openTreeReader(attempt.dir)
   const manifest = tree.manifest
   const { config } = attempt
