@@ -141,6 +141,13 @@ const FIXTURES: CorpusFixture[] = [
     notices: ['LEFTOVER_TEMP_FILE'],
   },
   {
+    name: 'leftover_temp_file_nested_pass',
+    from: 'go_verified',
+    threat: 'control: the temp file of an interrupted write of a validation record, in validation/ where that record is written',
+    mutate: d => writeFileSync(join(d, 'validation', '.prompt.json.tmp-0123456789ab'), '{"v":'),
+    notices: ['LEFTOVER_TEMP_FILE'],
+  },
+  {
     // V2, the receipt's stated limit: digests are not signatures. A forger who rewrites the
     // server's own report in response.json and usage.json to match, and recomputes both
     // sealed digests, is not caught by readback.
@@ -262,9 +269,9 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'missing_validation_prompt_fail', from: 'go_verified', threat: 'V4: the second validation record deleted and resealed (non-contiguous validation prefix)', mutate: d => { unlinkSync(join(d, 'validation/prompt.json')); reseal(d, 'validation/prompt.json') }, expect: 'MISSING_STAGE_RECORD' },
   { name: 'missing_verify_stage_fail', from: 'node_verified', threat: 'V4: scoped_test_verified without its verify stage', mutate: d => { unlinkSync(join(d, 'verify.json')); unlinkSync(join(d, 'candidate.events.ndjson')); reseal(d, 'verify.json', 'candidate.events.ndjson') }, expect: 'MISSING_STAGE_RECORD' },
   { name: 'not_started_but_sealed_fail', from: 'not_reproduced', threat: 'V4: every stage record deleted but admission.json, inputs/ and receipt.json: not the directory admit leaves before started.json, so not a NOT_STARTED notice', mutate: d => { for (const n of readdirSync(d)) if (!['admission.json', 'inputs', 'receipt.json'].includes(n)) rmSync(join(d, n), { recursive: true }) }, expect: 'SEALED_FILE_MISSING', exclusive: false },
-  { name: 'admission_directory_fail', from: 'go_verified', threat: 'V4: admission.json replaced by a directory (no admitted attempt to judge, yet nothing else is wrong)', mutate: d => { unlinkSync(join(d, 'admission.json')); mkdirSync(join(d, 'admission.json')) }, expect: 'MISSING_STAGE_RECORD' },
+  { name: 'admission_directory_fail', from: 'go_verified', threat: 'V4: admission.json replaced by a directory (no admitted attempt to judge, yet nothing else is wrong)', mutate: d => { unlinkSync(join(d, 'admission.json')); mkdirSync(join(d, 'admission.json')) }, expect: 'MISSING_STAGE_RECORD', alsoFires: ['UNSEALED_FILE'] },
   { name: 'missing_admission_with_work_fail', from: 'go_verified', threat: 'V4: admission.json deleted from an attempt that went on: not the directory admit leaves behind', mutate: d => { unlinkSync(join(d, 'admission.json')) }, expect: 'MISSING_STAGE_RECORD' },
-  { name: 'admission_directory_alone_fail', from: 'rejected', threat: 'V4: an attempt directory holding only a directory named admission.json', mutate: d => { for (const n of readdirSync(d)) rmSync(join(d, n), { recursive: true }); mkdirSync(join(d, 'admission.json')) }, expect: 'MISSING_STAGE_RECORD' },
+  { name: 'admission_directory_alone_fail', from: 'rejected', threat: 'V4: an attempt directory holding only a directory named admission.json', mutate: d => { for (const n of readdirSync(d)) rmSync(join(d, n), { recursive: true }); mkdirSync(join(d, 'admission.json')) }, expect: 'MISSING_STAGE_RECORD', alsoFires: ['UNSEALED_FILE'] },
   { name: 'missing_outcome_fail', from: 'rejected', threat: 'V4: outcome.json deleted and resealed', mutate: d => { unlinkSync(join(d, 'outcome.json')); reseal(d, 'outcome.json') }, expect: 'MISSING_STAGE_RECORD' },
   {
     name: 'stage_after_outcome_fail',
@@ -381,6 +388,17 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'oversized_job_fail', from: 'go_verified', threat: 'job.txt grown past 64 MiB (sparse): the re-render cannot compare it', mutate: d => truncateSync(join(d, 'job.txt'), 65 << 20), expect: RR, alsoFires: [D] },
   { name: 'oversized_tree_tar_fail', from: 'not_reproduced', threat: 'tree.tar grown past 1 GiB (sparse): its digest cannot be computed', mutate: d => truncateSync(join(d, 'tree.tar'), (1 << 30) + 1), expect: D },
   { name: 'unsealed_symlink_fail', from: 'rejected', threat: 'a symlink in the attempt directory', mutate: d => symlinkSync('/etc/passwd', join(d, 'passwd')), expect: 'UNSEALED_FILE' },
+  // D5: a temp file is a notice only beside a file a step writes at that place.
+  { name: 'temp_name_new_directory_fail', from: 'go_verified', threat: 'D5: a payload named like a temp file, in directories no step makes', mutate: d => { mkdirSync(join(d, 'newdir', 'deep'), { recursive: true }); writeFileSync(join(d, 'newdir', 'deep', '.payload.sh.tmp-abcdefabcdef'), '#!/bin/sh\n') }, expect: 'UNSEALED_FILE' },
+  { name: 'temp_name_no_target_fail', from: 'go_verified', threat: 'D5: a file named like the temp file of a target no step writes', mutate: d => writeFileSync(join(d, '.evil.tmp-000000000000'), 'x'), expect: 'UNSEALED_FILE' },
+  { name: 'temp_name_wrong_directory_fail', from: 'go_verified', threat: 'D5: the temp name of a validation record, outside validation/ where that record is written', mutate: d => writeFileSync(join(d, '.prompt.json.tmp-0123456789ab'), '{"v":'), expect: 'UNSEALED_FILE' },
+  { name: 'temp_name_not_started_fail', from: 'go_verified', threat: 'D5: a file named like a temp file beside admission.json and inputs/ only: not what admit leaves, so no NOT_STARTED directory admit would reuse', mutate: d => { for (const n of readdirSync(d)) if (n !== 'inputs' && n !== 'admission.json') rmSync(join(d, n), { recursive: true }); writeFileSync(join(d, '.evil.tmp-000000000000'), 'x') }, expect: 'NOT_SEALED', exclusive: false },
+  // D6: directories the layout does not have, and work/ or logs/ that are not real directories.
+  { name: 'unexpected_empty_directory_fail', from: 'go_verified', threat: 'D6: empty directories no step makes', mutate: d => mkdirSync(join(d, 'extra', 'empty'), { recursive: true }), expect: 'UNSEALED_FILE' },
+  { name: 'stage_file_directory_fail', from: 'rejected', threat: 'D6: a directory named like the stage record after the deciding one (verify.json on a gate rejection)', mutate: d => mkdirSync(join(d, 'verify.json')), expect: 'UNSEALED_FILE' },
+  { name: 'work_symlink_fail', from: 'go_verified', threat: 'D6: work/ replaced by a symlink to /', mutate: d => { rmSync(join(d, 'work'), { recursive: true, force: true }); symlinkSync('/', join(d, 'work')) }, expect: 'UNSEALED_FILE' },
+  { name: 'logs_fifo_fail', from: 'go_verified', threat: 'D6: logs/ replaced by a FIFO (which must not block the read)', mutate: d => { rmSync(join(d, 'logs'), { recursive: true, force: true }); execFileSync('mkfifo', [join(d, 'logs')]) }, expect: 'UNSEALED_FILE' },
+  { name: 'logs_regular_file_fail', from: 'not_reproduced', threat: 'D6: logs/ replaced by a regular file', mutate: d => { rmSync(join(d, 'logs'), { recursive: true, force: true }); writeFileSync(join(d, 'logs'), 'x') }, expect: 'UNSEALED_FILE' },
   { name: 'sealed_file_missing_fail', from: 'provider_error', threat: 'a sealed file deleted (response.json, optional after a provider error)', mutate: d => unlinkSync(join(d, 'response.json')), expect: 'SEALED_FILE_MISSING' },
   { name: 'sealed_file_missing_usage_fail', from: 'go_verified', threat: 'a sealed file deleted; the provider stage is then incomplete too', mutate: d => unlinkSync(join(d, 'usage.json')), expect: 'SEALED_FILE_MISSING', alsoFires: ['MISSING_STAGE_RECORD'] },
 

@@ -3,12 +3,13 @@
 // directory is absent or holds only what admit writes before started.json (core's
 // holdsOnlyAdmission, readback's NOT_STARTED rule): only then is it reused. A directory with
 // anything more was worked on, whatever file is missing from it: it is consumed, and readback
-// says whether it holds up.
+// says whether it holds up. Running is what readback reports as ATTEMPT_RUNNING (core's
+// isAttemptRunning): within admission.json's deadline and grace, with the state lock naming it.
 
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { OutcomeFile } from '@repairline/schemas'
-import { attemptDirFor, holdsOnlyAdmission, isToolError, readJsonFile, readOutcome, STALE_GRACE_MS, toolError } from '@repairline/core'
+import { attemptDirFor, holdsOnlyAdmission, isAttemptRunning, isToolError, readJsonFile, readOutcome, STALE_GRACE_MS, toolError } from '@repairline/core'
 
 export const MAX_RETAINED_ATTEMPTS = 32
 
@@ -57,7 +58,11 @@ export function keyState (stateDir: string, key: string, now: Date): KeyState {
   // started.json gone from an attempt that went on: consumed, with no outcome to show.
   if (!started) return { state: 'consumed', dir }
   const stale = now.getTime() > Date.parse(admission.deadline) + STALE_GRACE_MS
-  return { state: stale ? 'interrupted' : 'running', dir, deadline: admission.deadline }
+  if (stale) return { state: 'interrupted', dir, deadline: admission.deadline }
+  // Within its deadline but no lock names it (seal released it, or the lock names another
+  // attempt or directory): nothing works on it, so it is judged as readback judges it (NOT_SEALED).
+  if (!isAttemptRunning(dir, admission, now)) return { state: 'consumed', dir }
+  return { state: 'running', dir, deadline: admission.deadline }
 }
 
 /** Attempts that consumed their key (anything beyond what admit writes before started.json); admission-only dirs do not count. */

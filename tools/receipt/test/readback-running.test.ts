@@ -3,11 +3,13 @@
 // (its deadline with the 30 s grace not passed). It is reported running (ATTEMPT_RUNNING,
 // a notice) and not judged, so a readback of a whole state root from cron does not fail on
 // a chain in progress. Past the grace, decided, or stripped of its receipt after seal, the
-// same attempt is NOT_SEALED and invalid; a sealed attempt beside it is read back as ever.
+// same attempt is NOT_SEALED and invalid; a sealed attempt beside it is read back as ever. A
+// forged state lock never makes an attempt running: it must name the attempt's own directory,
+// and its deadline never extends admission.json's (`admit status` agrees).
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFileSync, unlinkSync } from 'node:fs'
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Admission } from '@repairline/schemas'
 import { readOutcome, writeOutcome } from '@repairline/core'
@@ -81,4 +83,55 @@ test('readback --state-dir: a sealed attempt is read back in full while one stil
   assert.deepEqual(codes(byDir.get(first.dir), 'error'), [], 'the sealed attempt reads back valid')
   assert.equal(codes(byDir.get(first.dir), 'notice').includes('ATTEMPT_RUNNING'), false)
   assert.ok(codes(byDir.get(second.dir), 'notice').includes('ATTEMPT_RUNNING'))
+})
+
+test('a forged state lock does not make a sealed attempt stripped of its receipt and outcome running: NOT_SEALED (exit 1), and admit status says consumed, not running', async t => {
+  const f = await makeFixture(tempDir(t), { runner: 'node' })
+  const admittedAt = new Date()
+  const a = await admitAttempt(f, { env: hooksEnv(admittedAt.toISOString()) })
+  await extractAttempt(a, hooksEnv(admittedAt.toISOString()))
+  const { deadline } = JSON.parse(readFileSync(join(a.dir, 'admission.json'), 'utf8')) as Admission
+  const lockPath = join(f.stateDir, 'lock')
+  const genuine = readFileSync(lockPath)
+  writeOutcome(f.stateDir, a.dir, a.key, 'reproduce', { outcome: 'not_reproduced', code: 'X_TEST', message: 'set by the test' }, admittedAt, d => readOutcome(d, a.key))
+  const sealed = await runBin('receipt', ['seal', '--attempt', a.dir], { env: hooksEnv(admittedAt.toISOString()) })
+  assert.equal(sealed.exitCode, 1, sealed.stderr)
+  unlinkSync(join(a.dir, 'receipt.json'))
+  unlinkSync(join(a.dir, 'outcome.json'))
+  const readback = async (now: string): Promise<BinResult> => await runBin('receipt', ['readback', '--state-dir', f.stateDir, '--allow-test-hooks'], { env: hooksEnv(now) })
+  const status = async (now: string): Promise<Record<string, unknown> | undefined> => {
+    const r = await runBin('admit', ['status', '--config', f.configPath, '--report', f.reportPath], { env: hooksEnv(now) })
+    assert.equal(r.exitCode, 0, r.stderr)
+    return r.records.find(x => x.kind === 'case-status') as Record<string, unknown> | undefined
+  }
+  const within = admittedAt.toISOString()
+  const pastGrace = new Date(Date.parse(deadline) + 31_000).toISOString()
+  // D4: a lock naming the key but another directory, with a deadline far past admission's;
+  // and one naming the real directory whose deadline outlives admission's.
+  for (const [what, lock, now] of [
+    ['another directory, within the deadline', { attempt_dir: '/nonexistent', deadline: '2099-01-01T00:00:00.000Z' }, within],
+    ['another directory, past the grace', { attempt_dir: '/nonexistent', deadline: '2099-01-01T00:00:00.000Z' }, pastGrace],
+    ['its own directory, past admission\'s grace', { attempt_dir: a.dir, deadline: '2099-01-01T00:00:00.000Z' }, pastGrace],
+  ] as const) {
+    writeFileSync(lockPath, `${JSON.stringify({ v: 1, attempt_key: a.key, ...lock })}\n`)
+    const r = await readback(now)
+    assert.equal(r.exitCode, 1, `${what}: ${r.stderr}`)
+    const rb = readbacks(r)[0]
+    assert.equal(rb?.valid, false, what)
+    assert.deepEqual(codes(rb, 'error'), ['NOT_SEALED'], `${what}: ${JSON.stringify(rb)}`)
+    assert.equal(codes(rb, 'notice').includes('ATTEMPT_RUNNING'), false, what)
+  }
+  writeFileSync(lockPath, `${JSON.stringify({ v: 1, attempt_key: a.key, attempt_dir: '/nonexistent', deadline: '2099-01-01T00:00:00.000Z' })}\n`)
+  const forged = await status(within)
+  assert.equal(forged?.status, 'consumed', JSON.stringify(forged))
+  assert.deepEqual(forged?.readback, { valid: false, codes: ['NOT_SEALED'] })
+  // Positive control: the lock as admit wrote it (this directory, admission's deadline) within
+  // the deadline: running, as a chain in progress is.
+  writeFileSync(lockPath, genuine)
+  const running = await readback(within)
+  assert.equal(running.exitCode, 0, running.stderr)
+  const rb = readbacks(running)[0]
+  assert.equal(rb?.valid, true)
+  assert.ok(codes(rb, 'notice').includes('ATTEMPT_RUNNING'), JSON.stringify(rb))
+  assert.equal((await status(within))?.status, 'running')
 })

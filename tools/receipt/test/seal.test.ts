@@ -3,7 +3,8 @@
 // timed_out, past deadline + 30 s interrupted, and releases the lock; a sealed attempt is
 // never sealed again; while another process holds the attempt's step lock it refuses
 // (LOCK_HELD, 75); with no attempt at all it is ATTEMPT_MISSING (66); an entry no receipt can
-// name is STATE_UNSAFE (73).
+// name, a directory the attempt layout does not have, and a file named like a temp file beside
+// no file a step writes are STATE_UNSAFE (73).
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -178,4 +179,46 @@ test('seal through a symlinked path seals and says the lock, which names the att
   const real = await seal(a, deadline + 2000)
   assert.equal(real.exitCode, 1, real.stderr)
   assert.equal(existsSync(join(f.stateDir, 'lock')), false)
+})
+
+test('a file named like a temp file beside no file a step writes is refused by seal (STATE_UNSAFE, 73); the temp file of an interrupted write of usage.json is left unsealed, and the attempt reads back valid with a notice', async t => {
+  const { a, deadline } = await admitted(t)
+  writeFileSync(join(a.dir, '.evil.tmp-000000000000'), 'x')
+  const r = await seal(a, deadline + 60_000)
+  assert.equal(r.exitCode, 73, r.stderr)
+  assert.equal(errorOf(r)?.code, 'STATE_UNSAFE')
+  assert.match(r.stderr, /holds files no step writes: \.evil\.tmp-000000000000/)
+  assert.equal(existsSync(join(a.dir, 'receipt.json')), false)
+  // Positive control: the temp name of a file a step writes there is never sealed, nor refused.
+  unlinkSync(join(a.dir, '.evil.tmp-000000000000'))
+  writeFileSync(join(a.dir, '.usage.json.tmp-0123456789ab'), '{"v":')
+  const ok = await seal(a, deadline + 60_000)
+  assert.equal(ok.exitCode, 1, ok.stderr)
+  assert.deepEqual(readJson<Receipt>(join(a.dir, 'receipt.json')).files.filter(x => x.path.includes('.tmp-')), [])
+  const rb = await readbackAttempt(a.dir, { allowTestHooks: true })
+  assert.equal(rb.valid, true, JSON.stringify(rb.findings))
+  assert.ok(rb.findings.some(x => x.code === 'LEFTOVER_TEMP_FILE' && x.path === '.usage.json.tmp-0123456789ab'))
+})
+
+test('a directory no step makes, or work/ that is a symlink, is refused by seal (STATE_UNSAFE, 73): no receipt; without them, it seals and reads back valid', async t => {
+  const { a, deadline } = await admitted(t)
+  mkdirSync(join(a.dir, 'extra', 'empty'), { recursive: true })
+  const r = await seal(a, deadline + 60_000)
+  assert.equal(r.exitCode, 73, r.stderr)
+  assert.equal(errorOf(r)?.code, 'STATE_UNSAFE')
+  assert.match(r.stderr, /holds entries the attempt layout has no place for: extra \(is a directory no step makes\)/)
+  assert.equal(existsSync(join(a.dir, 'receipt.json')), false)
+  rmdirSync(join(a.dir, 'extra', 'empty'))
+  rmdirSync(join(a.dir, 'extra'))
+  symlinkSync('/', join(a.dir, 'work'))
+  const link = await seal(a, deadline + 60_000)
+  assert.equal(link.exitCode, 73, link.stderr)
+  assert.match(link.stderr, /work \(is a symbolic link, not the directory the steps make\)/)
+  assert.equal(existsSync(join(a.dir, 'receipt.json')), false)
+  // Positive control: work/ a real directory again, the same seal writes the receipt.
+  unlinkSync(join(a.dir, 'work'))
+  mkdirSync(join(a.dir, 'work'))
+  const ok = await seal(a, deadline + 60_000)
+  assert.equal(ok.exitCode, 1, ok.stderr)
+  assert.equal((await readbackAttempt(a.dir, { allowTestHooks: true })).valid, true)
 })

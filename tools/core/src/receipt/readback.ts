@@ -5,7 +5,7 @@
 // (readback/checks.ts). Each finding has its own code; any finding of severity error makes
 // the attempt invalid. `admit status` uses the same code.
 
-import { existsSync, lstatSync, readdirSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { Admission, OutcomeFile, Receipt, ReadbackFinding, SchemaName, SchemaTypes } from '@repairline/schemas'
 import { parseJsonBytes } from '../json.ts'
@@ -19,7 +19,7 @@ import { ATTEMPT_FILES, checkStagePrefix } from './stages.ts'
 import { compareUtf8 } from '../tree-rules/collisions.ts'
 import { runContentChecks } from './checks.ts'
 import { statedLimitsFor } from './seal.ts'
-import { isLockStale, readLock } from '../lock.ts'
+import { isLockStale, readLock, STALE_GRACE_MS } from '../lock.ts'
 
 export interface ReadbackOptions {
   /** Report test hooks as a notice instead of an error (crash-matrix tests). */
@@ -30,10 +30,10 @@ export interface ReadbackOptions {
    */
   stateRootEntry?: boolean
   /**
-   * The clock (`receipt readback`'s). An attempt with no outcome and no receipt that the
-   * state lock still names, not stale, may still be worked on: it is reported running (a
-   * notice), and its files are not judged while they may still change. Without a clock
-   * every unsealed attempt is NOT_SEALED.
+   * The clock (`receipt readback`'s). An attempt with no outcome and no receipt that may
+   * still be worked on (isAttemptRunning: within its deadline and grace, the state lock naming
+   * it) is reported running (a notice), and its files are not judged while they may still
+   * change. Without a clock every unsealed attempt is NOT_SEALED.
    */
   now?: Date
 }
@@ -56,11 +56,19 @@ export class Findings {
   has (code: string): boolean { return this.list.some(f => f.code === code) }
 }
 
-/** Whether the lock of the state root holding `dir` names attempt `key` and is not stale at `now`. */
-function holdsStateLock (dir: string, key: string, now: Date): boolean {
+/**
+ * Whether attempt `dir`, admitted as `admission` and without an outcome, may still be worked on
+ * at `now`: its own deadline (admission.json's) with the 30 s grace has not passed, and the
+ * lock of its state root names it — its key, and its directory by real path — and is not
+ * stale. The lock's own deadline never extends the attempt's: anyone who can write the state
+ * root can write a lock, and seal decides from admission.json's deadline alone. Readback's
+ * ATTEMPT_RUNNING and admit status's `running` both mean this.
+ */
+export function isAttemptRunning (dir: string, admission: Admission, now: Date): boolean {
+  if (now.getTime() > Date.parse(admission.deadline) + STALE_GRACE_MS) return false
   try {
     const lock = readLock(stateRootOf(dir))
-    return lock !== undefined && lock.attempt_key === key && !isLockStale(lock, now)
+    return lock !== undefined && lock.attempt_key === admission.attempt_key && realpathSync(lock.attempt_dir) === realpathSync(dir) && !isLockStale(lock, now)
   } catch {
     return false
   }
@@ -166,6 +174,7 @@ async function readbackInto (
   const hashed = (rel: string) => (bytes: Buffer): void => { digests.set(rel, { bytes: bytes.length, sha256: sha256Hex(bytes) }) }
   for (const s of listing.special) f.add('UNSEALED_FILE', `${s} is not a regular file`, s)
   for (const u of listing.unreachable) f.add('UNSEALED_FILE', `${u.path}: ${u.why}`, u.path)
+  for (const m of listing.misplaced) f.add('UNSEALED_FILE', `${m.path} ${m.why}`, m.path)
   for (const t of listing.leftovers) f.add('LEFTOVER_TEMP_FILE', `${t} is the temp file of a write that was interrupted before its rename; it was never part of the attempt`, t, 'notice')
 
   // Every JSON file of ours must parse strictly and validate, sealed or not.
@@ -190,11 +199,11 @@ async function readbackInto (
     return done(admission)
   }
 
-  // Running: no outcome yet, and the state lock, which admit takes for the attempt and seal
-  // releases, still names it and is not stale (its deadline, with the grace, not passed). A
+  // Running: no outcome yet, its deadline with the grace not passed, and the state lock, which
+  // admit takes for the attempt and seal releases, still names it (isAttemptRunning). A
   // receipt removed from a sealed attempt is no running attempt: seal released the lock. A
   // decided attempt is sealed at once; one that is not is NOT_SEALED below.
-  if (o.now !== undefined && outcome === undefined && !existsSync(join(dir, RECEIPT_FILE)) && holdsStateLock(dir, admission.attempt_key, o.now)) {
+  if (o.now !== undefined && outcome === undefined && !existsSync(join(dir, RECEIPT_FILE)) && isAttemptRunning(dir, admission, o.now)) {
     f.add('ATTEMPT_RUNNING', `no outcome and no receipt yet, and the state lock names this attempt until its deadline ${admission.deadline} (with its 30 s grace): it may still be running; read it back once it is sealed`, RECEIPT_FILE, 'notice')
     return done(admission)
   }

@@ -84,6 +84,8 @@ export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Pr
   // missing: no receipt is made for an attempt whose stage records were replaced.
   const dirs = [...STAGE_FILES].filter(f => lstatSync(join(attempt.dir, f), { throwIfNoEntry: false })?.isDirectory() === true)
   if (dirs.length > 0) throw toolError('STATE_UNSAFE', `${attempt.dir} holds a directory where a stage file belongs: ${dirs.slice(0, 5).join(', ')}`, { path: join(attempt.dir, dirs[0] ?? '') })
+  // Readback finds any other directory, and work/ or logs/ that is not a real directory: none is sealed.
+  if (listing.misplaced.length > 0) throw toolError('STATE_UNSAFE', `${attempt.dir} holds entries the attempt layout has no place for: ${listing.misplaced.slice(0, 5).map(m => `${m.path} (${m.why})`).join(', ')}`, { path: join(attempt.dir, listing.misplaced[0]?.path ?? ''), hint: 'move them out of the attempt directory, then seal again' })
   // Only what the steps write is sealed: anything else (an operator's notes) would be sealed
   // as part of the attempt, and readback refuses it. Said before anything is written.
   const foreign = listing.files.filter(f => !ATTEMPT_FILES.has(f))
