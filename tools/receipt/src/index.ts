@@ -9,7 +9,7 @@ import type { Receipt } from '@repairline/schemas'
 import {
   printableLine,
   acquireStepLock, assertAttemptDirectory, assertAttemptsRoot, assertTestHooksMatch, attemptDirsOf, EXIT, faultPoint, loadAttempt, outcomeExit, readbackAttempt, readLock, readOutcome, releaseLock,
-  STALE_GRACE_MS, testHooksEnabled, toolError, writeOutcome, writeReceipt, readJsonFile, type ToolIo, type ToolResult,
+  sealableListing, STALE_GRACE_MS, testHooksEnabled, toolError, writeOutcome, writeReceipt, readJsonFile, type ToolIo, type ToolResult,
 } from '@repairline/core'
 
 export async function seal (dir: string, io: ToolIo): Promise<ToolResult> {
@@ -32,6 +32,8 @@ export async function seal (dir: string, io: ToolIo): Promise<ToolResult> {
     if (now.getTime() <= deadline) {
       throw toolError('ATTEMPT_RUNNING', `${attempt.dir} has no outcome and its deadline ${attempt.admission.deadline} has not passed: a step is still due`, { hint: 'run the next step, or seal after the deadline' })
     }
+    // An attempt seal could not seal gets no outcome from it either: a refusal decides nothing.
+    sealableListing(attempt)
     const interrupted = now.getTime() > deadline + STALE_GRACE_MS
     outcome = writeOutcome(attempt.stateRoot, attempt.dir, attempt.key, 'receipt', interrupted
       ? { outcome: 'interrupted', code: 'ATTEMPT_INTERRUPTED', message: `no step wrote an outcome and the deadline ${attempt.admission.deadline} passed by more than 30 s (a crash)` }

@@ -150,7 +150,7 @@ test('a directory where a stage file belongs is refused by seal (STATE_UNSAFE, 7
   assert.ok(existsSync(join(a.dir, 'receipt.json')))
 })
 
-test('a file no step writes (an operator\'s notes) is refused by seal (STATE_UNSAFE, 73), naming it: nothing sealed, nothing lost; moved to logs/, the attempt seals and reads back valid', async t => {
+test('a file no step writes (an operator\'s notes) is refused by seal (STATE_UNSAFE, 73), naming it: nothing sealed or decided, nothing lost; moved to logs/, the attempt seals and reads back valid', async t => {
   const { a, deadline } = await admitted(t)
   writeFileSync(join(a.dir, 'NOTES.md'), 'what I saw\n')
   const r = await seal(a, deadline + 60_000)
@@ -158,6 +158,8 @@ test('a file no step writes (an operator\'s notes) is refused by seal (STATE_UNS
   assert.equal(errorOf(r)?.code, 'STATE_UNSAFE')
   assert.match(r.stderr, /holds files no step writes: NOTES\.md/)
   assert.equal(existsSync(join(a.dir, 'receipt.json')), false)
+  // Past deadline + 30 s with no outcome, but a refusal decides nothing: no interrupted either.
+  assert.equal(existsSync(join(a.dir, 'outcome.json')), false, 'no outcome is written by a seal that refuses')
   assert.equal(readFileSync(join(a.dir, 'NOTES.md'), 'utf8'), 'what I saw\n')
   mkdirSync(join(a.dir, 'logs'), { recursive: true })
   renameSync(join(a.dir, 'NOTES.md'), join(a.dir, 'logs', 'NOTES.md'))

@@ -11,7 +11,7 @@ import { readFileNoFollow } from '../read-file.ts'
 import { toolError } from '../errors.ts'
 import { assertClean } from '../git.ts'
 import { writeJsonAtomic } from '../atomic.ts'
-import { listAttemptFiles, RECEIPT_FILE } from './files.ts'
+import { listAttemptFiles, RECEIPT_FILE, type AttemptListing } from './files.ts'
 import { ATTEMPT_FILES, STAGE_FILES, VALIDATION_FILES } from './stages.ts'
 
 /** What every receipt says it does not prove. */
@@ -73,10 +73,12 @@ export interface SealInputs {
   testHooks: boolean
 }
 
-/** Builds the receipt of an attempt that has an outcome. Reads only; the caller writes it. */
-export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Promise<Receipt> {
-  const outcome = readOutcome(attempt.dir, attempt.key)
-  if (outcome === undefined) throw toolError('ATTEMPT_INCOMPLETE', `${attempt.dir} has no outcome.json to seal`)
+/**
+ * The attempt's files, when seal can seal them: refused (STATE_UNSAFE) while it holds an entry
+ * that is not a regular file, cannot be read, sits where the layout has no place for it, or is
+ * a file no step writes. Checked before seal writes anything, outcome.json included.
+ */
+export function sealableListing (attempt: Attempt): AttemptListing {
   const listing = listAttemptFiles(attempt.dir)
   if (listing.special.length > 0) throw toolError('STATE_UNSAFE', `${attempt.dir} holds entries that are not regular files: ${listing.special.join(', ')}`)
   if (listing.unreachable.length > 0) throw toolError('STATE_UNSAFE', `${attempt.dir} holds entries no receipt can seal: ${listing.unreachable.slice(0, 5).map(u => `${u.path} (${u.why})`).join(', ')}`)
@@ -90,6 +92,14 @@ export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Pr
   // as part of the attempt, and readback refuses it. Said before anything is written.
   const foreign = listing.files.filter(f => !ATTEMPT_FILES.has(f))
   if (foreign.length > 0) throw toolError('STATE_UNSAFE', `${attempt.dir} holds files no step writes: ${foreign.slice(0, 5).join(', ')}`, { path: join(attempt.dir, foreign[0] ?? ''), hint: 'move them out of the attempt directory (logs/ and work/ are never sealed), then seal again' })
+  return listing
+}
+
+/** Builds the receipt of an attempt that has an outcome. Reads only; the caller writes it. */
+export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Promise<Receipt> {
+  const outcome = readOutcome(attempt.dir, attempt.key)
+  if (outcome === undefined) throw toolError('ATTEMPT_INCOMPLETE', `${attempt.dir} has no outcome.json to seal`)
+  const listing = sealableListing(attempt)
   const files = listing.files.map(path => ({ path, ...sha256File(join(attempt.dir, path)) }))
   const commands: SealedCommand[] = []
   for (const [step, file] of [['reproduce', 'baseline.json'], ['verify', 'verify.json']] as const) {
