@@ -17,6 +17,7 @@
 // not need is ended unused. `--no-standby` starts each tool only at its turn.
 
 import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs'
+import { constants as osConstants } from 'node:os'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
@@ -83,7 +84,8 @@ async function dismiss (standby: Standby | undefined): Promise<void> {
   await standby.child
 }
 
-interface StepRun { exit: number, records: AnyRecord[], stderr: string, ms: number }
+/** One step as it ran: its exit status (128 + the number of the signal that killed it, named in `signal`), records, stderr and time. */
+interface StepRun { exit: number, signal?: string, records: AnyRecord[], stderr: string, ms: number }
 
 /**
  * One step's copy of a stream in logs/: opened without following a symlink, written
@@ -192,7 +194,10 @@ async function runStep (step: Step, o: { config: string, report: string }, attem
   })
   const r = await child
   closeLogs(logs)
-  return { run: { exit: r.exitCode ?? (r.signal === undefined ? 70 : 128), records, stderr, ms: performance.now() - started }, standby: ahead }
+  // Killed by a signal: the shell's convention, 128 + its number (SIGTERM 143), and its name.
+  const signal = r.exitCode === undefined && r.signal !== undefined ? r.signal : undefined
+  const exit = r.exitCode ?? (signal === undefined ? 70 : 128 + (osConstants.signals[signal as NodeJS.Signals] ?? 0))
+  return { run: { exit, ...(signal === undefined ? {} : { signal }), records, stderr, ms: performance.now() - started }, standby: ahead }
 }
 
 export interface DriveOptions {
@@ -232,7 +237,7 @@ async function driveSteps (o: DriveOptions, env: NodeJS.ProcessEnv, ahead: { sta
     const err = run.records.find(r => r.kind === 'error')
     const result = run.records.find(r => r.kind === 'result')
     const outcome = result?.kind === 'result' ? result.outcome : undefined
-    process.stderr.write(`[${since(t0)}] ${step}: exit ${run.exit}${outcome === undefined ? '' : ` (${outcome})`}${err?.kind === 'error' ? ` ${err.code}: ${err.message}` : ''} in ${(run.ms / 1000).toFixed(1)}s\n`)
+    process.stderr.write(`[${since(t0)}] ${step}: ${run.signal === undefined ? `exit ${run.exit}` : `killed by ${run.signal}`}${outcome === undefined ? '' : ` (${outcome})`}${err?.kind === 'error' ? ` ${err.code}: ${err.message}` : ''} in ${(run.ms / 1000).toFixed(1)}s\n`)
     if (step === 'admit') {
       const a = run.records.find(r => r.kind === 'attempt')
       if (a?.kind === 'attempt') {
@@ -245,7 +250,8 @@ async function driveSteps (o: DriveOptions, env: NodeJS.ProcessEnv, ahead: { sta
     // A step that printed no result record crashed or never started: that is never a verdict.
     const printedExit = result?.kind === 'result' ? result.exit : undefined
     if (printedExit !== run.exit) {
-      process.stderr.write(`repairline: aborted at ${step}: it exited ${run.exit} without a matching result record (a crash or a missing build); attempt ${attempt ?? '-'} (logs in ${attempt === undefined ? '-' : join(attempt, 'logs')})\n`)
+      const how = run.signal === undefined ? `it exited ${run.exit} without a matching result record (a crash or a missing build)` : `it was killed by ${run.signal} before its result record (a signal from outside the chain)`
+      process.stderr.write(`repairline: aborted at ${step}: ${how}; attempt ${attempt ?? '-'} (logs in ${attempt === undefined ? '-' : join(attempt, 'logs')})\n`)
       // Only the exit statuses of the table may leave the driver: a crash is 70 (INTERNAL).
       return run.exit === 0 || run.exit === 1 || run.exit === 69 || !DRIVER_EXITS.has(run.exit) ? 70 : run.exit
     }
@@ -268,7 +274,7 @@ async function driveSteps (o: DriveOptions, env: NodeJS.ProcessEnv, ahead: { sta
     // (verify's scoped_test_verified too, which exits 0).
     if (o.until === step && !sealNext && outcome === undefined) {
       const next = STEPS[STEPS.indexOf(step) + 1]
-      process.stderr.write(`repairline: stopped after ${step} as asked; continue by hand: ${next === 'seal' ? 'receipt seal' : next} --attempt ${attempt ?? '?'}\n`)
+      process.stderr.write(`repairline: stopped after ${step} as asked; continue by hand: ${next === 'seal' ? 'receipt seal' : next} --attempt ${attempt === undefined ? '?' : JSON.stringify(attempt)}\n`)
       return run.exit
     }
   }

@@ -49,6 +49,7 @@ for (const label of FAULT_LABELS) {
       const r = await driveChain(f, { ...hooks(T0), REPAIRLINE_FAULT_AT: label })
       // A step killed by a signal printed no result: to the driver a crash (70), never 128+n.
       assert.equal(r.exit, 70, `the chain was not killed at ${label}: ${r.stderr}`)
+      assert.match(r.stderr, /: it was killed by SIGKILL before its result record/, 'the driver names the signal')
       const sent = (): number => p.server.requestsTo(`proposal/${scenario}`).length
 
       if (label === 'lock' || label === 'admission') {

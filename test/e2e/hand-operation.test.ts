@@ -47,7 +47,7 @@ test('--until stops after the step, and the rest of the chain run by hand ends s
   assert.equal(r.exit, 0, r.stderr)
   const dir = r.attemptDir ?? ''
   assert.equal(outcomeOf(dir), undefined)
-  assert.match(r.stderr, /stopped after reproduce as asked; continue by hand: ask-provider --attempt /)
+  assert.match(r.stderr, /stopped after reproduce as asked; continue by hand: ask-provider --attempt "\//)
   assert.equal(existsSync(join(dir, 'dispatch.json')), false)
   for (const step of ['ask-provider', 'gate-patch', 'verify']) {
     const s = await runBin(step, ['--attempt', dir])
