@@ -19,7 +19,7 @@ export async function resolveAttemptPath (flag: string | undefined, io: ToolIo):
   let found: { path: string, key: string } | undefined
   for await (const r of readRecords(io.stdin)) {
     if (r.kind !== 'attempt') continue
-    if (found !== undefined && (found.path !== r.path || found.key !== r.key)) throw toolError('RECORD_INVALID', `stdin: two different attempt records: ${found.path} and ${r.path}`)
+    if (found !== undefined && (found.path !== r.path || found.key !== r.key)) throw toolError('RECORD_INVALID', `stdin: two different attempt records: ${found.path} (key ${found.key}) and ${r.path} (key ${r.key})`)
     found = { path: r.path, key: r.key }
   }
   if (found === undefined) {
