@@ -137,7 +137,7 @@ export function assertLockNames (stateRoot: string, key: string, attemptDir: str
     throw toolError('LOCK_LOST', `the lock names attempt ${current.attempt_key.slice(0, 16)}, not ${key.slice(0, 16)}`)
   }
   if (current.attempt_dir !== attemptDir) {
-    throw toolError('LOCK_LOST', `the lock names this attempt at ${current.attempt_dir}, not at ${attemptDir}`, { hint: 'pass the attempt directory admit printed (not a path through a symlink)' })
+    throw toolError('LOCK_LOST', `the lock names this attempt at ${current.attempt_dir}, not at ${attemptDir}`, { hint: `pass the attempt directory as the lock names it, ${current.attempt_dir}: the same directory reached through another path (a symlink on either side) is not taken` })
   }
 }
 
