@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Admission, Case, Lock, SuiteReport } from '@repairline/schemas'
 import {
-  acquireLock, acquireStepLock, assertAttemptsRoot, writeReceipt, isToolError, liveStepHolder, loadAttempt, assertSandboxReady, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
+  acquireLock, acquireStepLock, assertAttemptsRoot, writeReceipt, isToolError, liveStepHolder, loadAttempt, assertSandboxReady, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, existingAncestor, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
   resolveTaskRegister, testHooksEnabled, toolError, writeFileAtomic, writeJsonAtomic, writeOutcome, readJsonFile, readLockFile, fsyncDir,
   type ToolIo, type ToolResult,
 } from '@repairline/core'
@@ -96,7 +96,8 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
   // anything is written, so a host that cannot run the baseline never consumes a key (77).
   // Free disk is sampled where the steps will write (the state filesystem) and in the temp
   // directory: a state_dir below the floor is refused here (75), not after the key is spent.
-  const preflight = await assertSandboxReady({ runner: config.runner.kind, diskPaths: [config.state_dir, tmpdir()] })
+  // A state_dir not made yet is sampled on its nearest existing ancestor, where admit makes it.
+  const preflight = await assertSandboxReady({ runner: config.runner.kind, diskPaths: [existingAncestor(config.state_dir), tmpdir()] })
   io.stderr.write(`admit: sandbox preflight passed: ${preflight.limits.length} limits read back\n`)
   // From here on we write.
   const stateRoot = config.state_dir

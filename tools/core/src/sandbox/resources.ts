@@ -4,6 +4,7 @@
 // is refused before it starts or stopped while it runs.
 
 import { readFileSync, statSync, statfsSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import type { ResourceSample } from '@repairline/schemas'
 
 export type { ResourceSample }
@@ -14,6 +15,22 @@ export function memAvailableBytes (): number {
   const m = /^MemAvailable:\s+(\d+) kB$/m.exec(text)
   if (m === null) throw new Error('/proc/meminfo has no MemAvailable line')
   return Number(m[1]) * 1024
+}
+
+/**
+ * `path` itself when it exists, else its nearest ancestor that does: the filesystem a
+ * directory not created yet will be made on. sampleDisks skips a path that is not there (a run
+ * samples what it writes to; one that is gone holds nothing), so a caller that checks room
+ * before it creates a directory (admit, for a state_dir it has not made yet) samples this.
+ */
+export function existingAncestor (path: string): string {
+  let p = resolve(path)
+  for (;;) {
+    try { statSync(p); return p } catch {}
+    const up = dirname(p)
+    if (up === p) return p
+    p = up
+  }
 }
 
 /** Free disk on the filesystem of each of `paths`, one entry per filesystem (device id); a path that is gone is skipped. */
