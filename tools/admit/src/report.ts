@@ -6,7 +6,7 @@
 
 import type { Case, ExecutionConfig, SuiteReport, TestEvent } from '@repairline/schemas'
 import {
-  caseInputSha256, EXIT, goModDirective, identityOf, isUnicodeText, LineTooLongError, normalizeEventLine, schemaErrors, splitLines, summarizeEvents, toolError, writePlainFileAtomic,
+  AmbiguousEventError, caseInputSha256, EXIT, goModDirective, identityOf, isUnicodeText, LineTooLongError, normalizeEventLine, schemaErrors, splitLines, summarizeEvents, toolError, writePlainFileAtomic,
   jsonFileBytes, listTree, type ToolIo, type ToolResult,
 } from '@repairline/core'
 import { loadConfig, readBlob } from './inputs.ts'
@@ -58,8 +58,14 @@ export async function admitReport (o: ReportOptions, io: ToolIo): Promise<ToolRe
   const modulePath = config.runner.kind === 'go' ? await goModulePath(config) : undefined
   const events: TestEvent[] = []
   try {
-    for await (const { text } of splitLines(io.stdin)) {
-      const ev = normalizeEventLine(text)
+    for await (const { line, text } of splitLines(io.stdin)) {
+      let ev: TestEvent | undefined
+      try {
+        ev = normalizeEventLine(text)
+      } catch (e) {
+        if (e instanceof AmbiguousEventError) throw toolError('EVENTS_INVALID', `stdin:${line}: ${e.message}`, { hint: 'pipe the events as go test -json or repairline wrote them' })
+        throw e
+      }
       if (ev !== undefined) events.push(ev)
     }
   } catch (e) {

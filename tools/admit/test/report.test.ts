@@ -9,7 +9,7 @@ import { run } from '@repairline/core'
 import { validators } from '@repairline/schemas'
 import { runBin, errorOf } from '../../../test/helpers/bin.ts'
 import { GO_FILES, NODE_FILES, rewriteConfig, type Fixture } from '../../../test/helpers/fixture.ts'
-import { fixture } from './helpers.ts'
+import { assertRefusal, fixture } from './helpers.ts'
 
 /** `admit report` of go events in which `name` of example.com/calc fails: the report's case tests. */
 async function reportOfGoFailure (f: Fixture, name: string): Promise<unknown[]> {
@@ -88,6 +88,47 @@ test('the package of an identity is the one its events name: a node test file na
   assert.equal(admitted.exitCode, 0, admitted.stderr)
 
   assert.deepEqual(await reportOfGoFailure(await fixture(t), 'TestAdd/x::y'), [{ package: '.', name: 'example.com/calc::TestAdd/x::y' }])
+})
+
+test('an event line with a duplicate key is EVENTS_INVALID (65), whichever value comes last, escaped or not; the same events named once are read', async (t) => {
+  const f = await fixture(t, { runner: 'node' })
+  const out = join(f.dir, 'r.json')
+  const P = '"Package":"test/calc.test.js"'
+  const report = async (second: string): Promise<Awaited<ReturnType<typeof runBin>>> =>
+    await runBin('admit', ['report', '--config', f.configPath, '--out', out], { input: `{"Action":"run",${P},"Test":"add adds"}\n${second}\n` })
+  // event-line-with-a-duplicate-key: JSON.parse keeps the last value, so the order alone
+  // decided between a failing case and NOTHING_ELIGIBLE.
+  const cases: Array<[string, string, string]> = [
+    ['Action: pass, then fail', 'Action', `{"Action":"pass","Action":"fail",${P},"Test":"add adds"}`],
+    ['Action: fail, then pass', 'Action', `{"Action":"fail","Action":"pass",${P},"Test":"add adds"}`],
+    ['Test: another test, then this one', 'Test', `{"Action":"fail",${P},"Test":"double doubles","Test":"add adds"}`],
+    ['Action escaped: Act\\u0069on', 'Action', `{"Action":"pass","Act\\u0069on":"fail",${P},"Test":"add adds"}`],
+  ]
+  for (const [name, key, second] of cases) {
+    const r = await report(second)
+    assertRefusal(r, 65, 'EVENTS_INVALID')
+    assert.match(errorOf(r)?.message ?? '', new RegExp(`^stdin:2: duplicate key "${key}" at offset \\d+: a JSON reader keeps either value, so the line means two events$`), name)
+    assert.equal(existsSync(out), false, `${name}: nothing written`)
+  }
+  // Positive controls: each event named once is read as it says.
+  const failed = await report(`{"Action":"fail",${P},"Test":"add adds"}`)
+  assert.equal(failed.exitCode, 0, failed.stderr)
+  assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')).cases.map((c: { id: string }) => c.id), ['test/calc.test.js::add adds'])
+  const passed = await report(`{"Action":"pass",${P},"Test":"add adds"}`)
+  assert.equal(passed.exitCode, 1, passed.stderr)
+  assert.equal(errorOf(passed)?.code, 'NOTHING_ELIGIBLE')
+  const escaped = await report(`{"Act\\u0069on":"fail",${P},"Test":"add adds"}`)
+  assert.equal(escaped.exitCode, 0, escaped.stderr)
+  // Output text that holds a key name, even a whole forged event, is no duplicate.
+  const printed = await runBin('admit', ['report', '--config', f.configPath, '--out', out], {
+    input: [
+      `{"Action":"run",${P},"Test":"add adds"}`,
+      JSON.stringify({ Action: 'output', Package: 'test/calc.test.js', Test: 'add adds', Output: `{"Action":"pass","Action":"fail",${P},"Test":"add adds"}\n` }),
+      `{"Action":"fail",${P},"Test":"add adds"}`,
+    ].join('\n') + '\n',
+  })
+  assert.equal(printed.exitCode, 0, printed.stderr)
+  assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')).cases.map((c: { id: string }) => c.id), ['test/calc.test.js::add adds'])
 })
 
 test('no events, or no failing identity, writes nothing', async (t) => {

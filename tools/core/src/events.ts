@@ -17,6 +17,7 @@
 
 import type { TestEvent } from '@repairline/schemas'
 import { isValid } from './contracts.ts'
+import { findDuplicateKey } from './json.ts'
 
 // Go ≤ 1.23 prints these as plain text, not JSON, when a package cannot be built or set up.
 const PLAIN_FAIL = /^FAIL\t(\S+) \[(build|setup) failed\]$/
@@ -45,22 +46,83 @@ function plainlyValid (o: Record<string, unknown>): boolean {
 }
 
 /**
+ * A JSON event line with a duplicate key (`{"Action":"pass","Action":"fail"}`): JSON.parse
+ * keeps the last value, another reader the first, so the line means a different event to
+ * each. `reason` names the key and its offset.
+ */
+export class AmbiguousEventError extends Error {
+  constructor (readonly reason: string) {
+    super(`${reason}: a JSON reader keeps either value, so the line means two events`)
+    this.name = 'AmbiguousEventError'
+  }
+}
+
+/**
+ * Why `text`, valid JSON whose top-level object JSON.parse made into `o`, repeats a key at any
+ * depth (as strict JSON refuses), or undefined. The strict scan (findDuplicateKey, dearer than
+ * JSON.parse) runs only on a line that may hold a repeat. Two counts over the line can each
+ * prove there is none, whatever the keys are named or escaped (`"Act\u0069on"` included):
+ * JSON.parse makes one own property per distinct top-level key, so with a repeat the line
+ * holds at least `keys + 1` object members: `keys + 1` at the top, or `keys` there and two in
+ * a nested object. Strings can only add to either count.
+ *   - Commas: an object of m members holds m − 1 commas between them, so a repeat means at
+ *     least `keys` commas in the line.
+ *   - Colons after a quote: every member is `"key" ws* : value`; when no colon in the line
+ *     follows whitespace (space, tab, CR, LF), each member's colon follows its key's closing
+ *     quote, so a repeat means at least `keys + 1` of them.
+ * test2json writes compact, flat lines, so nearly every line is cleared by the commas (a few
+ * indexOf calls), and one whose output text holds commas by the colons.
+ */
+function duplicateKey (text: string, o: object): string | undefined {
+  const keys = Object.keys(o).length
+  let commas = 0
+  for (let i = text.indexOf(','); i !== -1 && commas < keys; i = text.indexOf(',', i + 1)) commas++
+  if (commas < keys) return undefined
+  let quoted = 0
+  for (let i = text.indexOf(':'); i !== -1; i = text.indexOf(':', i + 1)) {
+    const before = text.charCodeAt(i - 1)
+    if (before === 0x22 /* " */) {
+      if (++quoted > keys) return findDuplicateKey(text)
+    } else if (before === 0x20 || before === 0x09 || before === 0x0d || before === 0x0a) {
+      return findDuplicateKey(text)
+    }
+  }
+  return undefined
+}
+
+/**
  * Normalizes one line of `go test -json` output (or one normalized event). A JSON event
  * keeps test2json's known fields; the plain build-failure line becomes a package `fail`
  * with FailedBuild; anything else is output text. Returns undefined for an empty line.
+ * Throws AmbiguousEventError for a JSON object with a duplicate key (a reader refuses the
+ * stream: it cannot know which event was meant).
  */
 export function normalizeEventLine (text: string): TestEvent | undefined {
+  return normalizeLine(text, true)
+}
+
+/**
+ * normalizeEventLine; with `refuse` false, a line is not checked for a duplicate key and reads
+ * as JSON.parse reads it (a test run's stream: test2json and our reporter never write one,
+ * and readback re-derives the verdict with this same reading, so a repeat changes nothing a
+ * line forged without one could not; the check would cost the run's normalization ~10 %).
+ */
+function normalizeLine (text: string, refuse: boolean): TestEvent | undefined {
   if (text === '') return undefined
   if (text.charCodeAt(0) === 123 /* { */) {
     let v: unknown
     try { v = JSON.parse(text) } catch { v = undefined }
-    if (typeof v === 'object' && v !== null && typeof (v as { Action?: unknown }).Action === 'string') {
-      // Fast path: test2json's own events have only known fields and validate as they are.
-      if (plainlyValid(v as Record<string, unknown>) || isValid('test-event', v)) return v as TestEvent
-      const o = v as Record<string, unknown>
-      const ev: Record<string, unknown> = {}
-      for (const k of KEYS) if (o[k] !== undefined) ev[k] = o[k]
-      if (isValid('test-event', ev)) return ev
+    if (typeof v === 'object' && v !== null) {
+      const repeated = refuse ? duplicateKey(text, v) : undefined
+      if (repeated !== undefined) throw new AmbiguousEventError(repeated)
+      if (typeof (v as { Action?: unknown }).Action === 'string') {
+        // Fast path: test2json's own events have only known fields and validate as they are.
+        if (plainlyValid(v as Record<string, unknown>) || isValid('test-event', v)) return v as TestEvent
+        const o = v as Record<string, unknown>
+        const ev: Record<string, unknown> = {}
+        for (const k of KEYS) if (o[k] !== undefined) ev[k] = o[k]
+        if (isValid('test-event', ev)) return ev
+      }
     }
   }
   const m = PLAIN_FAIL.exec(text)
@@ -180,11 +242,15 @@ export async function * splitEventLines (source: ByteSource, maxLineBytes = 1 <<
   for await (const batch of splitEventLineBatches(source, maxLineBytes)) yield * batch
 }
 
-/** Normalizes a `go test -json` byte stream, one batch of events per chunk of input. */
+/**
+ * Normalizes a `go test -json` byte stream, one batch of events per chunk of input. Its lines
+ * are not checked for duplicate keys (normalizeLine): what the code under test writes must
+ * never end the run, and a repeat forges nothing a plain forged line could not.
+ */
 export function normalizeGoBatches (source: ByteSource, maxLineBytes = 1 << 20): AsyncGenerator<TestEvent[]> {
   return mapLineBatches(source, maxLineBytes, (text, truncated, line) => truncated
     ? { Action: 'output', Output: `${text}… [line ${line} truncated at ${maxLineBytes} bytes]\n` }
-    : normalizeEventLine(text))
+    : normalizeLine(text, false))
 }
 
 /** Normalizes a `go test -json` byte stream; over-long lines become truncated output events. */

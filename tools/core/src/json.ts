@@ -39,11 +39,20 @@ export function isUnicodeText (s: string): boolean {
 }
 
 /**
- * Scans already-valid JSON text for an object with a repeated key or a string that decodes to
- * a lone surrogate. Runs after JSON.parse succeeded, so it only tracks strings, nesting and
- * which strings are keys; only strings holding an escape are decoded.
+ * Why already-valid JSON text (JSON.parse accepted it) holds an object with a repeated key, at
+ * any depth, keys compared decoded (`duplicate key "a" at offset 7`), or undefined. Unlike
+ * parseJsonText it does not look for lone surrogates.
  */
-function findAmbiguity (text: string): string | undefined {
+export function findDuplicateKey (text: string): string | undefined {
+  return findAmbiguity(text, false)
+}
+
+/**
+ * Scans already-valid JSON text for an object with a repeated key or (with `surrogates`) a
+ * string that decodes to a lone surrogate. Runs after JSON.parse succeeded, so it only tracks
+ * strings, nesting and which strings are keys; only strings holding an escape are decoded.
+ */
+function findAmbiguity (text: string, surrogates = true): string | undefined {
   const stack: Array<Set<string> | null> = []
   let expectKey = false
   // The next backslash at or after the current string (moves forward only: linear overall).
@@ -57,8 +66,8 @@ function findAmbiguity (text: string): string | undefined {
       while (backslashesBefore(text, i) % 2 === 1) i = text.indexOf('"', i + 1)
       if (nextEscape !== -1 && nextEscape < start) nextEscape = text.indexOf('\\', start)
       // Without a backslash a string's text is the string itself; only escapes need decoding.
-      const decoded = nextEscape !== -1 && nextEscape < i ? JSON.parse(text.slice(start, i + 1)) as string : undefined
-      if (decoded !== undefined && !isUnicodeText(decoded)) return `an escaped lone surrogate in the string at offset ${start}`
+      const decoded = nextEscape !== -1 && nextEscape < i && (surrogates || expectKey) ? JSON.parse(text.slice(start, i + 1)) as string : undefined
+      if (surrogates && decoded !== undefined && !isUnicodeText(decoded)) return `an escaped lone surrogate in the string at offset ${start}`
       if (expectKey) {
         const key = decoded ?? text.slice(start + 1, i)
         const keys = stack.at(-1)

@@ -6,7 +6,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { EventSummarizer, NODE_REPORTER_SHA256, NODE_REPORTER_SOURCE, NodeEventNormalizer, assessRun, normalizeGoStream, splitEventLines, summarizeEvents } from '../src/index.ts'
+import { AmbiguousEventError, EventSummarizer, NODE_REPORTER_SHA256, NODE_REPORTER_SOURCE, NodeEventNormalizer, assessRun, normalizeEventLine, normalizeGoStream, splitEventLines, summarizeEvents } from '../src/index.ts'
 import type { TestEvent } from '@repairline/schemas'
 
 const GO_STREAM = [
@@ -104,6 +104,88 @@ test('an over-long line is cut at the limit and flagged, never buffered whole, i
   const evs = []
   for await (const ev of normalizeGoStream([input], 1000)) evs.push(ev)
   assert.match(evs[1]?.Output ?? '', /… \[line 2 truncated at 1000 bytes\]\n$/)
+})
+
+// event-line-with-a-duplicate-key: JSON.parse keeps a repeated key's last value, a first-wins
+// reader the first, so `{"Action":"pass","Action":"fail"}` is a pass to one reader and a fail
+// to another (an audit turned a passing test into an admitted case this way).
+const AMBIGUOUS: Array<[string, string, string]> = [
+  ['Action twice', 'Action', '{"Action":"pass","Action":"fail","Package":"p","Test":"t1"}'],
+  ['Test twice', 'Test', '{"Action":"fail","Package":"p","Test":"t2","Test":"t1"}'],
+  ['Action escaped (\\u0069)', 'Action', '{"Action":"pass","Act\\u0069on":"fail","Package":"p","Test":"t1"}'],
+  ['Action escaped both times', 'Action', '{"\\u0041ction":"pass","Acti\\u006Fn":"fail","Package":"p","Test":"t1"}'],
+  ['Package twice around a nested object', 'Package', '{"Action":"fail","Package":"p","X":{"Package":"q"},"Package":"q","Test":"t1"}'],
+  ['Action twice, with whitespace before the colons', 'Action', '{ "Action" : "pass" , "Action"\t:\r"fail" , "Package":"p","Test":"t1"}'],
+  // The last value breaks the schema (the line would be output text), the first is a pass.
+  ['Action twice, the last no string', 'Action', '{"Action":"pass","Package":"p","Test":"t1","Action":5}'],
+  ['Elapsed twice', 'Elapsed', '{"Action":"pass","Package":"p","Test":"t1","Elapsed":1,"Elapsed":2}'],
+  // Strict JSON, as every file and record: a key the normalizer drops is no less ambiguous.
+  ['an ignored key twice', 'Extra', '{"Action":"pass","Package":"p","Test":"t1","Extra":1,"Extra":2}'],
+  ['a key twice in a nested object', 'Action', '{"Action":"pass","Package":"p","Test":"t1","X":{"Action":"fail","Action":"pass"}}'],
+]
+
+test('an event line with a duplicate key is refused (AmbiguousEventError), escaped or not; the same line without the duplicate is an event', () => {
+  for (const [name, key, line] of AMBIGUOUS) {
+    assert.throws(() => normalizeEventLine(line), (e: unknown) => e instanceof AmbiguousEventError && e.reason.startsWith(`duplicate key ${JSON.stringify(key)} at offset `), name)
+  }
+  // Positive controls: the same events, each key named once.
+  assert.deepEqual(normalizeEventLine('{"Action":"fail","Package":"p","Test":"t1"}'), { Action: 'fail', Package: 'p', Test: 't1' })
+  assert.deepEqual(normalizeEventLine('{"Act\\u0069on":"fail","Package":"p","Test":"t1"}'), { Action: 'fail', Package: 'p', Test: 't1' })
+  assert.deepEqual(normalizeEventLine('{ "Action" : "fail" , "Package"\t:\r"p","Test":"t1"}'), { Action: 'fail', Package: 'p', Test: 't1' })
+  assert.deepEqual(normalizeEventLine('{"Action":"pass","Package":"p","Test":"t1","Elapsed":1}'), { Action: 'pass', Package: 'p', Test: 't1', Elapsed: 1 })
+  assert.deepEqual(normalizeEventLine('{"Action":"pass","Package":"p","Test":"t1","X":{"Action":"fail"}}'), { Action: 'pass', Package: 'p', Test: 't1' })
+})
+
+test('a key name inside a value is no duplicate: the line is the event it was', () => {
+  const ok: Array<[string, string, TestEvent]> = [
+    ['"Action" in the output text', '{"Action":"output","Package":"p","Test":"t1","Output":"got {\\"Action\\":\\"fail\\",\\"Action\\":\\"pass\\"}\\n"}', { Action: 'output', Package: 'p', Test: 't1', Output: 'got {"Action":"fail","Action":"pass"}\n' }],
+    ['"Action" as a value', '{"Action":"pass","Package":"p","Test":"Action","Elapsed":0}', { Action: 'pass', Package: 'p', Test: 'Action', Elapsed: 0 }],
+    ['colons after quotes and spaces in the output text', '{"Action":"output","Package":"p","Output":"a \\":\\" b : c\\":\\n"}', { Action: 'output', Package: 'p', Output: 'a ":" b : c":\n' }],
+    ['an escape in the output text (Go writes < as \\u003c)', '{"Action":"output","Package":"p","Output":"\\u003cnil\\u003e\\n"}', { Action: 'output', Package: 'p', Output: '<nil>\n' }],
+    ['an escaped lone surrogate (refused later, as an identity, not here)', '{"Action":"run","Package":"p","Test":"t\\ud800"}', { Action: 'run', Package: 'p', Test: 't\ud800' }],
+  ]
+  for (const [name, line, want] of ok) assert.deepEqual(normalizeEventLine(line), want, name)
+})
+
+/** mulberry32: a seeded generator, so a failure names its case and reruns the same. */
+function seeded (seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+test('the cheap prefilter misses no duplicate: random lines with keys literal or \\u-escaped, whitespace around colons, nested objects, key names and colons in values', () => {
+  const fields = ['Time', 'Action', 'Package', 'Test', 'Elapsed', 'Output', 'FailedBuild', 'ImportPath', 'Extra']
+  const rnd = seeded(20261130)
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T
+  // A key as JSON text: literal, or with some letters as \uXXXX (either hex case).
+  const encode = (k: string): string => `"${[...k].map(ch => rnd() < 0.3 ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')[rnd() < 0.5 ? 'toLowerCase' : 'toUpperCase']()}` : ch).join('')}"`
+  const ws = (): string => rnd() < 0.85 ? '' : pick([' ', '\t', '\r', ' \t'])
+  const value = (k: string): string => k === 'Elapsed' ? String(Math.floor(rnd() * 9)) : k === 'Action' ? JSON.stringify(pick(['run', 'pass', 'fail', 'output'])) : JSON.stringify(pick(['t1', ...fields, `{"${pick(fields)}":1,"${pick(fields)}":2}`, '<x>', 'a": b :c', '12:00:01']))
+  /** An object's text from its members, a key repeated when `repeat`; returns whether one was. */
+  const object = (keys: string[], repeat: boolean, extra: string[] = []): string => {
+    const members = keys.map(k => `${encode(k)}${ws()}:${ws()}${value(k)}`)
+    if (repeat) { const k = pick(keys); members.splice(1 + Math.floor(rnd() * members.length), 0, `${encode(k)}${ws()}:${ws()}${value(k)}`) }
+    return `{${ws()}${[...members, ...extra].join(`${ws()},${ws()}`)}${ws()}}`
+  }
+  let refused = 0
+  for (let n = 0; n < 4000; n++) {
+    const keys = ['Action', ...fields.filter(k => k !== 'Action' && rnd() < 0.4)]
+    const topRepeat = rnd() < 0.4
+    const nested = rnd() < 0.3 ? ['Test', ...fields.filter(k => k !== 'Test' && rnd() < 0.3)] : undefined
+    const nestedRepeat = nested !== undefined && rnd() < 0.4
+    const line = object(keys, topRepeat, nested === undefined ? [] : [`"N":${object(nested, nestedRepeat)}`])
+    if (topRepeat || nestedRepeat) {
+      refused++
+      assert.throws(() => normalizeEventLine(line), (e: unknown) => e instanceof AmbiguousEventError && /^duplicate key "/.test(e.reason), JSON.stringify(line))
+    } else {
+      assert.doesNotThrow(() => normalizeEventLine(line), JSON.stringify(line))
+    }
+  }
+  assert.ok(refused > 1000 && refused < 3000, `${refused} of 4000 lines held a duplicate`)
 })
 
 test('exit code and events are cross-checked: zero tests, exit 0 with a failure, exit ≠ 0 without one', () => {

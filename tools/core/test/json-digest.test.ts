@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync, readFileSync, rmSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseJsonText, parseJsonBytes, jcs, jcsSha256, sha256Hex, sha256File, gitBlobId, run } from '../src/index.ts'
+import { parseJsonText, parseJsonBytes, findDuplicateKey, jcs, jcsSha256, sha256Hex, sha256File, gitBlobId, run } from '../src/index.ts'
 
 test('strict JSON refuses duplicate keys at any depth, a BOM and invalid UTF-8', () => {
   assert.deepEqual(parseJsonText('{"a":1,"b":{"c":[1,{"d":2}]}}'), { ok: true, value: { a: 1, b: { c: [1, { d: 2 }] } } })
@@ -22,6 +22,14 @@ test('strict JSON refuses duplicate keys at any depth, a BOM and invalid UTF-8',
   assert.match((parseJsonText('\ufeff{}') as { message: string }).message, /byte-order mark/)
   assert.match((parseJsonBytes(Buffer.from([0x7b, 0xff, 0x7d])) as { message: string }).message, /UTF-8/)
   assert.equal(parseJsonText('{"a":1,}').ok, false)
+})
+
+test('findDuplicateKey: a key repeated in any object, compared decoded; a lone surrogate is not its business', () => {
+  assert.equal(findDuplicateKey('{"a":1,"a":2}'), 'duplicate key "a" at offset 7')
+  assert.equal(findDuplicateKey('{"x":[{"k":1,"\\u006b":2}]}'), 'duplicate key "k" at offset 13')
+  assert.equal(findDuplicateKey('{"a":1,"b":{"a":2},"c":["a","a"],"d":"\\"a\\":1,\\"a\\":2"}'), undefined)
+  assert.equal(findDuplicateKey('{"id":"a\\ud800","\\ud800":1}'), undefined)
+  assert.match(findDuplicateKey('{"\\ud800":1,"\\ud800":2}') ?? '', /^duplicate key "\\ud800"/)
 })
 
 test('strict JSON refuses an escaped lone surrogate in any string, key or value; a pair, and a backslash before "u", are fine', () => {
