@@ -7,30 +7,14 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { execa } from 'execa'
-import { parseRecordLine } from '@repairline/core'
 import { makeFixture, writeJson } from '../../../test/helpers/fixture.ts'
-import { BASE_ENV, ROOT, binPath, runBin } from '../../../test/helpers/bin.ts'
+import { runBin } from '../../../test/helpers/bin.ts'
 import { tempDir } from '../../../test/helpers/tmp.ts'
+import { onSmallFs, SMALL_FS_SKIP } from '../../../test/helpers/small-fs.ts'
 
-const IN_FULL_FS = fileURLToPath(new URL('../../../test/helpers/in-full-fs.mjs', import.meta.url))
-const SKIP = process.geteuid?.() === 0 ? false : 'mounting a private tmpfs needs root'
-
-/** Runs a bin with directory `dir` on a private tmpfs that has `freeBytes` left; `names` lists `dir` after the run. */
-async function onSmallFs (dir: string, freeBytes: number, scratch: string, bin: string, args: string[]): Promise<{ exitCode: number, code: string | undefined, kinds: string[], stderr: string, names: string[] }> {
-  const listing = join(scratch, `listing-${bin}.json`)
-  const spec = { dir, freeBytes, env: BASE_ENV, cwd: ROOT, listing }
-  const r = await execa('/usr/bin/unshare', ['--mount', '--propagation', 'private', '--', process.execPath, IN_FULL_FS, JSON.stringify(spec), binPath(bin), ...args], { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT, input: '' })
-  const records = String(r.stdout).split('\n').filter(l => l !== '').map((l, i) => parseRecordLine(l, `stdout:${i + 1}`))
-  const error = records.find(x => x.kind === 'error')
-  const { names } = JSON.parse(readFileSync(listing, 'utf8')) as { names: string[] }
-  return { exitCode: r.exitCode ?? -1, code: error?.kind === 'error' ? error.code : undefined, kinds: records.map(x => x.kind), stderr: String(r.stderr), names }
-}
-
-test('admit with a state_dir not made yet, whose parent is on a filesystem below the disk floor, is RESOURCES_LOW (75): no state_dir made, the key not consumed; with room it admits', { skip: SKIP }, async t => {
+test('admit with a state_dir not made yet, whose parent is on a filesystem below the disk floor, is RESOURCES_LOW (75): no state_dir made, the key not consumed; with room it admits', { skip: SMALL_FS_SKIP }, async t => {
   const f = await makeFixture(tempDir(t), { runner: 'node' })
   // state-dir-on-small-parent: the state_dir itself does not exist, so only its parent's
   // filesystem says whether admit may write there.

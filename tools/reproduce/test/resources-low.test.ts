@@ -7,31 +7,15 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { execa } from 'execa'
-import { parseRecordLine } from '@repairline/core'
 import { makeFixture } from '../../../test/helpers/fixture.ts'
 import { admitAttempt, extractAttempt } from '../../../test/helpers/attempt.ts'
-import { BASE_ENV, ROOT, binPath, runBin, errorOf } from '../../../test/helpers/bin.ts'
+import { runBin, errorOf } from '../../../test/helpers/bin.ts'
 import { tempDir } from '../../../test/helpers/tmp.ts'
+import { onSmallFs, SMALL_FS_SKIP } from '../../../test/helpers/small-fs.ts'
 
-const IN_FULL_FS = fileURLToPath(new URL('../../../test/helpers/in-full-fs.mjs', import.meta.url))
-const SKIP = process.geteuid?.() === 0 ? false : 'mounting a private tmpfs needs root'
-
-/** Runs a bin with directory `dir` on a private tmpfs that has `freeBytes` left. */
-async function onSmallFs (dir: string, freeBytes: number, scratch: string, bin: string, args: string[]): Promise<{ exitCode: number, code: string | undefined, stderr: string, names: string[] }> {
-  const listing = join(scratch, `listing-${bin}.json`)
-  const spec = { dir, freeBytes, env: BASE_ENV, cwd: ROOT, listing }
-  const r = await execa('/usr/bin/unshare', ['--mount', '--propagation', 'private', '--', process.execPath, IN_FULL_FS, JSON.stringify(spec), binPath(bin), ...args], { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT, input: '' })
-  const records = String(r.stdout).split('\n').filter(l => l !== '').map((l, i) => parseRecordLine(l, `stdout:${i + 1}`))
-  const error = records.find(x => x.kind === 'error')
-  const { names } = JSON.parse(readFileSync(listing, 'utf8')) as { names: string[] }
-  return { exitCode: r.exitCode ?? -1, code: error?.kind === 'error' ? error.code : undefined, stderr: String(r.stderr), names }
-}
-
-test('admit on a state filesystem below the disk floor is RESOURCES_LOW (75) before anything is written; with room it admits', { skip: SKIP }, async t => {
+test('admit on a state filesystem below the disk floor is RESOURCES_LOW (75) before anything is written; with room it admits', { skip: SMALL_FS_SKIP }, async t => {
   const f = await makeFixture(tempDir(t), { runner: 'node' })
   mkdirSync(f.stateDir, { recursive: true, mode: 0o711 })
   const r = await onSmallFs(f.stateDir, 32 << 20, tempDir(t), 'admit', ['run', '--config', f.configPath, '--report', f.reportPath])
@@ -44,7 +28,7 @@ test('admit on a state filesystem below the disk floor is RESOURCES_LOW (75) bef
   assert.equal(ok.exitCode, 0, ok.stderr)
 })
 
-test('reproduce on a state filesystem that fell below the disk floor after admission exits RESOURCES_LOW (75): no outcome, the key not spent; with room it reproduces', { skip: SKIP }, async t => {
+test('reproduce on a state filesystem that fell below the disk floor after admission exits RESOURCES_LOW (75): no outcome, the key not spent; with room it reproduces', { skip: SMALL_FS_SKIP }, async t => {
   const f = await makeFixture(tempDir(t), { runner: 'node' })
   const a = await admitAttempt(f)
   await extractAttempt(a)
