@@ -353,6 +353,7 @@ const FIXTURES: CorpusFixture[] = [
   },
   // The renderer refuses a manifest that no longer binds to the key with its own code.
   { name: 'tuple_manifest_blob_fail', from: 'go_verified', threat: 'V11: inputs/registers.json is not the blob at source_sha', mutate: d => { editJson(d, 'inputs/registers.json', m => { m.tasks.repair.register = 'docs' }); reseal(d, 'inputs/registers.json') }, expect: 'REGISTER_TUPLE_MISMATCH', alsoFires: ['ATTEMPT_BINDING_MISMATCH'] },
+  { name: 'tuple_summary_record_fail', from: 'node_verified', threat: 'V11: validation/summary.json names another register row than the task\'s, resealed (an audit found it read back valid)', mutate: d => { editJson(d, 'validation/summary.json', v => { v.register = 'docs'; v.register_source = 'surfaces.agent' }); reseal(d, 'validation/summary.json') }, expect: 'REGISTER_TUPLE_MISMATCH' },
   { name: 'tuple_receipt_fail', from: 'node_verified', threat: 'V11: receipt.json\'s task tuple names another row', mutate: d => editReceipt(d, r => { r.task_register.register_source = 'surfaces.agent' }), expect: 'REGISTER_TUPLE_MISMATCH' },
 
   // V9: a recorded command that is not the fixed command. Changed on one side only, the two

@@ -237,6 +237,8 @@ function checkValidations (c: CheckContext): void {
   if (proposal !== undefined && summaryRec !== undefined) {
     const again = validateText('summary_validation', tuples, renderSummaryText(proposal.summary))
     if (again.input_sha256 !== summaryRec.input_sha256) f.add('DIGEST_MISMATCH', 'validation/summary.json input_sha256 is not the digest of proposal.json summary', VALIDATION_STAGES.summary_validation.file)
+    // The other three records are re-rendered byte for byte; this one names its row here.
+    else if (again.register !== summaryRec.register || again.register_source !== summaryRec.register_source) f.add('REGISTER_TUPLE_MISMATCH', `validation/summary.json names register ${summaryRec.register} (${summaryRec.register_source}); the summary is checked under the task's row, ${again.register} (${again.register_source})`, VALIDATION_STAGES.summary_validation.file)
     else if (again.status !== summaryRec.status || !same(again.findings, summaryRec.findings)) f.add('VALIDATION_MISMATCH', `the summary checker says ${again.status} today, the record says ${summaryRec.status}`, VALIDATION_STAGES.summary_validation.file)
   }
 
