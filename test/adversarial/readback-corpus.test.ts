@@ -400,7 +400,8 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'work_symlink_fail', from: 'go_verified', threat: 'D6: work/ replaced by a symlink to /', mutate: d => { rmSync(join(d, 'work'), { recursive: true, force: true }); symlinkSync('/', join(d, 'work')) }, expect: 'UNSEALED_FILE' },
   { name: 'logs_fifo_fail', from: 'go_verified', threat: 'D6: logs/ replaced by a FIFO (which must not block the read)', mutate: d => { rmSync(join(d, 'logs'), { recursive: true, force: true }); execFileSync('mkfifo', [join(d, 'logs')]) }, expect: 'UNSEALED_FILE' },
   { name: 'logs_regular_file_fail', from: 'not_reproduced', threat: 'D6: logs/ replaced by a regular file', mutate: d => { rmSync(join(d, 'logs'), { recursive: true, force: true }); writeFileSync(join(d, 'logs'), 'x') }, expect: 'UNSEALED_FILE' },
-  { name: 'sealed_file_missing_fail', from: 'provider_error', threat: 'a sealed file deleted (response.json, optional after a provider error)', mutate: d => unlinkSync(join(d, 'response.json')), expect: 'SEALED_FILE_MISSING' },
+  { name: 'sealed_file_missing_fail', from: 'provider_error', threat: 'a sealed file deleted (response.json, optional after a provider error)', mutate: d => unlinkSync(join(d, 'response.json')), expect: 'SEALED_FILE_MISSING', alsoFires: ['OUTCOME_MISMATCH'] },
+  { name: 'answer_outcome_without_response_fail', from: 'provider_error', threat: 'D7: response.json deleted and dropped from the receipt, resealed, beside an outcome (429) only an answer gives (an audit found it read back valid)', mutate: d => { unlinkSync(join(d, 'response.json')); reseal(d, 'response.json') }, expect: 'OUTCOME_MISMATCH' },
   { name: 'sealed_file_missing_usage_fail', from: 'go_verified', threat: 'a sealed file deleted; the provider stage is then incomplete too', mutate: d => unlinkSync(join(d, 'usage.json')), expect: 'SEALED_FILE_MISSING', alsoFires: ['MISSING_STAGE_RECORD'] },
 
   // Outcome, route, re-render, gate, validation.

@@ -192,6 +192,11 @@ function checkProviderAnswer (c: CheckContext): void {
   const { docs, files, findings: f, admission, outcome } = c
   const response = docs.get('response.json') as ProviderResponse | undefined
   const request = docs.get('request.json') as { model: string, max_output_tokens: number } | undefined
+  // These codes are decided from an answer whose status line arrived, and response.json is
+  // written whenever one does: the outcome claims more than the files hold.
+  if (response === undefined && outcome?.step === 'ask-provider' && outcome.outcome === 'provider_error' && ANSWER_CODES.has(outcome.reason.code) && !files.has('response.json')) {
+    f.add('OUTCOME_MISMATCH', `ask-provider decided ${outcome.reason.code}, which only an answer gives, but response.json is not retained`, 'outcome.json')
+  }
   if (response === undefined || request === undefined) return
   const usage = docs.get('usage.json')
   const proposal = docs.get('proposal.json')
@@ -218,6 +223,9 @@ function checkProviderAnswer (c: CheckContext): void {
 }
 
 const CODE_ANSWER = 'PROVIDER_ANSWER_MISMATCH'
+
+/** Outcome codes only decideAnswer gives, from an answer whose status line arrived. */
+const ANSWER_CODES: ReadonlySet<string> = new Set(['PROVIDER_REDIRECT', 'PROVIDER_RATE_LIMITED', 'PROVIDER_SERVER_ERROR', 'PROVIDER_HTTP_ERROR', 'PROPOSAL_INVALID'])
 
 /** Validation records: current checker, and the same verdict on the same bytes today. */
 function checkValidations (c: CheckContext): void {
