@@ -175,6 +175,8 @@ const FIXTURES: CorpusFixture[] = [
     expect: PA,
     exclusive: false,
   },
+  { name: 'outcome_code_relabelled_fail', from: 'go_verified', threat: 'D2: scoped_test_verified given the code GATE_REJECTED, outcome and receipt resealed (an audit found it read back valid)', mutate: d => relabel(d, { outcome: 'scoped_test_verified', step: 'verify', code: 'GATE_REJECTED' }), expect: 'OUTCOME_MISMATCH' },
+  { name: 'outcome_not_reproduced_code_relabelled_fail', from: 'not_reproduced', threat: 'D2: not_reproduced given the code SCOPED_TEST_VERIFIED, resealed', mutate: d => relabel(d, { outcome: 'not_reproduced', step: 'reproduce', code: 'SCOPED_TEST_VERIFIED' }), expect: 'OUTCOME_MISMATCH' },
   { name: 'outcome_rate_limited_relabelled_fail', from: 'provider_error', threat: 'D2: a 429 relabelled a server error (another code, same retryability) while response.json holds the 429', mutate: d => relabel(d, { outcome: 'provider_error', step: 'ask-provider', code: 'PROVIDER_SERVER_ERROR', retryable: true }), expect: 'OUTCOME_MISMATCH' },
   { name: 'outcome_answer_relabelled_failed_fail', from: 'rejected', threat: 'D2: an attempt whose answer held a proposal relabelled a failed response at ask-provider', mutate: d => relabel(d, { outcome: 'provider_error', step: 'ask-provider', code: 'PROVIDER_FAILED', retryable: false }), expect: 'OUTCOME_MISMATCH', alsoFires: ['MISSING_STAGE_RECORD'] },
 

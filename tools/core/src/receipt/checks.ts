@@ -360,6 +360,15 @@ function checkReceiptValidations (c: CheckContext): void {
   if (late !== -1) f.add('STAGE_ORDER', `receipt.json lists ${receipt.validation[late]?.stage ?? '?'} after ${receipt.validation[late - 1]?.stage ?? '?'}: its validation records are not in stage order`, 'receipt.json')
 }
 
+/** The one reason code each of these outcomes is written with, whichever step decides it (gate-patch's rejection: GATE_REJECTED). */
+const ONE_CODE: Partial<Record<OutcomeFile['outcome'], string>> = {
+  scoped_test_verified: 'SCOPED_TEST_VERIFIED',
+  not_reproduced: 'NOT_REPRODUCED',
+  failed: 'VERIFY_FAILED',
+  timed_out: 'DEADLINE_PASSED',
+  interrupted: 'ATTEMPT_INTERRUPTED',
+}
+
 /**
  * The outcome a deciding step wrote must be the one its own record gives: reproduce's from
  * baseline.json (timed out, a fault, the case not failing: not_reproduced; a reproduced
@@ -372,6 +381,8 @@ function checkReceiptValidations (c: CheckContext): void {
 function checkDecidingRecord (c: CheckContext): void {
   const { outcome, docs, files, findings: f } = c
   if (outcome === undefined) return
+  const code = outcome.outcome === 'rejected' ? outcome.step === 'gate-patch' ? 'GATE_REJECTED' : undefined : ONE_CODE[outcome.outcome]
+  if (code !== undefined && outcome.reason.code !== code) f.add('OUTCOME_MISMATCH', `${outcome.step} decided ${outcome.outcome} with code ${outcome.reason.code}, but that outcome is always ${code}`, 'outcome.json')
   // admit and seal decide from the clock alone, and only that: seal timed_out once the
   // deadline passed, either of them interrupted once the lock went stale (deadline + 30 s).
   const decided = Date.parse(outcome.decided_at)
