@@ -224,3 +224,23 @@ test('a directory no step makes, or work/ that is a symlink, is refused by seal 
   assert.equal(ok.exitCode, 1, ok.stderr)
   assert.equal((await readbackAttempt(a.dir, { allowTestHooks: true })).valid, true)
 })
+
+test('readback names what it found: a sealed outcome.json that no longer parses is not called missing, and a symlinked receipt.json is called a symlink', async t => {
+  const { a, deadline } = await admitted(t)
+  assert.equal((await seal(a, deadline + 1000)).exitCode, 1)
+  const back = async (): Promise<Array<{ code: string, message: string }>> => (await readbackAttempt(a.dir, { allowTestHooks: true })).findings.filter(x => x.severity === 'error')
+  // Control: sealed as it is, it reads back valid.
+  assert.deepEqual(await back(), [])
+  const outcomePath = join(a.dir, 'outcome.json')
+  const outcomeBytes = readFileSync(outcomePath)
+  writeFileSync(outcomePath, Buffer.concat([outcomeBytes.subarray(0, 1), Buffer.from('}'), outcomeBytes.subarray(2)]))
+  const broken = await back()
+  assert.ok(broken.some(x => x.code === 'MALFORMED' && /^outcome\.json is not strict JSON/.test(x.message)), JSON.stringify(broken))
+  assert.ok(broken.some(x => x.code === 'MISSING_STAGE_RECORD' && x.message === 'receipt.json exists, but outcome.json cannot be read (its MALFORMED finding says why)'), JSON.stringify(broken))
+  writeFileSync(outcomePath, outcomeBytes)
+  const receiptPath = join(a.dir, 'receipt.json')
+  renameSync(receiptPath, join(a.dir, 'logs-receipt.json'))
+  symlinkSync(join(a.dir, 'logs-receipt.json'), receiptPath)
+  const linked = await back()
+  assert.ok(linked.some(x => x.code === 'MALFORMED' && x.message === 'receipt.json is a symlink'), JSON.stringify(linked))
+})

@@ -20,6 +20,7 @@ import { compareUtf8 } from '../tree-rules/collisions.ts'
 import { runContentChecks } from './checks.ts'
 import { statedLimitsFor } from './seal.ts'
 import { isLockStale, readLock, STALE_GRACE_MS } from '../lock.ts'
+import { hasErrno } from '../errors.ts'
 
 export interface ReadbackOptions {
   /** Report test hooks as a notice instead of an error (crash-matrix tests). */
@@ -80,7 +81,7 @@ export function readSealedJson<N extends SchemaName> (dir: string, rel: string, 
   try {
     bytes = readFileNoFollow(join(dir, rel))
   } catch (e) {
-    f.add('MALFORMED', `${rel} cannot be read: ${(e as Error).message}`, rel)
+    f.add('MALFORMED', hasErrno(e, 'ELOOP') ? `${rel} is a symlink` : `${rel} cannot be read: ${(e as Error).message}`, rel)
     return undefined
   }
   read?.(bytes)
@@ -276,7 +277,7 @@ async function readbackInto (
     }
   }
 
-  if (outcome === undefined && receipt !== undefined) f.add('MISSING_STAGE_RECORD', 'receipt.json exists without outcome.json', 'outcome.json')
+  if (outcome === undefined && receipt !== undefined) f.add('MISSING_STAGE_RECORD', listing.files.includes('outcome.json') ? 'receipt.json exists, but outcome.json cannot be read (its MALFORMED finding says why)' : 'receipt.json exists without outcome.json', 'outcome.json')
   for (const s of checkStagePrefix(new Set(listing.files), outcome)) f.add(s.code, s.message, s.path)
 
   if (admission.test_hooks || receipt?.test_hooks === true) {
