@@ -7,7 +7,7 @@
 // judged (same inode) and puts back anything else.
 
 import { randomBytes } from 'node:crypto'
-import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, existsSync } from 'node:fs'
+import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readFileSync, realpathSync, renameSync, unlinkSync, existsSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { Lock, SchemaTypes } from '@repairline/schemas'
 import { parseDocument } from './contracts.ts'
@@ -129,6 +129,21 @@ export function acquireLock (stateRoot: string, want: Lock, now: Date): AcquireR
   throw toolError('LOCK_HELD', 'the lock changed hands repeatedly while being taken; try again')
 }
 
+/**
+ * Whether the lock's `attempt_dir` and `dir` are one directory: the same path, or two paths
+ * (a symlink on either side) with the same real path. A path that no longer resolves is not
+ * the attempt. Every reader of the lock asks this, so a step, seal and readback never
+ * disagree on whether the lock names an attempt.
+ */
+export function lockNamesDirectory (lock: Lock, dir: string): boolean {
+  if (lock.attempt_dir === dir) return true
+  try {
+    return realpathSync(lock.attempt_dir) === realpathSync(dir)
+  } catch {
+    return false
+  }
+}
+
 /** Refuses (75 LOCK_LOST) unless the lock names this attempt. */
 export function assertLockNames (stateRoot: string, key: string, attemptDir: string): void {
   const current = readLock(stateRoot)
@@ -136,15 +151,15 @@ export function assertLockNames (stateRoot: string, key: string, attemptDir: str
   if (current.attempt_key !== key) {
     throw toolError('LOCK_LOST', `the lock names attempt ${current.attempt_key.slice(0, 16)}, not ${key.slice(0, 16)}`)
   }
-  if (current.attempt_dir !== attemptDir) {
-    throw toolError('LOCK_LOST', `the lock names this attempt at ${current.attempt_dir}, not at ${attemptDir}`, { hint: `pass the attempt directory as the lock names it, ${current.attempt_dir}: the same directory reached through another path (a symlink on either side) is not taken` })
+  if (!lockNamesDirectory(current, attemptDir)) {
+    throw toolError('LOCK_LOST', `the lock names this attempt at ${current.attempt_dir}, not at ${attemptDir}`, { hint: `pass the attempt directory as the lock names it, ${current.attempt_dir}: ${attemptDir} is another directory` })
   }
 }
 
 /** Removes the lock only if it names this attempt; returns whether it did. */
 export function releaseLock (stateRoot: string, key: string, attemptDir: string): boolean {
   const current = readLockWithInode(stateRoot)
-  if (current === undefined || current.lock.attempt_key !== key || current.lock.attempt_dir !== attemptDir) return false
+  if (current === undefined || current.lock.attempt_key !== key || !lockNamesDirectory(current.lock, attemptDir)) return false
   const grave = join(stateRoot, `.lock.release-${randomBytes(6).toString('hex')}`)
   try {
     renameSync(lockPath(stateRoot), grave)

@@ -67,6 +67,26 @@ test('release removes only a lock that names the releasing attempt', (t) => {
   assert.equal(existsSync(join(root, 'lock')), false)
 })
 
+test('the lock names one directory by any path to it: a symlinked path is held and released; another directory, or one that no longer resolves, is LOCK_LOST and not released', (t) => {
+  const root = tempDir(t)
+  const a = lockFor(root, 1, at(120))
+  mkdirSync(a.attempt_dir, { recursive: true })
+  acquireLock(root, a, T0)
+  const link = join(tempDir(t), 'link')
+  symlinkSync(root, link)
+  const via = join(link, 'attempts', a.attempt_key.slice(0, 16))
+  assert.doesNotThrow(() => assertLockNames(root, a.attempt_key, via))
+  assert.doesNotThrow(() => assertLockNames(link, a.attempt_key, via))
+  const other = join(root, 'attempts', 'ffffffffffffffff')
+  mkdirSync(other)
+  assert.throws(() => assertLockNames(root, a.attempt_key, other), { code: 'LOCK_LOST', message: /names this attempt at/ })
+  assert.throws(() => assertLockNames(root, a.attempt_key, join(root, 'attempts', 'missing')), { code: 'LOCK_LOST' })
+  assert.equal(releaseLock(root, a.attempt_key, other), false)
+  assert.ok(existsSync(join(root, 'lock')))
+  assert.equal(releaseLock(link, a.attempt_key, via), true)
+  assert.equal(existsSync(join(root, 'lock')), false)
+})
+
 test('release races a breaker: a lock taken away between its read and its rename releases nothing and does not throw', (t) => {
   const root = tempDir(t)
   const a = lockFor(root, 1, at(120))

@@ -42,8 +42,9 @@ export async function seal (dir: string, io: ToolIo): Promise<ToolResult> {
   faultPoint(io.env, 'seal')
   const receipt = await writeReceipt({ attempt, now, testHooks: testHooksEnabled(io.env) })
   const released = releaseLock(attempt.stateRoot, attempt.key, attempt.dir)
-  // The lock names this attempt under another path (reached through a symlink): it is stale
-  // now that the outcome exists, and the next admit breaks it; said, so nobody waits on it.
+  // The lock names this attempt's key in another directory (not this one by any path): not
+  // ours to remove, and stale once its own directory has an outcome or its deadline passes;
+  // said, so nobody waits on it.
   const kept = released ? undefined : readLock(attempt.stateRoot)
   const note = released ? '; lock released' : kept?.attempt_key === attempt.key ? `; the lock names this attempt at ${kept.attempt_dir} and was left (stale now: the next admit breaks it)` : ''
   io.stderr.write(`receipt: sealed ${attempt.dir} (${outcome.outcome}, ${receipt.files.length} files)${note}\n`)

@@ -168,19 +168,27 @@ test('a file no step writes (an operator\'s notes) is refused by seal (STATE_UNS
   assert.equal((await readbackAttempt(a.dir, { allowTestHooks: true })).valid, true)
 })
 
-test('seal through a symlinked path seals and says the lock, which names the attempt at its real path, was left; through the real path it is released', async t => {
+test('seal through a symlinked path is the same attempt: it seals and releases the lock that names the real path; a lock naming the key in another directory is left, and said', async t => {
   const { f, a, deadline } = await admitted(t)
   const link = join(tempDir(t), 'link')
   symlinkSync(dirname(f.stateDir), link)
   const via = join(link, relative(dirname(f.stateDir), a.dir))
   const r = await runBin('receipt', ['seal', '--attempt', via], { env: at(deadline + 1000) })
   assert.equal(r.exitCode, 1, r.stderr)
-  assert.match(r.stderr, /the lock names this attempt at .* and was left \(stale now: the next admit breaks it\)/)
-  assert.ok(existsSync(join(f.stateDir, 'lock')))
-  // Control: the real path releases it.
-  const real = await seal(a, deadline + 2000)
-  assert.equal(real.exitCode, 1, real.stderr)
+  assert.match(r.stderr, /; lock released\n/)
   assert.equal(existsSync(join(f.stateDir, 'lock')), false)
+  assert.equal((await readbackAttempt(a.dir, { allowTestHooks: true })).valid, true)
+
+  // Control: a lock naming this key in another directory is not this attempt's to release.
+  const { f: g, a: b, deadline: bDeadline } = await admitted(t)
+  const lockFile = join(g.stateDir, 'lock')
+  const held = readFileSync(lockFile, 'utf8')
+  const elsewhere = join(g.stateDir, 'attempts', '0123456789abcdef')
+  writeFileSync(lockFile, held.replace(JSON.stringify(b.dir), JSON.stringify(elsewhere)))
+  const left = await seal(b, bDeadline + 1000)
+  assert.equal(left.exitCode, 1, left.stderr)
+  assert.match(left.stderr, /the lock names this attempt at .*0123456789abcdef and was left/)
+  assert.ok(existsSync(lockFile))
 })
 
 test('a file named like a temp file beside no file a step writes is refused by seal (STATE_UNSAFE, 73); the temp file of an interrupted write of usage.json is left unsealed, and the attempt reads back valid with a notice', async t => {

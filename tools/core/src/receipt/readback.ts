@@ -5,7 +5,7 @@
 // (readback/checks.ts). Each finding has its own code; any finding of severity error makes
 // the attempt invalid. `admit status` uses the same code.
 
-import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { Admission, OutcomeFile, Receipt, ReadbackFinding, SchemaName, SchemaTypes } from '@repairline/schemas'
 import { parseJsonBytes } from '../json.ts'
@@ -19,7 +19,7 @@ import { ATTEMPT_FILES, checkStagePrefix } from './stages.ts'
 import { compareUtf8 } from '../tree-rules/collisions.ts'
 import { runContentChecks } from './checks.ts'
 import { statedLimitsFor } from './seal.ts'
-import { isLockStale, readLock, STALE_GRACE_MS } from '../lock.ts'
+import { isLockStale, lockNamesDirectory, readLock, STALE_GRACE_MS } from '../lock.ts'
 import { hasErrno } from '../errors.ts'
 
 export interface ReadbackOptions {
@@ -69,7 +69,7 @@ export function isAttemptRunning (dir: string, admission: Admission, now: Date):
   if (now.getTime() > Date.parse(admission.deadline) + STALE_GRACE_MS) return false
   try {
     const lock = readLock(stateRootOf(dir))
-    return lock !== undefined && lock.attempt_key === admission.attempt_key && realpathSync(lock.attempt_dir) === realpathSync(dir) && !isLockStale(lock, now)
+    return lock !== undefined && lock.attempt_key === admission.attempt_key && lockNamesDirectory(lock, dir) && !isLockStale(lock, now)
   } catch {
     return false
   }
