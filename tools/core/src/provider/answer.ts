@@ -22,7 +22,7 @@ import { schemaErrors } from '../contracts.ts'
 import { parseJsonText } from '../json.ts'
 import { printableLine } from '../printable-line.ts'
 import { REDACTED } from '../redact.ts'
-import { classifyStatus } from './classify-status.ts'
+import { classifyStatus, type StatusErrorCode } from './classify-status.ts'
 import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.ts'
 import { parseAnswer, type ServerReport } from './parse-response.ts'
 
@@ -30,7 +30,7 @@ export type AnswerRefusalCode = 'PROVIDER_RESPONSE_INVALID' | 'PROVIDER_FAILED' 
 
 export type AnswerDecision =
   /** Not an answer: the status decides (no usage.json). */
-  | { kind: 'status', code: 'PROVIDER_REDIRECT' | 'PROVIDER_RATE_LIMITED' | 'PROVIDER_SERVER_ERROR' | 'PROVIDER_HTTP_ERROR' | 'PROVIDER_RESPONSE_INVALID', retryable: boolean }
+  | { kind: 'status', code: StatusErrorCode, retryable: boolean }
   /** An answer that is never used. */
   | { kind: 'refused', report: ServerReport, code: AnswerRefusalCode, retryable: boolean, message: string }
   /** A proposal that holds its schema (its summary is checked next). */

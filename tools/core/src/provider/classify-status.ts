@@ -6,9 +6,14 @@
 // does not change the class. A status outside 100–599 (undici accepts any three digits) is
 // no HTTP answer: PROVIDER_RESPONSE_INVALID, not retryable.
 
+/** The codes only a status line in 100–599 gives: an answer arrived, so response.json is kept. */
+export const HTTP_STATUS_CODES = ['PROVIDER_REDIRECT', 'PROVIDER_RATE_LIMITED', 'PROVIDER_SERVER_ERROR', 'PROVIDER_HTTP_ERROR'] as const
+
+export type StatusErrorCode = typeof HTTP_STATUS_CODES[number] | 'PROVIDER_RESPONSE_INVALID'
+
 export type StatusClass =
   | { kind: 'answer' }
-  | { kind: 'error', code: 'PROVIDER_REDIRECT' | 'PROVIDER_RATE_LIMITED' | 'PROVIDER_SERVER_ERROR' | 'PROVIDER_HTTP_ERROR' | 'PROVIDER_RESPONSE_INVALID', retryable: boolean }
+  | { kind: 'error', code: StatusErrorCode, retryable: boolean }
 
 export function classifyStatus (status: number): StatusClass {
   if (!Number.isInteger(status) || status < 100 || status > 599) return { kind: 'error', code: 'PROVIDER_RESPONSE_INVALID', retryable: false }

@@ -22,6 +22,7 @@ import { openTreeReader, verifyTreeArchive } from '../tree-archive/index.ts'
 import { isToolError } from '../errors.ts'
 import { STALE_GRACE_MS } from '../lock.ts'
 import { decideAnswer, retainedAnswer, usageRecord } from '../provider/answer.ts'
+import { HTTP_STATUS_CODES } from '../provider/classify-status.ts'
 import type { Findings } from './readback.ts'
 import { commandMisalignment } from './command-alignment.ts'
 import { commandOf, validationOf } from './seal.ts'
@@ -225,7 +226,7 @@ function checkProviderAnswer (c: CheckContext): void {
 const CODE_ANSWER = 'PROVIDER_ANSWER_MISMATCH'
 
 /** Outcome codes only decideAnswer gives, from an answer whose status line arrived. */
-const ANSWER_CODES: ReadonlySet<string> = new Set(['PROVIDER_REDIRECT', 'PROVIDER_RATE_LIMITED', 'PROVIDER_SERVER_ERROR', 'PROVIDER_HTTP_ERROR', 'PROPOSAL_INVALID'])
+const ANSWER_CODES: ReadonlySet<string> = new Set([...HTTP_STATUS_CODES, 'PROPOSAL_INVALID'])
 
 /** Validation records: current checker, and the same verdict on the same bytes today. */
 function checkValidations (c: CheckContext): void {
