@@ -132,6 +132,36 @@ test('a crash after started.json: the key stays consumed; interrupted only after
   assert.equal(statSync(f.stateDir).mode & 0o777, 0o711)
 })
 
+test('a lock rewritten with a later deadline is stale at its attempt\'s admitted deadline + 30 s; a lock whose directory has no admission.json keeps its own deadline', async (t) => {
+  const f = await fixture(t)
+  writeJson(f.reportPath, { ...f.report, cases: [makeCase('first', '.', 'example.com/calc::TestAdd'), makeCase('second', '.', 'example.com/calc::TestDouble')] })
+  const crashed = await admit(f, 'run', { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: '2026-11-30T10:00:00.000Z', REPAIRLINE_FAULT_AT: 'started.json' })
+  assert.equal(crashed.exitCode, -1, 'killed by SIGKILL')
+  const lockFile = join(f.stateDir, 'lock')
+  const lock = JSON.parse(readFileSync(lockFile, 'utf8'))
+  const at = (now: string): Record<string, string> => ({ REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: now })
+
+  // Control: the lock naming a directory without admission.json is held to its own (2099) deadline.
+  const forged = `${JSON.stringify({ ...lock, attempt_dir: join(f.stateDir, 'attempts', 'ffffffffffffffff'), deadline: '2099-01-01T00:00:00.000Z' })}\n`
+  writeFileSync(lockFile, forged)
+  const held = await admit(f, 'run', at('2026-11-30T10:05:00.000Z'))
+  assert.equal(held.exitCode, 75, held.stderr)
+  assert.equal(errorOf(held)?.code, 'LOCK_HELD')
+  assert.equal(readFileSync(lockFile, 'utf8'), forged)
+  assert.equal(attemptDirs(f).length, 1)
+
+  // The same 2099 deadline on the lock of the admitted attempt: admission.json's deadline
+  // (10:02) decides, so past 10:02:30 the next admit breaks it, as seal and readback would.
+  writeFileSync(lockFile, `${JSON.stringify({ ...lock, deadline: '2099-01-01T00:00:00.000Z' })}\n`)
+  const early = await admit(f, 'run', at('2026-11-30T10:02:30.000Z'))
+  assert.equal(early.exitCode, 75, early.stderr)
+  assert.equal(errorOf(early)?.code, 'LOCK_HELD')
+  const later = await admit(f, 'run', at('2026-11-30T10:02:30.001Z'))
+  assert.equal(later.exitCode, 0, later.stderr)
+  assert.equal(attemptDirs(f).length, 2)
+  assert.equal(JSON.parse(readFileSync(join(lock.attempt_dir, 'outcome.json'), 'utf8')).outcome, 'interrupted')
+})
+
 test('a stale lock broken by an admit that then lost the race is settled by the admit that took the lock: interrupted, sealed, the broken lock removed', async (t) => {
   const f = await fixture(t)
   writeJson(f.reportPath, { ...f.report, cases: [makeCase('first', '.', 'example.com/calc::TestAdd'), makeCase('second', '.', 'example.com/calc::TestDouble')] })

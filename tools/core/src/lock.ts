@@ -11,6 +11,7 @@ import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readFil
 import { basename, dirname, join } from 'node:path'
 import type { Lock, SchemaTypes } from '@repairline/schemas'
 import { parseDocument } from './contracts.ts'
+import { readFileNoFollow } from './read-file.ts'
 import { hasErrno, toolError } from './errors.ts'
 import { fsyncDir, writeFileAtomic, jsonFileBytes } from './atomic.ts'
 import { assertValid } from './contracts.ts'
@@ -76,10 +77,30 @@ export function readLock (stateRoot: string): Lock | undefined {
   return readLockWithInode(stateRoot)?.lock
 }
 
-/** Stale iff the holder's attempt has an outcome, or now > deadline + 30 s. */
+/**
+ * The deadline the lock's attempt was admitted with: admission.json's in the directory the
+ * lock names, when it is there, valid and of the lock's key; else undefined (admit takes the
+ * lock before it writes admission.json).
+ */
+function admittedDeadline (lock: Lock): number | undefined {
+  try {
+    const admission = parseDocument('admission', readFileNoFollow(join(lock.attempt_dir, 'admission.json')), lock.attempt_dir, 'STATE_UNSAFE')
+    return admission.attempt_key === lock.attempt_key ? Date.parse(admission.deadline) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Stale iff the holder's attempt has an outcome, or now is past its deadline + 30 s. The
+ * deadline is the lock's, or the attempt's own admission.json's if that is earlier: a lock
+ * rewritten with a later deadline (anyone who can write the state root can) never keeps an
+ * admitted attempt alive past the deadline seal and readback go by.
+ */
 export function isLockStale (lock: Lock, now: Date): boolean {
   if (existsSync(join(lock.attempt_dir, 'outcome.json'))) return true
-  return now.getTime() > Date.parse(lock.deadline) + STALE_GRACE_MS
+  const deadline = Math.min(Date.parse(lock.deadline), admittedDeadline(lock) ?? Infinity)
+  return now.getTime() > deadline + STALE_GRACE_MS
 }
 
 export type AcquireResult = { acquired: true, broken?: Lock } | { acquired: false, holder: Lock }
