@@ -8863,7 +8863,7 @@ return errors === 0;
 validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema123 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir_name":{"type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs"},"case":{"$ref":"urn:repairline:case:v1"},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute"},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister"},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister"},"outcome":{"type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}},"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"commands":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"type":"integer"},"signal":{"type":"string"},"timed_out":{"type":"boolean"},"duration_ms":{"type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"validation":{"type":"array","maxItems":4,"items":{"type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"type":"string"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checkout":{"type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"clean_before":{"const":true},"clean_after":{"type":"boolean"},"after_detail":{"type":"string"}}},"test_hooks":{"type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"stated_limits":{"type":"array","minItems":1,"items":{"type":"string"}}}};
+const schema123 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir_name":{"type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs"},"case":{"$ref":"urn:repairline:case:v1"},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute"},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister"},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister"},"outcome":{"type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}},"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"commands":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"type":"integer"},"signal":{"type":"string"},"timed_out":{"type":"boolean"},"duration_ms":{"type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"validation":{"type":"array","maxItems":4,"items":{"type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"type":"string"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checkout":{"type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"clean_before":{"const":true},"clean_after":{"type":"boolean"},"after_detail":{"type":"string"}},"if":{"properties":{"clean_after":{"const":true}}},"then":{"not":{"required":["after_detail"]}},"else":{"required":["after_detail"]}},"test_hooks":{"type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"stated_limits":{"type":"array","minItems":1,"items":{"type":"string"}}}};
 const pattern68 = new RegExp("^[0-9a-f]{16}$", "u");
 
 function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -10956,9 +10956,13 @@ errors++;
 }
 if(data.checkout !== undefined){
 let data38 = data.checkout;
+const _errs87 = errors;
+let valid24 = true;
+const _errs88 = errors;
 if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-if(data38.root === undefined){
-const err93 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
+if(data38.clean_after !== undefined){
+if(true !== data38.clean_after){
+const err93 = {};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -10967,8 +10971,27 @@ vErrors.push(err93);
 }
 errors++;
 }
-if(data38.sha === undefined){
-const err94 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "sha"},message:"must have required property '"+"sha"+"'"};
+}
+}
+var _valid0 = _errs88 === errors;
+errors = _errs87;
+if(vErrors !== null){
+if(_errs87){
+vErrors.length = _errs87;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid0){
+const _errs90 = errors;
+const _errs91 = errors;
+const _errs92 = errors;
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+let missing0;
+if((data38.after_detail === undefined) && (missing0 = "after_detail")){
+const err94 = {};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -10977,8 +11000,10 @@ vErrors.push(err94);
 }
 errors++;
 }
-if(data38.clean_before === undefined){
-const err95 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "clean_before"},message:"must have required property '"+"clean_before"+"'"};
+}
+var valid26 = _errs92 === errors;
+if(valid26){
+const err95 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/then/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -10987,8 +11012,26 @@ vErrors.push(err95);
 }
 errors++;
 }
-if(data38.clean_after === undefined){
-const err96 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "clean_after"},message:"must have required property '"+"clean_after"+"'"};
+else {
+errors = _errs91;
+if(vErrors !== null){
+if(_errs91){
+vErrors.length = _errs91;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs90 === errors;
+valid24 = _valid0;
+ifClause0 = "then";
+}
+else {
+const _errs93 = errors;
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+if(data38.after_detail === undefined){
+const err96 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/else/required",keyword:"required",params:{missingProperty: "after_detail"},message:"must have required property '"+"after_detail"+"'"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -10997,9 +11040,13 @@ vErrors.push(err96);
 }
 errors++;
 }
-for(const key6 in data38){
-if(!(((((key6 === "root") || (key6 === "sha")) || (key6 === "clean_before")) || (key6 === "clean_after")) || (key6 === "after_detail"))){
-const err97 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+}
+var _valid0 = _errs93 === errors;
+valid24 = _valid0;
+ifClause0 = "else";
+}
+if(!valid24){
+const err97 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -11008,12 +11055,9 @@ vErrors.push(err97);
 }
 errors++;
 }
-}
-if(data38.root !== undefined){
-let data39 = data38.root;
-if(typeof data39 === "string"){
-if(func2(data39) > 4096){
-const err98 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+if(data38.root === undefined){
+const err98 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -11022,8 +11066,8 @@ vErrors.push(err98);
 }
 errors++;
 }
-if(!pattern19.test(data39)){
-const err99 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
+if(data38.sha === undefined){
+const err99 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "sha"},message:"must have required property '"+"sha"+"'"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -11032,9 +11076,8 @@ vErrors.push(err99);
 }
 errors++;
 }
-}
-else {
-const err100 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data38.clean_before === undefined){
+const err100 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "clean_before"},message:"must have required property '"+"clean_before"+"'"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -11043,12 +11086,8 @@ vErrors.push(err100);
 }
 errors++;
 }
-}
-if(data38.sha !== undefined){
-let data40 = data38.sha;
-if(typeof data40 === "string"){
-if(!pattern5.test(data40)){
-const err101 = {instancePath:instancePath+"/checkout/sha",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40}$"},message:"must match pattern \""+"^[0-9a-f]{40}$"+"\""};
+if(data38.clean_after === undefined){
+const err101 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "clean_after"},message:"must have required property '"+"clean_after"+"'"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -11057,9 +11096,9 @@ vErrors.push(err101);
 }
 errors++;
 }
-}
-else {
-const err102 = {instancePath:instancePath+"/checkout/sha",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key6 in data38){
+if(!(((((key6 === "root") || (key6 === "sha")) || (key6 === "clean_before")) || (key6 === "clean_after")) || (key6 === "after_detail"))){
+const err102 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -11069,9 +11108,11 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data38.clean_before !== undefined){
-if(true !== data38.clean_before){
-const err103 = {instancePath:instancePath+"/checkout/clean_before",schemaPath:"#/properties/checkout/properties/clean_before/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(data38.root !== undefined){
+let data40 = data38.root;
+if(typeof data40 === "string"){
+if(func2(data40) > 4096){
+const err103 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -11080,10 +11121,8 @@ vErrors.push(err103);
 }
 errors++;
 }
-}
-if(data38.clean_after !== undefined){
-if(typeof data38.clean_after !== "boolean"){
-const err104 = {instancePath:instancePath+"/checkout/clean_after",schemaPath:"#/properties/checkout/properties/clean_after/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern19.test(data40)){
+const err104 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -11093,9 +11132,8 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(data38.after_detail !== undefined){
-if(typeof data38.after_detail !== "string"){
-const err105 = {instancePath:instancePath+"/checkout/after_detail",schemaPath:"#/properties/checkout/properties/after_detail/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err105 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -11105,9 +11143,11 @@ vErrors.push(err105);
 errors++;
 }
 }
-}
-else {
-const err106 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data38.sha !== undefined){
+let data41 = data38.sha;
+if(typeof data41 === "string"){
+if(!pattern5.test(data41)){
+const err106 = {instancePath:instancePath+"/checkout/sha",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40}$"},message:"must match pattern \""+"^[0-9a-f]{40}$"+"\""};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -11117,9 +11157,8 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(data.test_hooks !== undefined){
-if(typeof data.test_hooks !== "boolean"){
-const err107 = {instancePath:instancePath+"/test_hooks",schemaPath:"#/properties/test_hooks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err107 = {instancePath:instancePath+"/checkout/sha",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -11129,11 +11168,9 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data.sealed_at !== undefined){
-let data45 = data.sealed_at;
-if(typeof data45 === "string"){
-if(!pattern17.test(data45)){
-const err108 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
+if(data38.clean_before !== undefined){
+if(true !== data38.clean_before){
+const err108 = {instancePath:instancePath+"/checkout/clean_before",schemaPath:"#/properties/checkout/properties/clean_before/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -11143,8 +11180,9 @@ vErrors.push(err108);
 errors++;
 }
 }
-else {
-const err109 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data38.clean_after !== undefined){
+if(typeof data38.clean_after !== "boolean"){
+const err109 = {instancePath:instancePath+"/checkout/clean_after",schemaPath:"#/properties/checkout/properties/clean_after/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -11154,11 +11192,9 @@ vErrors.push(err109);
 errors++;
 }
 }
-if(data.stated_limits !== undefined){
-let data46 = data.stated_limits;
-if(Array.isArray(data46)){
-if(data46.length < 1){
-const err110 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data38.after_detail !== undefined){
+if(typeof data38.after_detail !== "string"){
+const err110 = {instancePath:instancePath+"/checkout/after_detail",schemaPath:"#/properties/checkout/properties/after_detail/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -11167,10 +11203,10 @@ vErrors.push(err110);
 }
 errors++;
 }
-const len5 = data46.length;
-for(let i5=0; i5<len5; i5++){
-if(typeof data46[i5] !== "string"){
-const err111 = {instancePath:instancePath+"/stated_limits/" + i5,schemaPath:"#/properties/stated_limits/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err111 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -11180,9 +11216,9 @@ vErrors.push(err111);
 errors++;
 }
 }
-}
-else {
-const err112 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.test_hooks !== undefined){
+if(typeof data.test_hooks !== "boolean"){
+const err112 = {instancePath:instancePath+"/test_hooks",schemaPath:"#/properties/test_hooks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -11192,14 +11228,77 @@ vErrors.push(err112);
 errors++;
 }
 }
-}
-else {
-const err113 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.sealed_at !== undefined){
+let data46 = data.sealed_at;
+if(typeof data46 === "string"){
+if(!pattern17.test(data46)){
+const err113 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err113];
 }
 else {
 vErrors.push(err113);
+}
+errors++;
+}
+}
+else {
+const err114 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+}
+}
+if(data.stated_limits !== undefined){
+let data47 = data.stated_limits;
+if(Array.isArray(data47)){
+if(data47.length < 1){
+const err115 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err115];
+}
+else {
+vErrors.push(err115);
+}
+errors++;
+}
+const len5 = data47.length;
+for(let i5=0; i5<len5; i5++){
+if(typeof data47[i5] !== "string"){
+const err116 = {instancePath:instancePath+"/stated_limits/" + i5,schemaPath:"#/properties/stated_limits/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err116];
+}
+else {
+vErrors.push(err116);
+}
+errors++;
+}
+}
+}
+else {
+const err117 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err117];
+}
+else {
+vErrors.push(err117);
+}
+errors++;
+}
+}
+}
+else {
+const err118 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err118];
+}
+else {
+vErrors.push(err118);
 }
 errors++;
 }

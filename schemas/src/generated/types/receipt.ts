@@ -105,7 +105,7 @@ export interface Receipt {
      */
     clean_after: boolean
     /**
-     * What was seen when not clean after.
+     * What was seen when not clean after: present exactly when clean_after is false.
      */
     after_detail?: string
   }
