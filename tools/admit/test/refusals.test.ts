@@ -132,6 +132,8 @@ test('source_root that is not the top of a git checkout (SOURCE_NOT_GIT, 78)', a
 
 const badAllowed: Array<[string, string, 'go' | 'node']> = [
   ['a test file', 'calc_test.go', 'go'],
+  // node --test runs src/test.js by its own default pattern (**/test.{cjs,mjs,js}).
+  ['a file node runs as a test (test.js)', 'src/test.js', 'node'],
   ['a config file', 'go.mod', 'go'],
   ['an instructions file', 'README.md', 'go'],
   ['outside the package roots', 'test/calc.test.js', 'node'],

@@ -1,6 +1,9 @@
 // The one path classifier (DESIGN §10), shared by admit (allowed files) and gate-patch
 // (changed paths). Only `source` paths may be allowed or edited. The rules of both runners
-// apply to every repository: a go repository's tests/ directory is still tests.
+// apply to every repository: a go repository's tests/ directory is still tests. Every file
+// `node --test` runs by default is a test (its patterns: `test/**`, `*.test.*`, `*-test.*`,
+// `*_test.*`, `test-*`, and `test.{js,mjs,cjs}`), beyond DESIGN §10's list: a file node runs
+// as a test is never source that a proposal may edit.
 
 export type PathClass = 'test' | 'config' | 'instructions' | 'source'
 
@@ -16,7 +19,7 @@ export function classifyPath (path: string): PathClass {
   const lower = base.toLowerCase()
   if (INSTRUCTION_NAMES.has(lower) || lower.endsWith('.md')) return 'instructions'
   if (parts.slice(0, -1).some(d => TEST_DIRS.has(d))) return 'test'
-  if (/_test\.go$/.test(base) || /\.(test|spec)\./.test(base) || /^test-/.test(base) || /_test\./.test(base) || /-test\./.test(base)) return 'test'
+  if (/_test\.go$/.test(base) || /\.(test|spec)\./.test(base) || /^test-/.test(base) || /^test\./.test(base) || /_test\./.test(base) || /-test\./.test(base)) return 'test'
   if (CONFIG_NAMES.has(lower) || LOCKFILES.has(lower) || /^go\.work/.test(lower) || /\.config\./.test(lower)) return 'config'
   if (parts.some(p => p.startsWith('.'))) return 'config'
   return 'source'

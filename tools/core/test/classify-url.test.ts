@@ -8,6 +8,8 @@ test('the path classifier (DESIGN §10)', () => {
     ['calc_test.go', 'test'], ['pkg/testdata/in.go', 'test'], ['test/a.js', 'test'], ['a/tests/b.js', 'test'],
     ['x/__tests__/y.js', 'test'], ['src/a.test.js', 'test'], ['src/a.spec.mjs', 'test'], ['src/test-helper.js', 'test'],
     ['src/a_test.js', 'test'], ['src/a-test.cjs', 'test'],
+    // node --test's own `**/test.{cjs,mjs,js}`: node runs these as test files.
+    ['lib/test.js', 'test'], ['test.mjs', 'test'], ['a/b/test.cjs', 'test'], ['lib/testing.js', 'source'], ['lib/latest.js', 'source'], ['lib/contest.js', 'source'],
     ['go.mod', 'config'], ['go.sum', 'config'], ['go.work', 'config'], ['go.work.sum', 'config'], ['package.json', 'config'],
     ['pnpm-lock.yaml', 'config'], ['yarn.lock', 'config'], ['vite.config.js', 'config'], ['.eslintrc.js', 'config'],
     ['.github/workflows/ci.yml', 'config'], ['.repairline/registers.json', 'config'], ['Makefile', 'config'], ['src/.hidden/a.js', 'config'],
