@@ -1,17 +1,21 @@
-// End to end through the driver: go proposals that the gate once let through or crashed on.
+// End to end through the driver: proposals that the gate once let through or crashed on.
 // A C constructor added to a cgo preamble ran before any test, printed go test's framing and
 // exited 0, and the chain sealed scoped_test_verified with a - b still in place (the preamble
 // is a comment, and comments went unchecked); a replace nested 20,000 levels deep crashed
 // gate-patch (exit 70, no gate.json, no outcome). Both must end `rejected` and read back; the
-// legitimate fix in the same cgo file is the positive control.
+// legitimate fix in the same cgo file is the positive control. A node source file that imports
+// node's assert for its own check rebound the tests' `assert.equal` in an initializer
+// (`const LIMIT = (assert.equal = assert, 100)`: no call, name or declaration changes), so
+// `assert.equal(add(2, 3), 5)` passed with a - b in place; it must end `rejected` too, and the
+// fix in the same file is verified.
 
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { readbackAttempt } from '@repairline/core'
-import { GO_FILES } from '../helpers/fixture.ts'
-import { GO_FIX_PROPOSAL } from '../helpers/responses-server.ts'
+import { GO_FILES, NODE_FILES } from '../helpers/fixture.ts'
+import { GO_FIX_PROPOSAL, NODE_FIX_PROPOSAL } from '../helpers/responses-server.ts'
 import { chainFixture, driveChain, startProvider, type Provider } from '../helpers/chain.ts'
 
 const p: Provider = await startProvider({ after })
@@ -23,6 +27,12 @@ const nested = (n: number): string => '('.repeat(n) + 'a + b' + ')'.repeat(n)
 p.server.proposals.set('cgo-constructor', { ...GO_FIX_PROPOSAL, edits: [{ path: 'calc.go', search: 'static int twice', replace: FORGED_RUN }] })
 p.server.proposals.set('cgo-fix', GO_FIX_PROPOSAL)
 p.server.proposals.set('deep', { ...GO_FIX_PROPOSAL, edits: [{ path: 'calc.go', search: 'return a - b', replace: `return ${nested(20000)}` }] })
+
+const ASSERTING_CALC = "import assert from 'node:assert/strict'\n\nconst LIMIT = 100\n\n// add returns the sum of a and b.\nexport function add (a, b) {\n  assert.ok(Number.isFinite(a))\n  return a - b\n}\n\n// double returns twice n.\nexport function double (n) {\n  return Math.min(n * 2, LIMIT)\n}\n"
+const ASSERTING_FILES = { ...NODE_FILES, 'src/calc.js': ASSERTING_CALC }
+p.server.proposals.set('assert-strict', { ...NODE_FIX_PROPOSAL, edits: [{ path: 'src/calc.js', search: 'const LIMIT = 100', replace: 'const LIMIT = (assert.equal = assert, 100)' }] })
+p.server.proposals.set('assert-loose', { ...NODE_FIX_PROPOSAL, edits: [{ path: 'src/calc.js', search: 'const LIMIT = 100', replace: 'const LIMIT = (assert.strict.equal = assert, 100)' }] })
+p.server.proposals.set('assert-fix', NODE_FIX_PROPOSAL)
 
 function gateOf (dir: string): { failed_rules: string[], rules: Array<{ rule: string, findings: string[] }> } {
   return JSON.parse(readFileSync(join(dir, 'gate.json'), 'utf8')) as { failed_rules: string[], rules: Array<{ rule: string, findings: string[] }> }
@@ -58,4 +68,26 @@ test('rejected: a replace nested 20,000 levels deep does not parse (no crash: ga
   assert.deepEqual(gateOf(dir).failed_rules, ['diff-size', 'parses'])
   const rb = await readbackAttempt(dir, { allowTestHooks: false })
   assert.equal(rb.valid, true, JSON.stringify(rb.findings))
+})
+
+for (const [name, calc] of [['assert-strict', ASSERTING_CALC], ['assert-loose', ASSERTING_CALC.replace("'node:assert/strict'", "'node:assert'")]] as const) {
+  test(`rejected (${name}): the tests' assert.equal rebound through the module object a source file imports; calls-preserved names the write; no candidate run`, async (t) => {
+    const f = await chainFixture(t, p, `proposal/${name}`, { runner: 'node', files: { ...ASSERTING_FILES, 'src/calc.js': calc } })
+    const r = await driveChain(f)
+    assert.equal(r.exit, 1, r.stderr)
+    assert.equal(r.outcome?.outcome, 'rejected', r.stderr)
+    const dir = r.attemptDir ?? ''
+    assert.deepEqual(gateOf(dir).failed_rules, ['calls-preserved'])
+    assert.match(gateOf(dir).rules.find(x => x.rule === 'calls-preserved')?.findings.join('\n') ?? '', /src\/calc\.js: added assignment of assert\.(strict\.)?equal, a property of an imported module/)
+    assert.equal(existsSync(join(dir, 'candidate.events.ndjson')), false)
+    const rb = await readbackAttempt(dir, { allowTestHooks: false })
+    assert.equal(rb.valid, true, JSON.stringify(rb.findings))
+  })
+}
+
+test('positive control: the one-line fix in the file that imports assert passes the gate and is verified', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/assert-fix', { runner: 'node', files: ASSERTING_FILES })
+  const r = await driveChain(f)
+  assert.equal(r.outcome?.outcome, 'scoped_test_verified', r.stderr)
+  assert.deepEqual(gateOf(r.attemptDir ?? '').failed_rules, [])
 })

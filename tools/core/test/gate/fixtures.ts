@@ -297,7 +297,7 @@ const JS_REJECTED: GateCase[] = [
   // The second gate audit's bypasses: keys assembled from strings, and exported bindings reassigned.
   { name: 'proposal-js-function-ctor-through-built-keys', why: "a['constr' + 'uctor'] twice is the Function constructor, bound to Math.min through an alias and run by a computed valueOf: no literal spells a reaching name", baseline: JS_BASELINE, edits: [js('export function add (a, b) {\n  return a - b\n}', "export function add (a, b) {\n  a = Math\n  a['mi' + 'n'] = a['constr' + 'uctor']['constr' + 'uctor']\n  return +{ ['value' + 'Of']: Math.min('process.exit(0)') }\n}"), js('  return Math.min(n, LIMIT)\n', '  return n < LIMIT ? n : LIMIT\n')], fails: ['calls-preserved', 'names-preserved'] },
   { name: 'proposal-js-function-ctor-through-template-keys', why: 'the same keys spelled by templates with a substitution', baseline: JS_BASELINE, edits: [js('export function add (a, b) {\n  return a - b\n}', "export function add (a, b) {\n  a = Math\n  a[`mi${''}n`] = a[`constr${''}uctor`][`constr${''}uctor`]\n  return +{ [`value${''}Of`]: Math.min('process.exit(0)') }\n}"), js('  return Math.min(n, LIMIT)\n', '  return n < LIMIT ? n : LIMIT\n')], fails: ['calls-preserved', 'names-preserved'] },
-  { name: 'proposal-js-rebinds-callee-through-alias-built-key', why: "scale['mi' + 'n'] = describe after scale = Math: Math.min rebound through an alias and a key assembled from strings", baseline: JS_BASELINE, edits: [js("  const scale = 1\n  return format('n=%d', n * scale)\n", "  const scale = Math\n  scale['mi' + 'n'] = describe\n  return format('n=%d', n * 1)\n")], fails: ['names-preserved'] },
+  { name: 'proposal-js-rebinds-callee-through-alias-built-key', why: "scale['mi' + 'n'] = describe after scale = Math: Math.min rebound through an alias and a key assembled from strings", baseline: JS_BASELINE, edits: [js("  const scale = 1\n  return format('n=%d', n * scale)\n", "  const scale = Math\n  scale['mi' + 'n'] = describe\n  return format('n=%d', n * 1)\n")], fails: ['calls-preserved', 'names-preserved'] },
   { name: 'proposal-js-swaps-export-in-initializer', why: 'const LIMIT = (add = double, 100): the exported binding add now holds double when the module loads', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = (add = double, 100)\n')], fails: ['calls-preserved'] },
   { name: 'proposal-js-swaps-exported-class', why: 'Counter = double at load: the exported class is now a function', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = (Counter = double, 100)\n')], fails: ['calls-preserved'] },
   { name: 'proposal-cjs-swaps-export-in-require-argument', why: "require('node:util', add = describe): module.exports = { add, … } then captures describe", baseline: CJS_BASELINE, edits: [cjs("const util = require('node:util')\n", "const util = require('node:util', add = describe)\n")], fails: ['calls-preserved'] },
@@ -329,7 +329,7 @@ const JS_REJECTED: GateCase[] = [
   { name: 'proposal-js-export-default-added', why: 'export default LIMIT adds an export', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = 100\nexport default LIMIT\n')], fails: ['exports-preserved'] },
   { name: 'proposal-js-export-default-existing-class', why: 'export class Counter becomes export default class Counter', baseline: JS_BASELINE, edits: [js('export class Counter {', 'export default class Counter {')], fails: ['exports-preserved'] },
   { name: 'proposal-cjs-module-exports-swap', why: 'module.exports = { add: describe, … } exports describe under the name add', baseline: CJS_BASELINE, edits: [cjs('module.exports = { add, describe,', 'module.exports = { add: describe, describe,')], fails: ['exports-preserved', 'no-init-hook'] },
-  { name: 'proposal-cjs-exports-property-added', why: 'an added module.exports.x = … exports another function under a tested name', baseline: CJS_BASELINE, edits: [cjs('  return util.format(\'n=%d\', n)\n', '  module.exports.add = hex\n  return util.format(\'n=%d\', n)\n')], fails: ['exports-preserved'] },
+  { name: 'proposal-cjs-exports-property-added', why: 'an added module.exports.x = … exports another function under a tested name', baseline: CJS_BASELINE, edits: [cjs('  return util.format(\'n=%d\', n)\n', '  module.exports.add = hex\n  return util.format(\'n=%d\', n)\n')], fails: ['calls-preserved', 'exports-preserved'] },
   { name: 'proposal-js-class-gains-heritage', why: 'class Counter extends Other changes what every instance inherits', baseline: { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: `${JS_CALC}\nexport class Other {}\n` } } }, edits: [js('export class Counter {', 'export class Counter extends Other {')], fails: ['exports-preserved', 'signatures-preserved'] },
   { name: 'proposal-cjs-class-changes-heritage', why: 'extends Base becomes extends Promise (a name the file uses): the parent class is part of the interface', baseline: CJS_BASELINE, edits: [cjs('class Counter extends Base {', 'class Counter extends Promise {')], fails: ['signatures-preserved'] },
   { name: 'proposal-cjs-adds-use-strict', why: "an added file-level 'use strict' changes how the whole sloppy file runs", baseline: CJS_BASELINE, edits: [cjs("const util = require('node:util')\n", "'use strict'\nconst util = require('node:util')\n")], fails: ['signatures-preserved', 'no-init-hook'] },
@@ -356,6 +356,33 @@ const JS_ACCEPTED: GateCase[] = [
 
 REJECTED.push(...JS_REJECTED)
 ACCEPTED.push(...JS_ACCEPTED)
+
+// ---- Writes to shared state (third gate audit) --------------------------------------------
+// A source file that imports node's assert for its own checks shares the module object with
+// the tests: a property written on it changes what every test's `assert.equal` calls.
+
+/** JS_CALC importing node:assert/strict for a check of its own. */
+export const JS_ASSERT_BASELINE: Baseline = { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CALC.replace("import { format } from 'node:util'\n", "import { format } from 'node:util'\nimport assert from 'node:assert/strict'\n").replace('  return Math.min(n, LIMIT)\n', '  assert.ok(n >= 0)\n  return Math.min(n, LIMIT)\n') } } }
+
+/** GO_CALC's package with a test file that declares the expected value as a package-level var. */
+export const GO_SHARED_VAR_BASELINE: Baseline = { ...GO_BASELINE, files: { ...GO_BASELINE.files, 'calc_test.go': { text: 'package calc\n\nimport "testing"\n\nvar want = 5\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != want {\n\t\tt.Fatal("Add")\n\t}\n}\n' } } }
+
+const SHARED_REJECTED: GateCase[] = [
+  { name: 'proposal-js-rebinds-imported-assert-in-initializer', why: 'const LIMIT = (assert.equal = assert, 100): every test\'s assert.equal(x, 5) becomes assert(x, 5), true for any truthy x; no call, name or declaration changes', baseline: JS_ASSERT_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = (assert.equal = assert, 100)\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-rebinds-imported-assert-in-function', why: 'the same write inside add, run when a test calls it', baseline: JS_ASSERT_BASELINE, edits: [js('  return a - b\n', '  assert.equal = assert\n  return a - b\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-rebinds-assert-through-alias', why: 'scale = assert, then scale.equal = scale: the module reached through a local', baseline: JS_ASSERT_BASELINE, edits: [js('  const scale = 1\n', '  const scale = (1, assert)\n  scale.equal = scale\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-deletes-module-property', why: 'delete assert.equal: the tests\' call now throws a TypeError of another kind', baseline: JS_ASSERT_BASELINE, edits: [js('  return a - b\n', '  delete assert.equal\n  return a - b\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-writes-global-property', why: 'Math.max = double: a global every module shares, written by a source file', baseline: JS_BASELINE, edits: [js('  return a - b\n', '  Math.max = double\n  return a - b\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-writes-test-package-var', why: 'want = a - b inside Add: the expected value the test file declares is set to the wrong sum', baseline: GO_SHARED_VAR_BASELINE, edits: [go('\treturn a - b\n', '\twant = a - b\n\treturn a - b\n')], fails: ['calls-preserved', 'names-preserved'] },
+]
+
+const SHARED_ACCEPTED: GateCase[] = [
+  { name: 'js-changes-argument-of-own-assert-check', why: 'control: a file importing assert may fix around its own check', baseline: JS_ASSERT_BASELINE, edits: [js('  assert.ok(n >= 0)\n', '  assert.ok(n > -1)\n'), js('return a - b', 'return a + b')], fails: [] },
+  { name: 'go-assigns-own-package-var', why: 'control: an added write to a package-level var the file declares itself', baseline: GO_SHARED_VAR_BASELINE, edits: [go('\treturn n * base\n', '\tbase = 2\n\treturn n * base\n')], fails: [] },
+]
+
+REJECTED.push(...SHARED_REJECTED)
+ACCEPTED.push(...SHARED_ACCEPTED)
 
 // ---- Nesting depth ------------------------------------------------------------------------
 // Trees deep enough to exhaust a recursive walk (parses). Appended here, apart from the lists

@@ -48,6 +48,9 @@
 //   - an assignment to a property named like a method a class of the file defines
 //     (`this.add = this.sub`: an instance's own property hides the method its callers, the
 //     tests first, call; since checker version 6).
+//   - since checker version 8, a write to state the file shares with other code, the tests
+//     first: a property of an imported module, of a global or of a binding that may hold
+//     one, or a name the file never declares (shared-writes.ts; go's too).
 // In a go file the same, by the name a callee is rooted at: a variable called (`round(a)`,
 // `f := Double`), indexed then called (`ops[0](n)` beside `[]func(int) int{Double, Half}`)
 // or the receiver of a called method or func field (`h.run(n)` beside
@@ -62,6 +65,7 @@ import { printableLine } from '../../printable-line.ts'
 import { goRoot, literalKey, memberPath, samePath } from '../syntax/member-path.ts'
 import { descendants, field, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import { fail, type GateContext, type RuleOutcome } from '../types.ts'
+import { sharedWritesOf } from './shared-writes.ts'
 
 /** Function and class literals, whose body a callee's text leaves out. */
 const LITERALS_WITH_BODY = new Set(['function_expression', 'generator_function', 'arrow_function', 'class', 'func_literal'])
@@ -422,9 +426,12 @@ function patternNames (tree: SyntaxTree, n: SyntaxNode | undefined): string[] {
 /** Assignment operators whose result may be the right operand itself (a function), not a new number or string. */
 const VALUE_ASSIGNMENTS = new Set(['=', '||=', '&&=', '??='])
 
-/** Every rebinding of a callee in a JavaScript file (`rebinding <path>`), and every `with` statement. */
+/** Every rebinding of a callee (go or JavaScript), every `with` statement, and every write to state the file shares (shared-writes.ts). */
 export function rebindingsOf (tree: SyntaxTree): string[] {
-  if (tree.grammar === 'go') return goRebindingsOf(tree)
+  return [...(tree.grammar === 'go' ? goRebindingsOf(tree) : jsRebindingsOf(tree)), ...sharedWritesOf(tree)]
+}
+
+function jsRebindingsOf (tree: SyntaxTree): string[] {
   const callees = calleePaths(tree)
   const exported = exportedLocals(tree)
   const out: string[] = []
