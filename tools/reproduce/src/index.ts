@@ -79,6 +79,9 @@ export async function reproduce (o: ReproduceOptions, io: ToolIo): Promise<ToolR
     io.out.write({ v: 1, kind: 'error', code: v.code, message: oneLine(v.message) })
     io.stderr.write(`reproduce: ${v.outcome}: ${v.code}: ${oneLine(v.message)}\n`)
     return result
+  } finally {
+    // The run's scratch (its reporter, its writable directory) is never sealed nor read again.
+    rmSync(scratch, { recursive: true, force: true })
   }
 
   const events = writeTestEvents(join(attempt.dir, 'baseline.events.ndjson'), run.events, stateRoot)
