@@ -18,6 +18,7 @@ import type { Fixture } from '../helpers/fixture.ts'
 const p: Provider = await startProvider({ after })
 p.server.proposals.set('node-fix', NODE_FIX_PROPOSAL)
 p.server.proposals.set('node-fix-until-verify', NODE_FIX_PROPOSAL)
+p.server.proposals.set('node-fix-upstream', NODE_FIX_PROPOSAL)
 
 const T0 = '2026-11-30T10:00:00.000Z'
 const hooksAt = (now: string): Record<string, string> => ({ REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: now })
@@ -110,6 +111,39 @@ test('a step rerun after a later step wrote its files is LATER_STAGE_EXISTS (65)
   assert.deepEqual(outcomeOf(dir), { ...outcomeOf(dir), outcome: 'timed_out', step: 'verify' })
   assert.equal((await runBin('receipt', ['seal', '--attempt', dir], { env: hooksAt(late) })).exitCode, 1)
   await assertReadsBack(dir, true)
+})
+
+test('a pipe whose step refused stops there: the next steps are UPSTREAM_REFUSED (65), name the attempt and do nothing (no provider call); the same pipe after a step that succeeded goes on', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/node-fix-upstream', { runner: 'node' })
+  const r = await driveChain(f, {}, ['--until', 'reproduce'])
+  assert.equal(r.exit, 0, r.stderr)
+  const dir = r.attemptDir ?? ''
+  // The auditor's pipe: `extract-tree --attempt DIR | ask-provider | gate-patch`, extract-tree
+  // rerun after reproduce ran (LATER_STAGE_EXISTS).
+  const refused = await runBin('extract-tree', ['--attempt', dir])
+  assert.equal(errorOf(refused)?.code, 'LATER_STAGE_EXISTS')
+  const before = snapshot(dir)
+  const ask = await runBin('ask-provider', [], { input: refused.stdout })
+  assert.equal(ask.exitCode, 65, ask.stderr)
+  assert.equal(errorOf(ask)?.code, 'UPSTREAM_REFUSED')
+  assert.match(ask.stderr, /extract-tree refused \(exit 65\) on attempt \/.*; nothing was done here/)
+  assert.deepEqual(ask.records.map(x => x.kind), ['start', 'attempt', 'error', 'result'])
+  const gate = await runBin('gate-patch', [], { input: ask.stdout })
+  assert.equal(errorOf(gate)?.code, 'UPSTREAM_REFUSED')
+  assert.match(gate.stderr, /ask-provider refused \(exit 65\)/)
+  assert.deepEqual(snapshot(dir), before, 'nothing written')
+  assert.equal(p.server.requestsTo('proposal/node-fix-upstream').length, 0, 'no provider call')
+  // A refusal before the attempt is named: the next step says which step refused.
+  const usage = await runBin('extract-tree', ['--nope'])
+  const missing = await runBin('reproduce', [], { input: usage.stdout })
+  assert.equal(errorOf(missing)?.code, 'ATTEMPT_MISSING')
+  assert.match(missing.stderr, /no --attempt, and extract-tree refused \(exit 2\) before it named an attempt/)
+  // Positive control: reproduce's own records (exit 0, already done) go on to the call.
+  const rep = await runBin('reproduce', ['--attempt', dir])
+  assert.equal(rep.exitCode, 0, rep.stderr)
+  const asked = await runBin('ask-provider', [], { input: rep.stdout })
+  assert.equal(asked.exitCode, 0, asked.stderr)
+  assert.equal(p.server.requestsTo('proposal/node-fix-upstream').length, 1)
 })
 
 /** A two-case fixture driven to `--until reproduce` on the test clock: its first attempt, and a time past its deadline + 30 s. */

@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   REGISTER_TUPLE_MISMATCH: { exit: EXIT.DATA, summary: 'a register tuple disagrees with the manifest blob' },
   ATTEMPT_INCOMPLETE: { exit: EXIT.DATA, summary: "an earlier step's file is missing or invalid" },
   LATER_STAGE_EXISTS: { exit: EXIT.DATA, summary: "a later step's files exist: rerunning this step would change what they were made from" },
+  UPSTREAM_REFUSED: { exit: EXIT.DATA, summary: 'the previous step of the pipe refused (its result on stdin: non-zero, no outcome); nothing is done on its attempt' },
   // execution config (78)
   CONFIG_INVALID: { exit: EXIT.CONFIG, summary: 'the execution config broke its schema or a bound' },
   BASE_URL_INVALID: { exit: EXIT.CONFIG, summary: 'provider.base_url is not a canonical https URL' },
