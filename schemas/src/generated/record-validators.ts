@@ -1428,7 +1428,7 @@ validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 const schema51 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-preflight:v1","type":"object","additionalProperties":false,"required":["v","kind","ok","checks","limits","namespaces","samples"],"properties":{"v":{"const":1},"kind":{"const":"preflight"},"runner":{"type":"string","enum":["go","node"]},"ok":{"type":"boolean"},"checks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","ok","detail"],"properties":{"name":{"type":"string"},"ok":{"type":"boolean"},"detail":{"type":"string"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}},"limits":{"type":"array","items":{"$ref":"urn:repairline:limit-reading:v1"}},"namespaces":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"properties":{"name":{"type":"string"},"host":{"type":"string"},"sandbox":{"type":"string"}}}},"samples":{"type":"array","items":{"$ref":"urn:repairline:resource-sample:v1"}}}};
-const schema53 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:limit-reading:v1","type":"object","additionalProperties":false,"required":["name","want","got","mechanism","source"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"want":{"type":"string","maxLength":200},"got":{"type":"string","maxLength":200},"mechanism":{"type":"string","enum":["cgroup-v1","rlimit","tmpfs","mount","uid","supervisor","host"]},"source":{"type":"string","minLength":1,"maxLength":4096}}};
+const schema53 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:limit-reading:v1","type":"object","additionalProperties":false,"required":["name","want","got","mechanism","source"],"properties":{"name":{"type":"string","minLength":1,"maxLength":4200},"want":{"type":"string","maxLength":200},"got":{"type":"string","maxLength":200},"mechanism":{"type":"string","enum":["cgroup-v1","rlimit","tmpfs","mount","uid","supervisor","host"]},"source":{"type":"string","minLength":1,"maxLength":4096}}};
 const schema54 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:resource-sample:v1","type":"object","additionalProperties":false,"required":["at","mem_available_bytes","disks"],"properties":{"at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"mem_available_bytes":{"type":"integer","minimum":0},"disks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","free_bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"free_bytes":{"type":"integer","minimum":0}}}}}};
 const schema55 = {"type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"};
 const pattern17 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$", "u");
@@ -2036,8 +2036,8 @@ errors++;
 if(data11.name !== undefined){
 let data12 = data11.name;
 if(typeof data12 === "string"){
-if(func1(data12) > 200){
-const err30 = {instancePath:instancePath+"/limits/" + i1+"/name",schemaPath:"urn:repairline:limit-reading:v1/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(func1(data12) > 4200){
+const err30 = {instancePath:instancePath+"/limits/" + i1+"/name",schemaPath:"urn:repairline:limit-reading:v1/properties/name/maxLength",keyword:"maxLength",params:{limit: 4200},message:"must NOT have more than 4200 characters"};
 if(vErrors === null){
 vErrors = [err30];
 }

@@ -1888,7 +1888,7 @@ const schema66 = {"type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
 const schema67 = {"type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"type":"string","enum":["pass","fail","skip"]},"unfinished":{"const":true},"duplicateTerminal":{"const":true},"conflicting":{"const":true},"buildFailed":{"const":true}}};
 const pattern22 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
 const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:sandbox-run:v1","type":"object","additionalProperties":false,"required":["argv","command","cwd","env_names","uid","gid","mounts","exit","limits","namespaces","usage","samples","survivors","closed_inherited_fds","output","timing"],"properties":{"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"cwd":{"type":"string","minLength":1},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"uid":{"type":"integer","minimum":1},"gid":{"type":"integer","minimum":0},"mounts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","dest","mode"],"properties":{"source":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"dest":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"mode":{"type":"string","enum":["ro","rw"]}}}},"exit":{"type":"object","additionalProperties":false,"required":["code","signal"],"properties":{"code":{"type":["integer","null"]},"signal":{"type":["string","null"]}}},"stop":{"type":"object","additionalProperties":false,"required":["reason","detail"],"properties":{"reason":{"type":"string","enum":["deadline","output_limit","resource_low","aborted"]},"detail":{"type":"string"}}},"limits":{"type":"array","items":{"$ref":"urn:repairline:limit-reading:v1"}},"namespaces":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"properties":{"name":{"type":"string"},"host":{"type":"string"},"sandbox":{"type":"string"}}}},"usage":{"type":"object","additionalProperties":false,"required":["memory_peak_bytes","memory_failcnt","oom_kills","tasks_limit_hits","cpu_throttled_periods","cpu_throttled_ns"],"properties":{"memory_peak_bytes":{"type":"integer","minimum":0},"memory_failcnt":{"type":"integer","minimum":0},"oom_kills":{"type":"integer","minimum":0},"tasks_limit_hits":{"type":"integer","minimum":0},"cpu_throttled_periods":{"type":"integer","minimum":0},"cpu_throttled_ns":{"type":"integer","minimum":0}}},"samples":{"type":"array","minItems":1,"items":{"$ref":"urn:repairline:resource-sample:v1"}},"survivors":{"type":"integer","minimum":0},"closed_inherited_fds":{"type":"array","items":{"type":"integer","minimum":3}},"output":{"type":"object","additionalProperties":false,"required":["stdout_bytes","stdout_kept","stdout_sha256","stderr_bytes","stderr_kept","stderr_sha256"],"properties":{"stdout_bytes":{"type":"integer","minimum":0},"stdout_kept":{"type":"integer","minimum":0},"stdout_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_bytes":{"type":"integer","minimum":0},"stderr_kept":{"type":"integer","minimum":0},"stderr_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"timing":{"type":"object","additionalProperties":false,"required":["started_at","ended_at","setup_ms","run_ms","teardown_ms"],"properties":{"started_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"ended_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"setup_ms":{"type":"number","minimum":0},"run_ms":{"type":"number","minimum":0},"teardown_ms":{"type":"number","minimum":0}}}}};
-const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:limit-reading:v1","type":"object","additionalProperties":false,"required":["name","want","got","mechanism","source"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"want":{"type":"string","maxLength":200},"got":{"type":"string","maxLength":200},"mechanism":{"type":"string","enum":["cgroup-v1","rlimit","tmpfs","mount","uid","supervisor","host"]},"source":{"type":"string","minLength":1,"maxLength":4096}}};
+const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:limit-reading:v1","type":"object","additionalProperties":false,"required":["name","want","got","mechanism","source"],"properties":{"name":{"type":"string","minLength":1,"maxLength":4200},"want":{"type":"string","maxLength":200},"got":{"type":"string","maxLength":200},"mechanism":{"type":"string","enum":["cgroup-v1","rlimit","tmpfs","mount","uid","supervisor","host"]},"source":{"type":"string","minLength":1,"maxLength":4096}}};
 const pattern24 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
 const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:resource-sample:v1","type":"object","additionalProperties":false,"required":["at","mem_available_bytes","disks"],"properties":{"at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"mem_available_bytes":{"type":"integer","minimum":0},"disks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","free_bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"free_bytes":{"type":"integer","minimum":0}}}}}};
 
@@ -2905,8 +2905,8 @@ errors++;
 if(data21.name !== undefined){
 let data22 = data21.name;
 if(typeof data22 === "string"){
-if(func2(data22) > 200){
-const err65 = {instancePath:instancePath+"/limits/" + i4+"/name",schemaPath:"urn:repairline:limit-reading:v1/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(func2(data22) > 4200){
+const err65 = {instancePath:instancePath+"/limits/" + i4+"/name",schemaPath:"urn:repairline:limit-reading:v1/properties/name/maxLength",keyword:"maxLength",params:{limit: 4200},message:"must NOT have more than 4200 characters"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -7783,8 +7783,8 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
-if(func2(data0) > 200){
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(func2(data0) > 4200){
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 4200},message:"must NOT have more than 4200 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -12906,8 +12906,8 @@ errors++;
 if(data11.name !== undefined){
 let data12 = data11.name;
 if(typeof data12 === "string"){
-if(func2(data12) > 200){
-const err30 = {instancePath:instancePath+"/limits/" + i1+"/name",schemaPath:"urn:repairline:limit-reading:v1/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(func2(data12) > 4200){
+const err30 = {instancePath:instancePath+"/limits/" + i1+"/name",schemaPath:"urn:repairline:limit-reading:v1/properties/name/maxLength",keyword:"maxLength",params:{limit: 4200},message:"must NOT have more than 4200 characters"};
 if(vErrors === null){
 vErrors = [err30];
 }

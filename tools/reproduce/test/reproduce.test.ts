@@ -7,7 +7,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createServer } from 'node:net'
-import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Baseline, OutcomeFile, TestEvent } from '@repairline/schemas'
 import { parseDocument, sha256Hex } from '@repairline/core'
@@ -85,6 +85,22 @@ for (const runner of ['go', 'node'] as const) {
     assert.deepEqual(orphanCgroups(), [])
   })
 }
+
+test('node: a checkout whose path is 250+ characters reproduces: its mount is a limit reading of that length, and baseline.json is written (it exited 70 after the key was spent)', async t => {
+  const base = join(sandboxTemp(t), 'n'.repeat(240))
+  mkdirSync(base, { mode: 0o711 })
+  const f = await makeFixture(base, { runner: 'node' })
+  assert.ok(f.config.source_root.length > 250)
+  const a = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath])
+  assert.equal(a.exitCode, 0, a.stderr)
+  const rec = a.records.find(r => r.kind === 'attempt')
+  assert.ok(rec?.kind === 'attempt')
+  assert.equal((await runBin('extract-tree', ['--attempt', rec.path])).exitCode, 0)
+  const r = await reproduceBin(['--attempt', rec.path])
+  assert.equal(r.exitCode, 0, r.stderr)
+  const mount = readBaseline(rec.path).run?.limits.find(l => l.name === `mount ${f.config.source_root}`)
+  assert.deepEqual(mount === undefined ? undefined : [mount.want, mount.got], ['ro', 'ro'])
+})
 
 test('node: a test named with a lone surrogate is kept with U+FFFD in its place: baseline.json is written and the case reproduces (it exited 70 after the key was spent)', async t => {
   const files = { ...NODE_FILES, 'test/odd.test.js': "import { test } from 'node:test'\ntest('lone \\uD800 name', () => {})\ntest('pair \\uD83D\\uDE00 name', () => {})\n" }

@@ -4,7 +4,7 @@
  */
 export interface LimitReading {
   /**
-   * The limit, e.g. memory, tasks, cpu quota (us per period), open files per process, tmpfs /tmp size, mount /src.
+   * The limit, e.g. memory, tasks, cpu quota (us per period), open files per process, tmpfs /tmp size, mount /src (a mount's name holds its absolute path, up to 4,096 characters).
    */
   name: string
   /**
