@@ -191,6 +191,15 @@ test('tree-with-20001-blobs: refused from ls-tree sizes before any blob body is 
   assert.deepEqual([r.exit, readOutcome(a.dir, a.key)?.outcome, readOutcome(a.dir, a.key)?.reason.code], [1, 'fault', 'GIT_FAILED'])
 })
 
+test('tree-bomb: one tree of 1,000 entries named 1,100 times (1.1M entries, ~300 MB of ls-tree output from a small repository) is TREE_TOO_MANY_ENTRIES at both layers, not a git failure', async t => {
+  const f = await fixture(t)
+  const blob = (await gitT(f.repo, ['hash-object', '-w', '--stdin'], 'x\n')).trim()
+  const leaf = await mktree(f.repo, Array.from({ length: 1000 }, (_, i) => ({ mode: '100644', name: `f${String(i).padStart(5, '0')}`.padEnd(200, 'a'), oid: blob })))
+  const dirs: RawEntry[] = Array.from({ length: 1100 }, (_, i) => ({ mode: '40000', name: `d${String(i).padStart(5, '0')}`, oid: leaf }))
+  useCommit(f, await commitTree(f.repo, await mktree(f.repo, [...(await rootEntries(f.repo)), ...dirs])))
+  await bothLayers(f, 'TREE_TOO_MANY_ENTRIES')
+})
+
 /** Summed blob sizes of a commit, as ls-tree -l reports them. */
 async function blobBytes (repo: string, rev: string): Promise<number> {
   return (await gitT(repo, ['ls-tree', '-r', '-l', rev])).split('\n').filter(Boolean).reduce((n, l) => n + Number(l.split(/\s+/)[3]), 0)

@@ -5,8 +5,8 @@
 
 import { isUtf8 } from 'node:buffer'
 import { toolError, type ErrorCode } from './errors.ts'
-import { gitOk } from './git.ts'
-import { boundViolations } from './tree-rules/bounds.ts'
+import { git } from './git.ts'
+import { boundViolations, MAX_TREE_ENTRIES } from './tree-rules/bounds.ts'
 import { PathCollisions } from './tree-rules/collisions.ts'
 import { entryKindViolation } from './tree-rules/entry-kind.ts'
 import { isInNodeModules } from './tree-rules/node-modules.ts'
@@ -115,14 +115,25 @@ export function checkTreeListing (entries: readonly TreeEntry[], o: TreeRuleOpti
   return { violations, blobCount, blobBytes }
 }
 
+/** The most ls-tree output read: beyond it the tree is refused (TREE_TOO_MANY_ENTRIES). */
+const LS_TREE_MAX_BYTES = 256 << 20
+
 /**
  * The commit's tree as ls-tree lists it, parsed, with only the violations parsing finds (paths
  * that are not UTF-8); the path rules are not applied (checkTreeListing does that). A blob
  * whose size git cannot read is GIT_FAILED. No blob body is read.
  */
 export async function readTreeListing (root: string, sha: string): Promise<{ entries: TreeEntry[], violations: TreeViolation[] }> {
-  const out = await gitOk(root, ['ls-tree', '-r', '-z', '--long', '--full-tree', sha], `ls-tree ${sha}`, 'SOURCE_SHA_UNKNOWN', { maxBuffer: 256 << 20 })
-  const parsed = parseLsTree(out)
+  const args = ['ls-tree', '-r', '-z', '--long', '--full-tree', sha]
+  const listed = await git(root, args, { maxBuffer: LS_TREE_MAX_BYTES })
+  // 20,000 entries of paths within the bound list in under 90 MB: a listing over the cap (git
+  // is killed there) is a tree over a bound, a refusal of the tree, not a failure of git.
+  if (listed.truncated) return { entries: [], violations: [{ code: 'TREE_TOO_MANY_ENTRIES', path: '', message: `the tree at ${sha.slice(0, 12)} lists more than ${LS_TREE_MAX_BYTES >> 20} MiB of entries: more than ${MAX_TREE_ENTRIES} entries, or paths over the length bound` }] }
+  if (listed.exitCode !== 0) {
+    const msg = listed.spawnError ?? (listed.stderr.toString('utf8').trim().split('\n')[0] ?? `exit ${String(listed.exitCode)}`)
+    throw toolError('SOURCE_SHA_UNKNOWN', `ls-tree ${sha}: git ls-tree failed: ${msg}`)
+  }
+  const parsed = parseLsTree(listed.stdout)
   // A blob whose size ls-tree could not read: the store is incomplete.
   const unreadable = parsed.entries.find(e => e.type === 'blob' && e.size < 0)
   if (unreadable !== undefined) {
