@@ -65,7 +65,7 @@ import { printableLine } from '../../printable-line.ts'
 import { goRoot, literalKey, memberPath, samePath } from '../syntax/member-path.ts'
 import { descendants, field, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import { fail, type GateContext, type RuleOutcome } from '../types.ts'
-import { sharedWritesOf } from './shared-writes.ts'
+import { assignedTargets, sharedWritesOf } from './shared-writes.ts'
 
 /** Function and class literals, whose body a callee's text leaves out. */
 const LITERALS_WITH_BODY = new Set(['function_expression', 'generator_function', 'arrow_function', 'class', 'func_literal'])
@@ -260,23 +260,6 @@ function calleePaths (tree: SyntaxTree): string[][] {
     if (callee !== undefined) out.push(memberPath(tree, callee))
   }
   return out
-}
-
-/** The targets a pattern or left-hand side assigns (destructuring unfolded). */
-function assignedTargets (n: SyntaxNode | undefined): SyntaxNode[] {
-  if (n === undefined) return []
-  switch (n.type) {
-    case 'object_pattern':
-    case 'array_pattern':
-      return n.children.filter(c => c.named).flatMap(c => assignedTargets(c))
-    case 'pair_pattern': return assignedTargets(field(n, 'value'))
-    case 'assignment_pattern':
-    case 'object_assignment_pattern':
-      return assignedTargets(field(n, 'left'))
-    case 'rest_pattern': return n.children.filter(c => c.named).flatMap(c => assignedTargets(c))
-    case 'parenthesized_expression': return n.children.filter(c => c.named).flatMap(c => assignedTargets(c))
-    default: return [n]
-  }
 }
 
 /** A binding site: the plain names a declaration, assignment or loop binds, and the value they get. */

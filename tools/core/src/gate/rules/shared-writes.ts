@@ -78,16 +78,16 @@ function valueRoots (tree: SyntaxTree, n: SyntaxNode | undefined): string[] {
 }
 
 /** The targets an assignment's left side writes (`[a.b, c] = …` writes both). */
-function writtenTargets (n: SyntaxNode | undefined): SyntaxNode[] {
+export function assignedTargets (n: SyntaxNode | undefined): SyntaxNode[] {
   if (n === undefined) return []
   switch (n.type) {
     case 'object_pattern':
     case 'array_pattern':
     case 'rest_pattern':
-    case 'parenthesized_expression': return n.children.filter(c => c.named).flatMap(c => writtenTargets(c))
-    case 'pair_pattern': return writtenTargets(field(n, 'value'))
+    case 'parenthesized_expression': return n.children.filter(c => c.named).flatMap(c => assignedTargets(c))
+    case 'pair_pattern': return assignedTargets(field(n, 'value'))
     case 'assignment_pattern':
-    case 'object_assignment_pattern': return writtenTargets(field(n, 'left'))
+    case 'object_assignment_pattern': return assignedTargets(field(n, 'left'))
     default: return [n]
   }
 }
@@ -108,7 +108,7 @@ function jsSharedWrites (tree: SyntaxTree): string[] {
       else sites.push({ names: patternNames(tree, name), value })
     } else if (n.type === 'assignment_expression') {
       const right = field(n, 'right')
-      if (right !== undefined) sites.push({ names: writtenTargets(field(n, 'left')).filter(t => t.type === 'identifier').map(t => textOf(tree, t)), value: right })
+      if (right !== undefined) sites.push({ names: assignedTargets(field(n, 'left')).filter(t => t.type === 'identifier').map(t => textOf(tree, t)), value: right })
     } else if (n.type === 'for_in_statement') {
       const right = field(n, 'right')
       if (right !== undefined) sites.push({ names: patternNames(tree, field(n, 'left')), value: right })
@@ -137,7 +137,7 @@ function jsSharedWrites (tree: SyntaxTree): string[] {
   for (const n of descendants(tree.root)) {
     switch (n.type) {
       case 'assignment_expression':
-      case 'augmented_assignment_expression': for (const t of writtenTargets(field(n, 'left'))) write(t, 'assignment'); break
+      case 'augmented_assignment_expression': for (const t of assignedTargets(field(n, 'left'))) write(t, 'assignment'); break
       case 'update_expression': { const arg = field(n, 'argument'); if (arg !== undefined) write(arg, 'update') } break
       case 'unary_expression': {
         const arg = field(n, 'argument')
@@ -145,7 +145,7 @@ function jsSharedWrites (tree: SyntaxTree): string[] {
         break
       }
       case 'for_in_statement':
-        if (!n.children.some(c => !c.named && ['var', 'let', 'const'].includes(textOf(tree, c)))) for (const t of writtenTargets(field(n, 'left'))) write(t, 'loop assignment')
+        if (!n.children.some(c => !c.named && ['var', 'let', 'const'].includes(textOf(tree, c)))) for (const t of assignedTargets(field(n, 'left'))) write(t, 'loop assignment')
         break
     }
   }
