@@ -7,7 +7,7 @@
 import { join } from 'node:path'
 import {
   EXIT, faultPoint, finishAttempt, hasErrno, jsonFileBytes, loadAttempt, openAtomicFile, openStep, readFileNoFollow, sha256Hex, streamTreeArchive,
-  assertValid, printableLine, toolError, treeManifestFor, TREE_MANIFEST, TREE_TAR, writeFileAtomic,
+  assertValid, printableLine, readOutcome, toolError, treeManifestFor, TREE_MANIFEST, TREE_TAR, writeFileAtomic,
   type Attempt, type ToolIo, type ToolResult, type StreamedTreeArchive,
 } from '@repairline/core'
 import type { CheckRecord, TreeManifest } from '@repairline/schemas'
@@ -122,6 +122,8 @@ function checkRecord (file: string, kept: Buffer | undefined, now: { bytes: numb
 async function checkTree (dir: string, io: ToolIo): Promise<ToolResult> {
   const attempt = loadAttempt(dir)
   io.out.write({ v: 1, kind: 'attempt', path: attempt.dir, key: attempt.key })
+  // An outcome.json copied from another attempt is refused here as by every step (65).
+  readOutcome(attempt.dir, attempt.key)
   const keptTar = retained(join(attempt.dir, TREE_TAR))
   const keptManifest = retained(join(attempt.dir, TREE_MANIFEST))
   // The archive is recomputed without being held or written: its digest is what is compared.

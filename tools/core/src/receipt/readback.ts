@@ -186,7 +186,10 @@ async function readbackInto (
   }
   const admission = docs.get('admission.json') as Admission | undefined
   const outcome = docs.get('outcome.json') as OutcomeFile | undefined
-  saw({ ...(admission === undefined ? {} : { admission }), ...(outcome === undefined ? {} : { outcome }) })
+  // An outcome.json that names another attempt (copied in) is no outcome of this one: it is
+  // not reported as this attempt's, and the checks below call it ATTEMPT_BINDING_MISMATCH.
+  const foreignOutcome = outcome !== undefined && admission !== undefined && outcome.attempt_key !== admission.attempt_key
+  saw({ ...(admission === undefined ? {} : { admission }), ...(outcome === undefined || foreignOutcome ? {} : { outcome }) })
   if (admission === undefined) {
     // Malformed, it is already a finding; a directory (or anything not a regular file) in its
     // place must be one too, or nothing would make the attempt invalid.
@@ -212,7 +215,7 @@ async function readbackInto (
   // The receipt.
   let receipt: Receipt | undefined
   if (!existsSync(join(dir, RECEIPT_FILE))) {
-    f.add('NOT_SEALED', outcome === undefined ? 'no outcome and no receipt: the attempt is running or was interrupted and not yet sealed' : 'outcome.json exists but receipt.json does not: run receipt seal', RECEIPT_FILE)
+    f.add('NOT_SEALED', outcome === undefined ? 'no outcome and no receipt: the attempt is running or was interrupted and not yet sealed' : foreignOutcome ? 'outcome.json names another attempt and receipt.json does not exist: seal refuses it (ATTEMPT_BINDING_MISMATCH) until it is removed' : 'outcome.json exists but receipt.json does not: run receipt seal', RECEIPT_FILE)
   } else {
     receipt = readSealedJson(dir, RECEIPT_FILE, 'receipt', f) as Receipt | undefined
     docs.set(RECEIPT_FILE, receipt)
@@ -300,7 +303,7 @@ async function readbackInto (
     return loaded.attempt
   }
   await runContentChecks({ dir, admission, outcome, docs, files: new Set(listing.files), findings: f, digestOf: rel => digestOf(rel).sha256, attempt })
-  return done(admission, outcome)
+  return done(admission, foreignOutcome ? undefined : outcome)
 }
 
 /**
