@@ -376,9 +376,35 @@ const SHARED_REJECTED: GateCase[] = [
   { name: 'proposal-go-writes-test-package-var', why: 'want = a - b inside Add: the expected value the test file declares is set to the wrong sum', baseline: GO_SHARED_VAR_BASELINE, edits: [go('\treturn a - b\n', '\twant = a - b\n\treturn a - b\n')], fails: ['calls-preserved', 'names-preserved'] },
 ]
 
+// The second round of the same audit: roots that are expressions, aliases held in a literal,
+// go writes through a composite literal, and a name declared only in another function.
+
+/** CJS_CALC requiring node:assert for a check of its own. */
+export const CJS_ASSERT_BASELINE: Baseline = { ...CJS_BASELINE, files: { ...CJS_BASELINE.files, 'src/calc.cjs': { text: CJS_CALC.replace("const util = require('node:util')\n", "const util = require('node:util')\nconst assert = require('node:assert')\n").replace("  return util.format('n=%d', n)\n", "  assert.ok(n >= 0)\n  return util.format('n=%d', n)\n") } } }
+
+/** GO_CALC with its limit a package var of another file (limits.go). */
+export const GO_LIMITS_BASELINE: Baseline = { ...GO_BASELINE, files: { ...GO_BASELINE.files, 'calc.go': { text: GO_CALC.replace('const limit = 100\n\n', '') }, 'limits.go': { text: 'package calc\n\nvar limit = 100\n' } } }
+
+/** GO_SHARED_VAR_BASELINE whose calc.go names `want` as a parameter of another function. */
+export const GO_SHADOWED_VAR_BASELINE: Baseline = { ...GO_SHARED_VAR_BASELINE, files: { ...GO_SHARED_VAR_BASELINE.files, 'calc.go': { text: `${GO_CALC}\nfunc matches(got, want int) bool {\n\treturn got == want\n}\n` } } }
+
+SHARED_REJECTED.push(
+  { name: 'proposal-js-writes-through-sequence-root', why: '(0, assert).equal = assert: the module reached through an expression, not its name', baseline: JS_ASSERT_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = ((0, assert).equal = assert, 100)\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-writes-through-array-root', why: '[assert][0].equal = assert', baseline: JS_ASSERT_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = ([assert][0].equal = assert, 100)\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-writes-through-logical-root', why: '(assert || 0).strict.equal = assert', baseline: JS_ASSERT_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = ((assert || 0).strict.equal = assert, 100)\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-alias-held-in-array', why: 'a = [assert, a]; a[0].equal = a[0]: a parameter given a literal that holds the module', baseline: JS_ASSERT_BASELINE, edits: [js('  return a - b\n', '  a = [assert, a]\n  a[0].equal = a[0]\n  a = a[1]\n  return a - b\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-alias-from-loop-over-literal', why: 'for (a of [assert]) a.equal = a', baseline: JS_ASSERT_BASELINE, edits: [js('  return a - b\n', '  for (a of [assert]) a.equal = a\n  return a - b\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-cjs-writes-through-sequence-root', why: '(0, assert).strictEqual = assert in a CommonJS file that requires assert', baseline: CJS_ASSERT_BASELINE, edits: [cjs('  return a - b\n', '  (0, assert).strictEqual = assert\n  return a - b\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-writes-through-composite-literal', why: '*[]*int{&limit}[0] = n: another file\'s package var written through a literal, no name at the root', baseline: GO_LIMITS_BASELINE, edits: [go('\treturn min(n, limit)\n', '\t*[]*int{&limit}[0] = n\n\treturn min(n, limit)\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-writes-var-declared-only-in-another-function', why: 'want = a - b in Add, where want is only a parameter of matches: the test file\'s package var', baseline: GO_SHADOWED_VAR_BASELINE, edits: [go('\treturn a - b\n', '\twant = a - b\n\treturn a - b\n')], fails: ['calls-preserved'] },
+)
+
 const SHARED_ACCEPTED: GateCase[] = [
   { name: 'js-changes-argument-of-own-assert-check', why: 'control: a file importing assert may fix around its own check', baseline: JS_ASSERT_BASELINE, edits: [js('  assert.ok(n >= 0)\n', '  assert.ok(n > -1)\n'), js('return a - b', 'return a + b')], fails: [] },
   { name: 'go-assigns-own-package-var', why: 'control: an added write to a package-level var the file declares itself', baseline: GO_SHARED_VAR_BASELINE, edits: [go('\treturn n * base\n', '\tbase = 2\n\treturn n * base\n')], fails: [] },
+  { name: 'go-adds-write-to-own-local', why: 'control: an added write to a local of the function (scale = scale * 1)', baseline: GO_LIMITS_BASELINE, edits: [go('\tscale := 1\n', '\tscale := 1\n\tscale = scale * 1\n')], fails: [] },
+  { name: 'js-writes-property-of-parameter', why: 'control: an added write to a property of a local object (this.count beside a parameter) stays local', baseline: JS_ASSERT_BASELINE, edits: [js('      this.count += by\n', '      this.count += by\n      this.last = by\n')], fails: [] },
+  { name: 'go-fix-beside-another-files-var', why: 'control: the fix in Clamp of GO_LIMITS_BASELINE', baseline: GO_LIMITS_BASELINE, edits: [go('\treturn min(n, limit)\n', '\treturn min(n, limit-1)\n')], fails: [] },
 ]
 
 REJECTED.push(...SHARED_REJECTED)

@@ -90,6 +90,6 @@ test('findings name what changed: the call, the declaration tuple, the signature
   assert.deepEqual(await find('proposal-adds-import', 'imports-preserved'), ['calc.go: added import "os"'])
   assert.deepEqual(await find('proposal-js-export-swap', 'exports-preserved'), ['src/calc.js: added export add -> double', 'src/calc.js: removed export add -> function add'])
   assert.deepEqual(await find('proposal-cjs-module-exports-swap', 'exports-preserved'), ['src/calc.cjs: added export (commonjs) module.exports.add -> describe', 'src/calc.cjs: removed export (commonjs) module.exports.add -> add'])
-  assert.deepEqual(await find('proposal-js-rebinds-existing-callee', 'calls-preserved'), ['src/calc.js: added assignment of Math.min, a property of a global', 'src/calc.js: added assignment of callee Math.min = Math.max'])
+  assert.deepEqual(await find('proposal-js-rebinds-existing-callee', 'calls-preserved'), ['src/calc.js: added assignment of Math.min, a property of Math, which no scope around it declares (a global)', 'src/calc.js: added assignment of callee Math.min = Math.max'])
   assert.deepEqual(await find('proposal-js-function-ctor-through-existing-callee', 'names-preserved'), ['src/calc.js: added use of constructor (reaches code or rebinds a call)', 'src/calc.js: added use of constructor (reaches code or rebinds a call)', 'src/calc.js: added use of valueOf (reaches code or rebinds a call)'])
 })
