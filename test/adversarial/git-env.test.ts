@@ -17,9 +17,9 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { run, type RunResult } from '@repairline/core'
+import { GIT_TIMEOUT_MS, run, type RunResult } from '@repairline/core'
 import { makeFixture, rewriteConfig, type Fixture } from '../helpers/fixture.ts'
 import { errorOf, runBin, type BinResult } from '../helpers/bin.ts'
 import { createRepo, gitT, writeFiles } from '../helpers/git.ts'
@@ -178,6 +178,27 @@ test('GIT_WORK_TREE naming a clean copy hides a dirty checkout from a plain git 
   assert.match(out(await plainGit(g.repo, ['status', '--porcelain'], {})), /^ M calc\.go$/m)
   assert.equal(out(await plainGit(g.repo, ['status', '--porcelain'], env)), '')
   await assertAdmitRefuses(g, env, 'CHECKOUT_DIRTY')
+})
+
+test('a repository config whose include.path is a FIFO blocks git: admit kills it after GIT_TIMEOUT_MS and refuses (SOURCE_NOT_GIT, 78) with nothing written, where it hung; without the include it admits', async t => {
+  const g = await makeFixture(tempDir(t))
+  const fifo = join(g.dir, 'cfgfifo')
+  assert.equal((await run('/usr/bin/mkfifo', [fifo], { env: {} })).exitCode, 0)
+  const config = join(g.repo, '.git', 'config')
+  const clean = readFileSync(config, 'utf8')
+  appendFileSync(config, `[include]\n\tpath = ${fifo}\n`)
+  // Positive control: a plain git in that repository blocks on the FIFO (killed here at 2 s).
+  assert.equal((await run('/usr/bin/git', ['-C', g.repo, 'rev-parse', 'HEAD'], { env: { PATH: '/usr/bin:/bin' }, timeoutMs: 2000 })).timedOut, true)
+  const before = snapshot(g.dir)
+  const r = await runBin('admit', ['run', '--config', g.configPath, '--report', g.reportPath])
+  assert.equal(r.exitCode, 78, r.stderr)
+  assert.equal(errorOf(r)?.code, 'SOURCE_NOT_GIT')
+  assert.match(r.stderr, new RegExp(`did not finish within ${GIT_TIMEOUT_MS / 1000} s and was killed`))
+  assert.equal(existsSync(g.stateDir), false)
+  assert.deepEqual(snapshot(g.dir), before)
+  writeFileSync(config, clean)
+  const ok = await runBin('admit', ['run', '--config', g.configPath, '--report', g.reportPath])
+  assert.equal(ok.exitCode, 0, ok.stderr)
 })
 
 test('GIT_OBJECT_DIRECTORY naming another object store: unchanged; a plain git cannot find source_sha and finds the attacker\'s objects', async () => {

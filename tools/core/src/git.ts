@@ -41,18 +41,29 @@ export function gitPrefix (repo: string): string[] {
 
 export const GIT_BIN = '/usr/bin/git'
 
+/**
+ * How long one git command may run before it is killed. The plumbing reads a tree within the
+ * bounds (20,000 entries, 16 MiB) in well under a second; a git that blocks (a repository
+ * config whose include.path is a FIFO, a hung network filesystem) must not hang a step, and
+ * with it the state lock, past any deadline.
+ */
+export const GIT_TIMEOUT_MS = 30_000
+
 /** Runs one git command in `repo`; returns its raw result (never throws for a git failure). */
 export async function git (repo: string, args: readonly string[], opts: { input?: Uint8Array | string, maxBuffer?: number } = {}): Promise<RunResult> {
-  return await run(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV }, input: opts.input, maxBuffer: opts.maxBuffer })
+  return await run(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV }, input: opts.input, maxBuffer: opts.maxBuffer, timeoutMs: GIT_TIMEOUT_MS })
+}
+
+/** What ended a git command that failed, for a one-line message: a timeout, a spawn error, stderr's first line or the status. */
+export function gitFailure (r: { exitCode: number | undefined, signal: string | undefined, spawnError: string | undefined, stderr: Buffer, timedOut: boolean }): string {
+  if (r.timedOut) return `it did not finish within ${GIT_TIMEOUT_MS / 1000} s and was killed (does the repository's config include a FIFO or a path that blocks?)`
+  return r.spawnError ?? (r.stderr.toString('utf8').trim().split('\n')[0] || (r.signal ?? `exit ${String(r.exitCode)}`))
 }
 
 /** Runs git and returns stdout, or throws `code` with git's first stderr line. */
 export async function gitOk (repo: string, args: readonly string[], what: string, code: 'SOURCE_NOT_GIT' | 'SOURCE_SHA_UNKNOWN' | 'GIT_FAILED' | 'INTERNAL' = 'SOURCE_NOT_GIT', opts: { input?: Uint8Array | string, maxBuffer?: number } = {}): Promise<Buffer> {
   const r = await git(repo, args, opts)
-  if (r.exitCode !== 0) {
-    const msg = r.spawnError ?? (r.stderr.toString('utf8').trim().split('\n')[0] ?? `exit ${String(r.exitCode)}`)
-    throw toolError(code, `${what}: git ${args[0] ?? ''} failed: ${msg}`)
-  }
+  if (r.exitCode !== 0) throw toolError(code, `${what}: git ${args[0] ?? ''} failed: ${gitFailure(r)}`)
   return r.stdout
 }
 
@@ -63,7 +74,7 @@ export function gitStreaming (repo: string, args: readonly string[]): StreamingC
 
 /** Runs git in `repo` under the hermetic environment with stdout written to `stdoutFd` (stdin: runToFd's). */
 export async function gitToFd (repo: string, args: readonly string[], stdin: number | Uint8Array | string, stdoutFd: number): Promise<ToFdResult> {
-  return await runToFd(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV }, stdin, stdoutFd })
+  return await runToFd(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV }, stdin, stdoutFd, timeoutMs: GIT_TIMEOUT_MS })
 }
 
 export interface RepoInfo {

@@ -147,7 +147,7 @@ export function startHelper (file: string, stdinFd: number): ChildProcess {
 }
 
 /** The end state of a child whose stdout went to a file descriptor. */
-export interface ToFdResult extends StreamExit { stderr: Buffer }
+export interface ToFdResult extends StreamExit { stderr: Buffer, timedOut: boolean }
 
 /**
  * Runs `file args` with stdout written straight to the open file descriptor `stdoutFd` (no
@@ -155,8 +155,10 @@ export interface ToFdResult extends StreamExit { stderr: Buffer }
  * current offset), or bytes piped in. stderr is kept up to `maxStderr` bytes. For bulk output
  * the caller reads back as the child writes (cat-file --batch into a spool).
  */
-export async function runToFd (file: string, args: readonly string[], o: { env: Record<string, string>, stdin: number | Uint8Array | string, stdoutFd: number, maxStderr?: number, cwd?: string }): Promise<ToFdResult> {
+export async function runToFd (file: string, args: readonly string[], o: { env: Record<string, string>, stdin: number | Uint8Array | string, stdoutFd: number, maxStderr?: number, cwd?: string, timeoutMs?: number }): Promise<ToFdResult> {
   const child: ChildProcess = spawn(file, args, { env: o.env, cwd: o.cwd, shell: false, stdio: [typeof o.stdin === 'number' ? o.stdin : 'pipe', o.stdoutFd, 'pipe'] })
+  let timedOut = false
+  const timer = o.timeoutMs === undefined ? undefined : setTimeout(() => { timedOut = true; child.kill('SIGKILL') }, o.timeoutMs)
   if (typeof o.stdin !== 'number') {
     // A child that exits early closes its stdin: the exit status reports it, not an EPIPE here.
     child.stdin?.on('error', () => {})
@@ -166,9 +168,13 @@ export async function runToFd (file: string, args: readonly string[], o: { env: 
   const err: Buffer[] = []
   let errBytes = 0
   child.stderr?.on('data', (b: Buffer) => { if (errBytes < max) { err.push(b); errBytes += b.length } })
-  return await new Promise<ToFdResult>(resolve => {
-    let spawnError: string | undefined
-    child.once('error', e => { spawnError = e.message; resolve({ exitCode: undefined, signal: undefined, spawnError, stderr: Buffer.concat(err) }) })
-    child.once('close', (code, signal) => { resolve({ exitCode: code ?? undefined, signal: signal ?? undefined, spawnError, stderr: Buffer.concat(err).subarray(0, max) }) })
-  })
+  try {
+    return await new Promise<ToFdResult>(resolve => {
+      let spawnError: string | undefined
+      child.once('error', e => { spawnError = e.message; resolve({ exitCode: undefined, signal: undefined, spawnError, stderr: Buffer.concat(err), timedOut }) })
+      child.once('close', (code, signal) => { resolve({ exitCode: code ?? undefined, signal: signal ?? undefined, spawnError, stderr: Buffer.concat(err).subarray(0, max), timedOut }) })
+    })
+  } finally {
+    clearTimeout(timer)
+  }
 }

@@ -5,7 +5,7 @@
 
 import { isUtf8 } from 'node:buffer'
 import { toolError, type ErrorCode } from './errors.ts'
-import { git } from './git.ts'
+import { git, gitFailure } from './git.ts'
 import { boundViolations, MAX_TREE_ENTRIES } from './tree-rules/bounds.ts'
 import { PathCollisions } from './tree-rules/collisions.ts'
 import { entryKindViolation } from './tree-rules/entry-kind.ts'
@@ -129,10 +129,7 @@ export async function readTreeListing (root: string, sha: string): Promise<{ ent
   // 20,000 entries of paths within the bound list in under 90 MB: a listing over the cap (git
   // is killed there) is a tree over a bound, a refusal of the tree, not a failure of git.
   if (listed.truncated) return { entries: [], violations: [{ code: 'TREE_TOO_MANY_ENTRIES', path: '', message: `the tree at ${sha.slice(0, 12)} lists more than ${LS_TREE_MAX_BYTES >> 20} MiB of entries: more than ${MAX_TREE_ENTRIES} entries, or paths over the length bound` }] }
-  if (listed.exitCode !== 0) {
-    const msg = listed.spawnError ?? (listed.stderr.toString('utf8').trim().split('\n')[0] ?? `exit ${String(listed.exitCode)}`)
-    throw toolError('SOURCE_SHA_UNKNOWN', `ls-tree ${sha}: git ls-tree failed: ${msg}`)
-  }
+  if (listed.exitCode !== 0) throw toolError('SOURCE_SHA_UNKNOWN', `ls-tree ${sha}: git ls-tree failed: ${gitFailure(listed)}`)
   const parsed = parseLsTree(listed.stdout)
   // A blob whose size ls-tree could not read: the store is incomplete.
   const unreadable = parsed.entries.find(e => e.type === 'blob' && e.size < 0)

@@ -23,7 +23,7 @@ import { closeSync, fstatSync, readSync, readvSync, statfsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import type { TreeManifest, TreeManifestEntry } from '@repairline/schemas'
 import { toolError } from '../errors.ts'
-import { gitStreaming, gitToFd } from '../git.ts'
+import { gitFailure, gitStreaming, gitToFd } from '../git.ts'
 import type { ToFdResult } from '../spawn.ts'
 import { assertNoViolations, type TreeEntry, type TreeViolation } from '../tree.ts'
 import { boundViolations } from '../tree-rules/bounds.ts'
@@ -450,6 +450,7 @@ async function spoolFailure (spool: Spool, git: ToFdResult, rest: ReadonlyArray<
       throw toolError('WRITE_FAILED', `cannot write git cat-file's output to its spool in ${spool.dir}: ${free} bytes free, ${expected - size} more needed (ENOSPC)`, { path: spool.dir })
     }
     const first = git.stderr.toString('utf8').trim().split('\n')[0] ?? ''
+    if (git.timedOut) throw toolError('GIT_FAILED', `git cat-file --batch failed: ${gitFailure(git)}`)
     throw toolError('GIT_FAILED', `git cat-file --batch failed (${git.spawnError ?? git.signal ?? `exit ${String(git.exitCode)}`})${first === '' ? '' : `: ${first}`}`)
   }
   if (size > expected) throw toolError('GIT_FAILED', `git cat-file --batch wrote ${size} bytes; the listing implies ${expected}`)
