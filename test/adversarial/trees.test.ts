@@ -320,6 +320,22 @@ test('tampered-loose-object: a blob rewritten in the object store is refused on 
   await assertAdmitRefuses(g, 'TREE_OBJECT_MISMATCH')
 })
 
+test('register manifest listed as a blob that is a tree object: admit refuses it as extract-tree would (TREE_OBJECT_MISMATCH, 65), not as a broken repository', async t => {
+  const f = await fixture(t)
+  const roots = await rootEntries(f.repo)
+  const repairline = roots.find(e => e.name === '.repairline')
+  assert.ok(repairline !== undefined)
+  // .repairline/registers.json as mode 100644 naming a tree (the root tree of HEAD).
+  const headTree = (await gitT(f.repo, ['rev-parse', 'HEAD^{tree}'])).trim()
+  // mktree refuses the lie, so the tree object is written by hand: `<mode> <name>\0<20-byte id>`.
+  const raw = Buffer.concat([Buffer.from('100644 registers.json\0'), Buffer.from(headTree, 'hex')])
+  const dir = (await gitT(f.repo, ['hash-object', '-t', 'tree', '-w', '--literally', '--stdin'], raw)).trim()
+  useCommit(f, await commitTree(f.repo, await mktree(f.repo, roots.map(e => e.name === '.repairline' ? { ...e, oid: dir } : e))))
+  // Positive control: git lists it as a blob, and cannot read it as one.
+  assert.match(await gitT(f.repo, ['ls-tree', '-r', readFileSync(f.configPath, 'utf8').match(/"source_sha": "([0-9a-f]{40})"/)?.[1] ?? '', '.repairline']), /^100644 blob [0-9a-f]{40}\t\.repairline\/registers\.json$/m)
+  await assertAdmitRefuses(f, 'TREE_OBJECT_MISMATCH')
+})
+
 test('alternates, grafts and shallow: shared object metadata is refused (TREE_SHARED_METADATA)', async t => {
   const f = await fixture(t)
   const elsewhere = join(tempDir(t), 'elsewhere')

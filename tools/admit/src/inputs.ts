@@ -8,7 +8,7 @@ import { isAbsolute } from 'node:path'
 import type { Case, ExecutionConfig, RegisterManifest, RoutingPolicy, SuiteReport } from '@repairline/schemas'
 import {
   assertClean, assertCommit, attemptDirFor, assertNoSharedMetadata, assertNoViolations, caseInputSha256, checkManifestVocabulary,
-  checkRoutingPolicy, gitBlobId, gitOk, hasErrno, listTree, maxTreePathBytes, parseDocument, repoInfo, toolError,
+  checkRoutingPolicy, git, gitBlobId, gitFailure, hasErrno, listTree, maxTreePathBytes, parseDocument, repoInfo, toolError,
   type ErrorCode, type TreeEntry,
 } from '@repairline/core'
 import { checkRunnerOptions } from './rules/runner-options.ts'
@@ -91,7 +91,16 @@ export async function loadSource (config: ExecutionConfig, opts: { requireClean:
 
 /** Reads one blob of the tree by its listed id and rehashes it (a tampered store is refused). */
 export async function readBlob (root: string, entry: TreeEntry): Promise<Buffer> {
-  const bytes = await gitOk(root, ['cat-file', 'blob', entry.oid], `blob ${entry.path}`)
+  const read = await git(root, ['cat-file', 'blob', entry.oid])
+  if (read.exitCode !== 0 && !read.timedOut) {
+    // The listing calls it a blob: an object of another type there is the listing's lie (as
+    // extract-tree says it), one missing is an incomplete store.
+    const type = (await git(root, ['cat-file', '-t', entry.oid])).stdout.toString('utf8').trim()
+    if (type !== '' && type !== 'blob') throw toolError('TREE_OBJECT_MISMATCH', `${entry.path}: the tree lists ${entry.oid} as a blob, but it is a ${type}`, { path: entry.path })
+    if (type === '') throw toolError('GIT_FAILED', `${entry.path}: blob ${entry.oid} is missing from the repository`, { path: entry.path, hint: 'the object store is incomplete; run git fsck in source_root' })
+  }
+  if (read.exitCode !== 0) throw toolError('SOURCE_NOT_GIT', `blob ${entry.path}: git cat-file failed: ${gitFailure(read)}`)
+  const bytes = read.stdout
   if (gitBlobId(bytes) !== entry.oid) throw toolError('TREE_OBJECT_MISMATCH', `${entry.path}: blob ${entry.oid} does not hash to its id (tampered object store)`)
   return bytes
 }

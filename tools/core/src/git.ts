@@ -50,8 +50,8 @@ export const GIT_BIN = '/usr/bin/git'
 export const GIT_TIMEOUT_MS = 30_000
 
 /** Runs one git command in `repo`; returns its raw result (never throws for a git failure). */
-export async function git (repo: string, args: readonly string[], opts: { input?: Uint8Array | string, maxBuffer?: number } = {}): Promise<RunResult> {
-  return await run(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV }, input: opts.input, maxBuffer: opts.maxBuffer, timeoutMs: GIT_TIMEOUT_MS })
+export async function git (repo: string, args: readonly string[], opts: { input?: Uint8Array | string, maxBuffer?: number, stopAfter?: { byte: number, max: number } } = {}): Promise<RunResult> {
+  return await run(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV }, input: opts.input, maxBuffer: opts.maxBuffer, timeoutMs: GIT_TIMEOUT_MS, ...(opts.stopAfter === undefined ? {} : { stopAfter: opts.stopAfter }) })
 }
 
 /** What ended a git command that failed, for a one-line message: a timeout, a spawn error, stderr's first line or the status. */

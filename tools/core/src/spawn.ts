@@ -14,6 +14,11 @@ export interface RunOptions {
   timeoutMs?: number
   /** Bytes kept per stream; beyond it the child is killed and `truncated` is set. */
   maxBuffer?: number
+  /**
+   * Kill the child, and set `truncated`, once its stdout holds more than `max` of `byte`: a
+   * listing of records past its bound needs no more reading.
+   */
+  stopAfter?: { byte: number, max: number }
   signal?: AbortSignal
 }
 
@@ -73,6 +78,14 @@ export async function run (file: string, args: readonly string[], o: RunOptions)
   }
   const out = keep(child.stdout)
   const err = keep(child.stderr)
+  const stop = o.stopAfter
+  if (stop !== undefined) {
+    let seen = 0
+    child.stdout?.on('data', (b: Buffer) => {
+      for (let i = b.indexOf(stop.byte); i !== -1 && seen <= stop.max; i = b.indexOf(stop.byte, i + 1)) seen++
+      if (seen > stop.max && !truncated) { truncated = true; kill() }
+    })
+  }
   if (child.stdin !== null) {
     // A child that exits without reading its input closes the pipe: its exit status tells.
     child.stdin.on('error', () => {})

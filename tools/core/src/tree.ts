@@ -125,10 +125,12 @@ const LS_TREE_MAX_BYTES = 256 << 20
  */
 export async function readTreeListing (root: string, sha: string): Promise<{ entries: TreeEntry[], violations: TreeViolation[] }> {
   const args = ['ls-tree', '-r', '-z', '--long', '--full-tree', sha]
-  const listed = await git(root, args, { maxBuffer: LS_TREE_MAX_BYTES })
-  // 20,000 entries of paths within the bound list in under 90 MB: a listing over the cap (git
-  // is killed there) is a tree over a bound, a refusal of the tree, not a failure of git.
-  if (listed.truncated) return { entries: [], violations: [{ code: 'TREE_TOO_MANY_ENTRIES', path: '', message: `the tree at ${sha.slice(0, 12)} lists more than ${LS_TREE_MAX_BYTES >> 20} MiB of entries: more than ${MAX_TREE_ENTRIES} entries, or paths over the length bound` }] }
+  // git is stopped at entry 20,001 (one NUL each): with -r only blobs and gitlinks are
+  // listed, and a gitlink is refused anyway, so the tree is over its bound whichever they
+  // are, and a tree bomb (one tree named a million times) costs no more than that to refuse.
+  // A listing over the byte cap (paths over the length bound) is refused the same way.
+  const listed = await git(root, args, { maxBuffer: LS_TREE_MAX_BYTES, stopAfter: { byte: 0, max: MAX_TREE_ENTRIES } })
+  if (listed.truncated) return { entries: [], violations: [{ code: 'TREE_TOO_MANY_ENTRIES', path: '', message: `the tree at ${sha.slice(0, 12)} lists more than ${MAX_TREE_ENTRIES} entries (or more than ${LS_TREE_MAX_BYTES >> 20} MiB of them)` }] }
   if (listed.exitCode !== 0) throw toolError('SOURCE_SHA_UNKNOWN', `ls-tree ${sha}: git ls-tree failed: ${gitFailure(listed)}`)
   const parsed = parseLsTree(listed.stdout)
   // A blob whose size ls-tree could not read: the store is incomplete.

@@ -101,3 +101,12 @@ test('after a timeout run() returns once the child is gone, though a process it 
   assert.equal(existsSync(waited), true, 'without a kill, run() returns when the last holder of stdout is gone')
   await new Promise(resolve => setTimeout(resolve, 1600))
 })
+
+test('stopAfter kills the child once stdout holds more than max of the byte (truncated); at max it runs to the end', async () => {
+  const script = 'for (let i = 0; i < 50000; i++) process.stdout.write("x\\0"); process.stdout.write("done")'
+  const stopped = await run(process.execPath, ['-e', script], { env: {}, stopAfter: { byte: 0, max: 3 } })
+  assert.equal(stopped.truncated, true)
+  assert.equal(stopped.exitCode, undefined, 'killed')
+  const whole = await run(process.execPath, ['-e', script], { env: {}, stopAfter: { byte: 0, max: 50000 } })
+  assert.deepEqual([whole.truncated, whole.exitCode, whole.stdout.toString().endsWith('done')], [false, 0, true])
+})
