@@ -399,12 +399,44 @@ SHARED_REJECTED.push(
   { name: 'proposal-go-writes-var-declared-only-in-another-function', why: 'want = a - b in Add, where want is only a parameter of matches: the test file\'s package var', baseline: GO_SHADOWED_VAR_BASELINE, edits: [go('\treturn a - b\n', '\twant = a - b\n\treturn a - b\n')], fails: ['calls-preserved'] },
 )
 
+// The third round: a destructuring default, a catch binding, a parameter, a mutating call's
+// argument and a go block scope each carried the module; and the false alarms it found.
+
+const JS_ASSERT_CALC = (JS_ASSERT_BASELINE.files['src/calc.js']?.text ?? '') as string
+const withAdd = (body: string): Baseline => ({ ...JS_ASSERT_BASELINE, files: { ...JS_ASSERT_BASELINE.files, 'src/calc.js': { text: JS_ASSERT_CALC.replace('  return a - b\n', body) } } })
+/** add checks its argument in a try block. */
+export const JS_ASSERT_TRY_BASELINE = withAdd("  try {\n    assert.ok(Number.isFinite(a))\n  } catch (err) {\n    throw new TypeError('a must be a number')\n  }\n  return a - b\n")
+/** add checks its argument through a helper of the file. */
+export const JS_ASSERT_HELPER_BASELINE: Baseline = { ...JS_ASSERT_BASELINE, files: { ...JS_ASSERT_BASELINE.files, 'src/calc.js': { text: `${JS_ASSERT_CALC.replace('  return a - b\n', '  check(a)\n  return a - b\n')}\nfunction check (n) {\n  assert.ok(Number.isFinite(n))\n}\n` } } }
+/** add copies its operands with Object.assign. */
+export const JS_ASSERT_ASSIGN_BASELINE = withAdd('  const o = Object.assign({}, { a, b })\n  return o.a - o.b\n')
+/** Add ranges over its operands with a block-scoped `want`, beside the test file's package var. */
+export const GO_BLOCK_VAR_BASELINE: Baseline = { ...GO_SHARED_VAR_BASELINE, files: { ...GO_SHARED_VAR_BASELINE.files, 'calc.go': { text: GO_CALC.replace('\treturn a - b\n', '\tfor _, want := range []int{a, b} {\n\t\t_ = want\n\t}\n\treturn a - b\n') } } }
+/** Fresh objects, arrays and slices a fix may write into. */
+export const FRESH_VALUES_BASELINE: Baseline = {
+  runner: 'node',
+  files: { 'package.json': { text: '{"type":"module"}\n' }, 'src/stats.js': { text: 'export function stats (xs, text) {\n  const out = { total: 0, max: -Infinity }\n  const counts = new Array(xs.length).fill(0)\n  const data = JSON.parse(text)\n  for (const x of xs) out.total += x\n  return [out, counts, data]\n}\n' } },
+  allowed: ['src/stats.js'],
+}
+export const GO_FRESH_SLICE_BASELINE: Baseline = { ...GO_BASELINE, files: { ...GO_BASELINE.files, 'first.go': { text: 'package calc\n\nimport "strings"\n\n// First returns the first field of line.\nfunc First(line string) string {\n\tfields := strings.Split(line, ",")\n\treturn fields[0]\n}\n' } }, allowed: [...GO_BASELINE.allowed, 'first.go'] }
+
+SHARED_REJECTED.push(
+  { name: 'proposal-js-module-through-array-pattern-default', why: '[b = assert, b = (b.equal = b.ok, 3)] = []: a destructuring default gives b the module', baseline: JS_ASSERT_BASELINE, edits: [js('  return a - b\n', '  ;[b = assert, b = (b.equal = b.ok, 3)] = []\n  return a - b\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-cjs-module-through-object-pattern-default', why: '({ b = assert } = {}); b.strictEqual = b.ok', baseline: CJS_ASSERT_BASELINE, edits: [cjs('  return a - b\n', '  ;({ b = assert } = {})\n  b.strictEqual = b.ok\n  b = 3\n  return a - b\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-module-through-catch-binding', why: 'throw assert, then err.equal = err.ok in the catch', baseline: JS_ASSERT_TRY_BASELINE, edits: [js('    assert.ok(Number.isFinite(a))\n', '    assert.ok(Number.isFinite(a))\n    throw assert\n'), js("    throw new TypeError('a must be a number')\n", "    if (err !== assert) throw new TypeError('a must be a number')\n    err.equal = err.ok\n")], fails: ['calls-preserved'] },
+  { name: 'proposal-js-module-through-parameter', why: 'check(a) → check(assert), and n.equal = n.ok in check', baseline: JS_ASSERT_HELPER_BASELINE, edits: [js('  check(a)\n', '  check(assert)\n'), js('  assert.ok(Number.isFinite(n))\n', '  n.equal = n.ok\n  assert.ok(Number.isFinite(n) || n)\n')], fails: ['calls-preserved'] },
+  { name: 'proposal-js-module-into-mutating-call', why: 'Object.assign(assert, { equal: assert.ok }, …): an existing call with changed arguments writes the module', baseline: JS_ASSERT_ASSIGN_BASELINE, edits: [js('Object.assign({}, { a, b })', 'Object.assign(assert, { equal: assert.ok }, { a, b })')], fails: ['calls-preserved'] },
+  { name: 'proposal-go-write-past-block-scoped-shadow', why: 'want = a - b after a loop whose range variable is want: the test file\'s var', baseline: GO_BLOCK_VAR_BASELINE, edits: [go('\treturn a - b\n', '\twant = a - b\n\treturn a - b\n')], fails: ['calls-preserved'] },
+)
+
 const SHARED_ACCEPTED: GateCase[] = [
   { name: 'js-changes-argument-of-own-assert-check', why: 'control: a file importing assert may fix around its own check', baseline: JS_ASSERT_BASELINE, edits: [js('  assert.ok(n >= 0)\n', '  assert.ok(n > -1)\n'), js('return a - b', 'return a + b')], fails: [] },
   { name: 'go-assigns-own-package-var', why: 'control: an added write to a package-level var the file declares itself', baseline: GO_SHARED_VAR_BASELINE, edits: [go('\treturn n * base\n', '\tbase = 2\n\treturn n * base\n')], fails: [] },
   { name: 'go-adds-write-to-own-local', why: 'control: an added write to a local of the function (scale = scale * 1)', baseline: GO_LIMITS_BASELINE, edits: [go('\tscale := 1\n', '\tscale := 1\n\tscale = scale * 1\n')], fails: [] },
   { name: 'js-writes-property-of-parameter', why: 'control: an added write to a property of a local object (this.count beside a parameter) stays local', baseline: JS_ASSERT_BASELINE, edits: [js('      this.count += by\n', '      this.count += by\n      this.last = by\n')], fails: [] },
   { name: 'go-fix-beside-another-files-var', why: 'control: the fix in Clamp of GO_LIMITS_BASELINE', baseline: GO_LIMITS_BASELINE, edits: [go('\treturn min(n, limit)\n', '\treturn min(n, limit-1)\n')], fails: [] },
+  { name: 'js-writes-into-fresh-values', why: 'control: writes into a literal holding -Infinity, an array from new Array().fill() and a JSON.parse result', baseline: FRESH_VALUES_BASELINE, edits: [{ path: 'src/stats.js', search: '  return [out, counts, data]\n', replace: '  out.max = out.total\n  counts[0] = 0\n  data.count ??= 0\n  return [out, counts, data]\n' }], fails: [] },
+  { name: 'go-writes-into-fresh-slice', why: 'control: fields[0] = line into the slice strings.Split returned', baseline: GO_FRESH_SLICE_BASELINE, edits: [go('\treturn fields[0]\n', '\tfields[0] = line\n\treturn fields[0]\n', 'first.go')], fails: [] },
 ]
 
 REJECTED.push(...SHARED_REJECTED)
