@@ -7,8 +7,8 @@
 //   - a property of a name not declared in a scope around the write (a global, or a name the
 //     file declares only elsewhere): `Math.max = …`, `process.exitCode = …`;
 //   - a property of an imported module (`assert.equal = …`), or of a binding that may hold
-//     shared state: one given a value that mentions an imported or undeclared name anywhere
-//     (`a = [assert, a]; a[0].equal = …`), by name, transitively;
+//     shared state: one given a value that may hold an imported or undeclared name (`mentions`:
+//     `a = [assert, a]; a[0].equal = …`), by name, transitively;
 //   - a property of an object that is not a plain name (`(0, assert).equal = …`,
 //     `[assert][0].equal = …`, `''.constructor.prototype.x = …`), whatever it holds;
 //   - a name not declared in a scope around it (`expected = 3`: a global).
