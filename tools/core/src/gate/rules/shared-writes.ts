@@ -3,30 +3,33 @@
 // that calls `assert.equal` from its own file reaches the module object a source file imports
 // too, so a write to it changes what the test calls without any call, name or declaration of
 // the source file changing (`const LIMIT = (assert.equal = assert, 100)`, a sixth audit).
-//   JavaScript: an assignment, update, `delete` or loop assignment whose target is
-//   - a property of a name not declared in a scope around the write (a global, or a name the
-//     file declares only elsewhere): `Math.max = …`, `process.exitCode = …`;
-//   - a property of an imported module (`assert.equal = …`), or of a binding that may hold
-//     shared state: one given a value that may hold an imported or undeclared name (`mentions`:
-//     `a = [assert, a]; a[0].equal = …`), by name, transitively;
-//   - a property of an object that is not a plain name (`(0, assert).equal = …`,
-//     `[assert][0].equal = …`, `''.constructor.prototype.x = …`), whatever it holds;
-//   - a name not declared in a scope around it (`expected = 3`: a global).
-//   go: an assignment or `++`/`--` whose target is rooted at an imported package
-//   (`flag.CommandLine = …`), at a name not declared in a scope around it (`want = a - b`: a
-//   package-level var of another file, a test file's among them), at a binding that may hold
-//   a pointer to shared state (`p = &want; *p = …`), or at no name (`*[]*int{&limit}[0] = n`).
-// Also every call whose arguments pass shared state (an imported module, a binding that may
-// hold one, a global passed bare): `check(a)` → `check(assert)` or `Object.assign(assert, …)`
-// hands the module to code that may write it, with no write here (`call Object.assign passes
-// assert`; added ones are rejected, like the writes).
-// A binding may hold shared state through a declaration, an assignment, a destructuring
-// default, a loop, a catch clause (what any `throw` of the file throws) or a parameter (what
-// a call of the file's function of that name passes). Scopes are blocks (go; JavaScript
-// let/const) or functions (JavaScript var). A value's callee is not followed: what a call
-// returns is not tracked, only what it is passed.
+// Four audit rounds shaped what follows; the fixture table keeps each way around it found.
+//
+// State is followed by access path (`o`, `o.p`, `this.x`, `a.[*]`), not by name alone. A
+// path may hold shared state when it is given, by a declaration, assignment, destructuring
+// default, loop, catch binding (what a `throw` of the file throws) or parameter (what a call
+// of the file's function of that name passes), a value that holds an imported module (or go
+// package), a name no scope around it declares (a global; another file's variable), or a path
+// that already may. An object or array literal gives each property its own path (`r = { sep:
+// path.sep }` makes `r.sep` shared, not `r`); a spread copies one level (`{ ...DEFAULTS }`
+// makes `opts.[*]` shared); a callee, a function literal's body and an operator that makes a
+// number, string or boolean are not followed, so what a call returns is not tracked (what it
+// is passed is). go's `&v` passes v's storage on.
+//
+// The findings:
+//   - a write (assignment, update, `delete`, loop assignment; go `=`, `++`, `--`) whose
+//     target is rooted at an imported module (JavaScript; go: a package), at a name no scope
+//     around it declares (`Math.max = …`, go `want = a - b` for a test file's var), at no
+//     name (`(0, assert).equal = …`, go `*[]*int{&limit}[0] = n`), or under a path that may
+//     hold shared state (`o.p.equal = …` after `o.p = assert`; go `*p = …` after `p = &want`);
+//   - a call whose arguments pass shared state on, added or changed: in JavaScript a path that
+//     may hold it or a module imported from outside the project (`check(assert)`,
+//     `Object.assign(assert, …)`), in go `&v` of such a variable (`clampTo(&want, sum)`).
+//     Globals passed bare (`map(Number)`), a project module's exports (`sort(byValue)`) and a
+//     go value passed by value (`errors.Is(err, ErrNotFound)`) are not findings.
+// Scopes are blocks (go; JavaScript let/const) or functions (JavaScript var).
 
-import { goRoot, literalKey, memberPath } from '../syntax/member-path.ts'
+import { literalKey, memberPath, samePath } from '../syntax/member-path.ts'
 import { printableLine } from '../../printable-line.ts'
 import { descendants, field, fields, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import { patternNames } from './declarations-preserved.ts'
@@ -102,73 +105,171 @@ function calleeOf (n: SyntaxNode): SyntaxNode | undefined {
   return n.type === 'call_expression' ? field(n, 'function') : n.type === 'new_expression' ? field(n, 'constructor') : undefined
 }
 
-/** Function and class literals: a new object, whose body runs only when called. */
-const LITERAL_BODIES = new Set([...JS_FUNCTIONS, 'class', 'func_literal'])
-/** Operators whose result may be an operand itself (an object); any other gives a number, string or boolean. */
-const PASSING_OPERATORS = new Set(['||', '&&', '??', '&', '*'])
+type Path = readonly string[]
 
-/**
- * Every name an expression mentions where its value may end up, each with whether it is the
- * object of a member access (`Number` in `Number.MAX_SAFE_INTEGER`). Not followed: a callee
- * (what a call returns is not tracked, what it is passed is), the body of a function or class
- * literal (a new object; a write in it is found where it is), an arithmetic, comparison or
- * other operator that makes a primitive (go's `&x` and `*p` pass theirs on), a go struct
- * literal's field key (`Calc{op: minus}`).
- */
-function mentions (tree: SyntaxTree, n: SyntaxNode | undefined): Array<{ name: string, bare: boolean }> {
-  const out: Array<{ name: string, bare: boolean }> = []
-  const walk = (d: SyntaxNode): void => {
-    if (d.type === 'identifier' || d.type === 'shorthand_property_identifier') {
-      if (!(d.parent?.type === 'literal_element' && d.parent.field === 'key')) out.push({ name: textOf(tree, d), bare: !(d.field === 'object' || d.field === 'operand') })
-      return
-    }
-    if (LITERAL_BODIES.has(d.type)) return
-    if (['binary_expression', 'unary_expression', 'update_expression'].includes(d.type)) {
-      const op = textOf(tree, field(d, 'operator') ?? d.children.find(c => !c.named) ?? d)
-      if (!PASSING_OPERATORS.has(op)) return
-    }
-    const callee = calleeOf(d)
-    for (const c of d.children) if (c !== callee) walk(c)
-  }
-  if (n !== undefined) walk(n)
-  return out
+/** The longest access path followed: a cycle (`a.b = a`) stops here. */
+const MAX_PATH = 8
+
+/** Whether `prefix` is `path` or an object `path` is under (`[*]` matches any one segment). */
+function under (prefix: Path, path: Path): boolean {
+  return prefix.length <= path.length && samePath(prefix, path.slice(0, prefix.length))
 }
 
-interface Site { at: SyntaxNode, names: string[], value: SyntaxNode }
+/** A value that reaches a path: `target` may hold what `source` holds (the state under it). */
+interface Flow { at: SyntaxNode, target: Path, source: Path }
+
+/** JavaScript operators whose result may be an operand itself; any other makes a primitive. */
+const JS_PASSING = new Set(['||', '&&', '??'])
+
+/** A JavaScript object key as a path segment: its name, or `[*]` when computed. */
+function keySegment (tree: SyntaxTree, key: SyntaxNode | undefined): string {
+  if (key === undefined) return '[*]'
+  if (key.type === 'computed_property_name') {
+    const inner = key.children.find(c => c.named && c.type !== 'comment')
+    return inner === undefined ? '[*]' : literalKey(tree, inner) ?? '[*]'
+  }
+  return literalKey(tree, key) ?? textOf(tree, key)
+}
+
+/** The flows a JavaScript value gives `target` (see the header). */
+function jsFlows (tree: SyntaxTree, at: SyntaxNode, target: Path, v: SyntaxNode | undefined, out: Flow[]): void {
+  if (v === undefined || target.length > MAX_PATH) return
+  const named = v.children.filter(c => c.named && c.type !== 'comment')
+  const to = (t: Path, x: SyntaxNode | undefined): void => { jsFlows(tree, at, t, x, out) }
+  switch (v.type) {
+    case 'identifier':
+    case 'this':
+    case 'shorthand_property_identifier':
+      out.push({ at, target, source: [textOf(tree, v)] })
+      return
+    case 'member_expression':
+    case 'subscript_expression': {
+      const path = memberPath(tree, v)
+      // An object that is no name (`[assert][0]`, `(0, assert).strict`): what it may hold.
+      if ((path[0] ?? '<').startsWith('<')) to(target, field(v, 'object'))
+      else out.push({ at, target, source: path })
+      return
+    }
+    case 'parenthesized_expression':
+    case 'await_expression':
+    case 'spread_element': for (const c of named) to(target, c); return
+    case 'sequence_expression': to(target, named.at(-1)); return
+    case 'ternary_expression': to(target, field(v, 'consequence')); to(target, field(v, 'alternative')); return
+    case 'binary_expression':
+      if (JS_PASSING.has(textOf(tree, field(v, 'operator') ?? v))) { to(target, field(v, 'left')); to(target, field(v, 'right')) }
+      return
+    case 'assignment_expression':
+    case 'augmented_assignment_expression': to(target, field(v, 'right')); return
+    case 'object':
+      for (const c of named) {
+        if (c.type === 'pair') to([...target, keySegment(tree, field(c, 'key'))], field(c, 'value'))
+        else if (c.type === 'shorthand_property_identifier') to([...target, textOf(tree, c)], c)
+        else if (c.type === 'spread_element') for (const x of c.children.filter(y => y.named)) spreadInto(x)
+      }
+      return
+    case 'array':
+      for (const c of named) {
+        if (c.type === 'spread_element') for (const x of c.children.filter(y => y.named)) spreadInto(x)
+        else to([...target, '[*]'], c)
+      }
+      return
+    case 'call_expression':
+    case 'new_expression':
+      // What a call returns is not tracked; what it is passed may come back (`Object.assign`).
+      for (const c of (field(v, 'arguments')?.children ?? []).filter(x => x.named && x.type !== 'comment')) to(target, c)
+      return
+    default:
+      // Literals, function and class literals, templates, unary and update operators: a new
+      // value, or a primitive.
+  }
+  function spreadInto (x: SyntaxNode): void {
+    const inner: Flow[] = []
+    jsFlows(tree, at, [], x, inner)
+    for (const f of inner) out.push({ at, target: [...target, '[*]', ...f.target], source: [...f.source, '[*]'] })
+  }
+}
+
+/** A go access path: `s.p`, `xs.[*]`; undefined when it is rooted at no name (a literal, a call). */
+function goPath (tree: SyntaxTree, n: SyntaxNode | undefined): Path | undefined {
+  if (n === undefined) return undefined
+  switch (n.type) {
+    case 'identifier': return [textOf(tree, n)]
+    case 'selector_expression': { const base = goPath(tree, field(n, 'operand')); const f = field(n, 'field'); return base === undefined || f === undefined ? undefined : [...base, textOf(tree, f)] }
+    case 'index_expression':
+    case 'slice_expression': { const base = goPath(tree, field(n, 'operand')); return base === undefined ? undefined : [...base, '[*]'] }
+    case 'parenthesized_expression': return goPath(tree, n.children.find(c => c.named && c.type !== 'comment'))
+    case 'unary_expression': return textOf(tree, field(n, 'operator') ?? n) === '*' ? goPath(tree, field(n, 'operand')) : undefined
+    default: return undefined
+  }
+}
+
+/** The flows a go value gives `target`: `&v` and `*p` pass v's and p's state on, a literal each element's. */
+function goFlows (tree: SyntaxTree, at: SyntaxNode, target: Path, v: SyntaxNode | undefined, out: Flow[]): void {
+  if (v === undefined || target.length > MAX_PATH) return
+  const named = v.children.filter(c => c.named && c.type !== 'comment')
+  const to = (t: Path, x: SyntaxNode | undefined): void => { goFlows(tree, at, t, x, out) }
+  switch (v.type) {
+    case 'identifier':
+    case 'selector_expression':
+    case 'index_expression':
+    case 'slice_expression': {
+      const path = goPath(tree, v)
+      if (path !== undefined) out.push({ at, target, source: path })
+      else to(target, field(v, 'operand'))
+      return
+    }
+    case 'parenthesized_expression':
+    case 'literal_element':
+    case 'expression_list': for (const c of named) to(target, c); return
+    case 'unary_expression':
+      if (['&', '*'].includes(textOf(tree, field(v, 'operator') ?? v))) to(target, field(v, 'operand'))
+      return
+    case 'composite_literal': to(target, field(v, 'body')); return
+    case 'literal_value':
+      for (const c of named) {
+        if (c.type === 'keyed_element') {
+          const [key, value] = c.children.filter(x => x.named && x.type !== 'comment')
+          const name = key?.children.find(x => x.type === 'identifier' || x.type === 'field_identifier')
+          to([...target, name === undefined ? '[*]' : textOf(tree, name)], value)
+        } else to([...target, '[*]'], c)
+      }
+      return
+    case 'call_expression': for (const c of (field(v, 'arguments')?.children ?? []).filter(x => x.named && x.type !== 'comment')) to(target, c); return
+    default:
+  }
+}
 
 /**
- * The bindings that may hold shared state: `seeds`, and every name a site binds to a value
- * that mentions one of them or a name not declared around the site, transitively, by name.
+ * The paths that may hold shared state: those `seeded` holds (a module, an undeclared name)
+ * and every path a flow gives from one, transitively (a flow from `o` to `t` also gives
+ * `t.p` when `o.p` may).
  */
-function sharedClosure (scopes: Scopes, seeds: Iterable<string>, sites: ReadonlyArray<Site & { mentioned: string[] }>, constant: ReadonlySet<string>): Set<string> {
-  const shared = new Set(seeds)
-  for (let grew = true; grew;) {
+function sharedPaths (flows: readonly Flow[], seeded: (f: Flow) => boolean): Path[] {
+  const shared: Path[] = []
+  const key = (p: Path): string => p.join('\u0000')
+  const seen = new Set<string>()
+  const add = (p: Path): boolean => {
+    if (p.length === 0 || p.length > MAX_PATH || seen.has(key(p))) return false
+    seen.add(key(p))
+    shared.push(p)
+    return true
+  }
+  for (const f of flows) if (seeded(f)) add(f.target)
+  for (let round = 0, grew = true; grew && round < 32; round++) {
     grew = false
-    for (const s of sites) {
-      if (!s.mentioned.some(m => shared.has(m) || (!constant.has(m) && !scopes.visible(s.at, m)))) continue
-      for (const name of s.names) if (!shared.has(name)) { shared.add(name); grew = true }
+    for (const f of flows) {
+      for (const p of [...shared]) {
+        if (under(p, f.source)) grew = add(f.target) || grew
+        else if (under(f.source, p)) grew = add([...f.target, ...p.slice(f.source.length)]) || grew
+      }
     }
   }
   return shared
 }
 
-/**
- * `call <callee> passes <names>` for each call whose arguments mention shared state: a
- * binding that may hold it, or a name not declared around the call passed bare (a global
- * object itself, not `Number.MAX_SAFE_INTEGER`).
- */
-function passes (tree: SyntaxTree, scopes: Scopes, shared: ReadonlySet<string>, constant: ReadonlySet<string>): string[] {
-  const out: string[] = []
-  for (const n of descendants(tree.root)) {
-    const callee = calleeOf(n)
-    if (callee === undefined) continue
-    const names = new Set<string>()
-    for (const m of mentions(tree, field(n, 'arguments'))) {
-      if (shared.has(m.name) || (m.bare && !constant.has(m.name) && !scopes.visible(n, m.name))) names.add(m.name)
-    }
-    if (names.size > 0) out.push(`call ${printableLine(tokensOf(tree, callee, ''), 120)} passes ${[...names].sort().join(', ')}, shared state, to code that may write it`)
-  }
-  return out
+/** The shared path `path` is under (a proper prefix of it, or itself when `self`), if any. */
+function sharedUnder (shared: readonly Path[], path: Path, self: boolean): Path | undefined {
+  return shared.find(p => under(p, path) && (self || p.length < path.length))
 }
 
 /** Whether `n` is `require(…)`, or a property of its result (`require('assert').strict`). */
@@ -206,17 +307,43 @@ function jsFunctionName (tree: SyntaxTree, n: SyntaxNode): string | undefined {
 function jsSharedWrites (tree: SyntaxTree): string[] {
   const scopes = new Scopes(tree, JS_FUNCTIONS)
   const modules = new Set<string>()
-  const sites: Site[] = []
+  /** Modules imported from outside the project (`node:assert`, a package), not `./x.js`. */
+  const outside = new Set<string>()
+  const flows: Flow[] = []
   const catches: string[] = []
   const throws: SyntaxNode[] = []
   const functions = new Map<string, SyntaxNode[][]>()
+  const importFrom = (n: SyntaxNode, names: string[]): void => {
+    let stmt: SyntaxNode | undefined = n
+    while (stmt !== undefined && stmt.type !== 'import_statement') stmt = stmt.parent
+    const source = stmt === undefined ? undefined : field(stmt, 'source')
+    const relative = source !== undefined && /^['"]\.\.?\//.test(textOf(tree, source))
+    scopes.declare(tree.root, names)
+    for (const x of names) { modules.add(x); if (!relative) outside.add(x) }
+  }
   /** Every default in a pattern is a value its names may get (`[b = assert] = []`). */
   const defaults = (p: SyntaxNode | undefined): void => {
     for (const d of p === undefined ? [] : [p, ...descendants(p)]) {
       if (d.type !== 'assignment_pattern' && d.type !== 'object_assignment_pattern') continue
-      const right = field(d, 'right')
-      if (right !== undefined) sites.push({ at: d, names: patternNames(tree, field(d, 'left')), value: right })
+      for (const name of patternNames(tree, field(d, 'left'))) jsFlows(tree, d, [name], field(d, 'right'), flows)
     }
+  }
+  /**
+   * `value` reaches every target of `left`: a name or path whole, and through a destructuring
+   * every target gets anything the value holds, whatever key it comes from.
+   */
+  const assign = (at: SyntaxNode, left: SyntaxNode | undefined, value: SyntaxNode | undefined): void => {
+    const pattern = left !== undefined && (left.type === 'object_pattern' || left.type === 'array_pattern')
+    const held: Flow[] = []
+    if (pattern) jsFlows(tree, at, [], value, held)
+    for (const t of assignedTargets(left)) {
+      const paths = t.type === 'identifier' || t.type === 'shorthand_property_identifier_pattern' || t.type === 'member_expression' || t.type === 'subscript_expression' ? [memberPath(tree, t)] : patternNames(tree, t).map(x => [x])
+      for (const target of paths) {
+        if (pattern) for (const f of held) flows.push({ at, target, source: f.source })
+        else jsFlows(tree, at, target, value, flows)
+      }
+    }
+    defaults(left)
   }
   for (const n of descendants(tree.root)) {
     switch (n.type) {
@@ -224,9 +351,13 @@ function jsSharedWrites (tree: SyntaxTree): string[] {
         const name = field(n, 'name')
         const value = field(n, 'value')
         scopes.declare(n.parent?.type === 'variable_declaration' ? scopes.fn(n) : scopes.nearest(n, JS_BLOCKS), patternNames(tree, name))
-        defaults(name)
-        if (value !== undefined && isRequire(tree, value)) for (const x of patternNames(tree, name)) modules.add(x)
-        else if (value !== undefined) sites.push({ at: n, names: patternNames(tree, name), value })
+        if (value !== undefined && isRequire(tree, value)) {
+          const names = patternNames(tree, name)
+          for (const x of names) { modules.add(x); outside.add(x) }
+        } else {
+          for (const x of patternNames(tree, name)) jsFlows(tree, n, [x], value, flows)
+          defaults(name)
+        }
         break
       }
       case 'function_declaration':
@@ -243,34 +374,24 @@ function jsSharedWrites (tree: SyntaxTree): string[] {
       }
       case 'throw_statement': { const v = n.children.find(c => c.named && c.type !== 'comment'); if (v !== undefined) throws.push(v); break }
       case 'for_in_statement': {
-        const left = field(n, 'left')
-        const right = field(n, 'right')
         const kw = loopKeyword(tree, n)
-        if (kw !== undefined) scopes.declare(kw === 'var' ? scopes.fn(n) : n, patternNames(tree, left))
-        defaults(left)
-        if (right !== undefined) sites.push({ at: n, names: assignedTargets(left).flatMap(t => patternNames(tree, t)), value: right })
+        if (kw !== undefined) scopes.declare(kw === 'var' ? scopes.fn(n) : n, patternNames(tree, field(n, 'left')))
+        // An element of what it iterates.
+        const right = field(n, 'right')
+        const inner: Flow[] = []
+        jsFlows(tree, n, [], right, inner)
+        for (const t of assignedTargets(field(n, 'left'))) {
+          const targets = t.type === 'member_expression' || t.type === 'subscript_expression' ? [memberPath(tree, t)] : patternNames(tree, t).map(x => [x])
+          for (const target of targets) for (const f of inner) flows.push({ at: n, target, source: [...f.source, '[*]'] })
+        }
+        defaults(field(n, 'left'))
         break
       }
       case 'import_clause':
-      case 'namespace_import': {
-        const names = n.children.filter(x => x.type === 'identifier').map(x => textOf(tree, x))
-        scopes.declare(tree.root, names)
-        for (const x of names) modules.add(x)
-        break
-      }
-      case 'import_specifier': {
-        const name = field(n, 'alias') ?? field(n, 'name')
-        if (name !== undefined) { scopes.declare(tree.root, [textOf(tree, name)]); modules.add(textOf(tree, name)) }
-        break
-      }
+      case 'namespace_import': importFrom(n, n.children.filter(x => x.type === 'identifier').map(x => textOf(tree, x))); break
+      case 'import_specifier': { const name = field(n, 'alias') ?? field(n, 'name'); if (name !== undefined) importFrom(n, [textOf(tree, name)]); break }
       case 'assignment_expression':
-      case 'augmented_assignment_expression': {
-        const left = field(n, 'left')
-        const right = field(n, 'right')
-        defaults(left)
-        if (right !== undefined) sites.push({ at: n, names: assignedTargets(left).flatMap(t => patternNames(tree, t)), value: right })
-        break
-      }
+      case 'augmented_assignment_expression': assign(n, field(n, 'left'), field(n, 'right')); break
     }
     if (JS_FUNCTIONS.has(n.type)) {
       const params = jsParams(n)
@@ -282,7 +403,7 @@ function jsSharedWrites (tree: SyntaxTree): string[] {
   }
   // What any throw throws, any catch binding may hold; what a call passes, the parameters of
   // the file's functions of the callee's name may.
-  for (const t of throws) sites.push({ at: t, names: catches, value: t })
+  for (const t of throws) for (const c of catches) jsFlows(tree, t, [c], t, flows)
   for (const n of descendants(tree.root)) {
     const callee = calleeOf(n)
     const defs = callee === undefined ? undefined : functions.get(memberPath(tree, callee).at(-1) ?? '')
@@ -291,28 +412,45 @@ function jsSharedWrites (tree: SyntaxTree): string[] {
     args.forEach((arg, i) => {
       for (const params of defs) {
         const param = params[Math.min(i, params.length - 1)]
-        if (param !== undefined) sites.push({ at: n, names: patternNames(tree, param), value: arg })
+        for (const name of patternNames(tree, param)) jsFlows(tree, n, [name], arg, flows)
       }
     })
   }
-  const shared = sharedClosure(scopes, modules, sites.map(s => ({ ...s, mentioned: mentions(tree, s.value).map(m => m.name) })), JS_CONSTANTS)
-  const out: string[] = passes(tree, scopes, shared, JS_CONSTANTS)
+  const rootShared = (at: SyntaxNode, root: string): boolean => modules.has(root) || (root !== 'this' && root !== 'super' && !root.startsWith('<') && !JS_CONSTANTS.has(root) && !scopes.visible(at, root))
+  const shared = sharedPaths(flows, f => rootShared(f.at, f.source[0] ?? ''))
+  const out: string[] = []
+  // Calls that pass shared state on: a path that may hold it, or a module from outside.
+  for (const n of descendants(tree.root)) {
+    const callee = calleeOf(n)
+    if (callee === undefined) continue
+    const passed = new Set<string>()
+    for (const arg of (field(n, 'arguments')?.children ?? []).filter(c => c.named && c.type !== 'comment')) {
+      const inner: Flow[] = []
+      jsFlows(tree, n, [], arg, inner)
+      for (const f of inner) {
+        const root = f.source[0] ?? ''
+        if (outside.has(root) || shared.some(p => under(p, f.source) || under(f.source, p))) passed.add(f.source.join('.'))
+      }
+    }
+    if (passed.size > 0) out.push(`call ${printableLine(tokensOf(tree, callee, ''), 120)} passes ${[...passed].sort().join(', ')}, shared state, to code that may write it`)
+  }
   const write = (t: SyntaxNode, how: string): void => {
     const path = memberPath(tree, t)
     const root = path[0] ?? '<?>'
-    if (root === 'this' || root === 'super') return
+    if (root === 'super') return
     if (root.startsWith('<')) {
       out.push(`${how} of ${path.join('.')}, a property of an object reached through an expression, not a name`)
       return
     }
-    const declared = scopes.visible(t, root)
+    const declared = root === 'this' || scopes.visible(t, root)
     if (path.length === 1) {
       if (!declared) out.push(`${how} of ${root}, which no scope around it declares (a global)`)
       return
     }
+    const holder = sharedUnder(shared, path, false)
     if (!declared) out.push(`${how} of ${path.join('.')}, a property of ${root}, which no scope around it declares (a global)`)
-    else if (modules.has(root) && !sites.some(s => s.names.includes(root))) out.push(`${how} of ${path.join('.')}, a property of imported module ${root}`)
-    else if (shared.has(root)) out.push(`${how} of ${path.join('.')}, a property of ${root}, which may hold an imported module or a global`)
+    else if (modules.has(root)) out.push(`${how} of ${path.join('.')}, a property of imported module ${root}`)
+    else if (holder !== undefined) out.push(`${how} of ${path.join('.')}, under ${holder.join('.')}, which may hold an imported module or a global`)
   }
   for (const n of descendants(tree.root)) {
     switch (n.type) {
@@ -335,8 +473,15 @@ function jsSharedWrites (tree: SyntaxTree): string[] {
 function goSharedWrites (tree: SyntaxTree): string[] {
   const scopes = new Scopes(tree, GO_FUNCTIONS)
   const packages = new Set<string>()
-  const sites: Site[] = []
+  const flows: Flow[] = []
+  const functions = new Map<string, string[][]>()
   const ids = (list: SyntaxNode | undefined): string[] => list === undefined ? [] : list.type === 'identifier' ? [textOf(tree, list)] : list.children.filter(x => x.type === 'identifier').map(x => textOf(tree, x))
+  const values = (list: SyntaxNode | undefined): SyntaxNode[] => list === undefined ? [] : list.type === 'expression_list' ? list.children.filter(c => c.named && c.type !== 'comment') : [list]
+  /** Each target gets the value at its position (or, for `a, b := f()`, the one value). */
+  const assign = (at: SyntaxNode, targets: Array<Path | undefined>, right: SyntaxNode | undefined): void => {
+    const vs = values(right)
+    targets.forEach((t, i) => { if (t !== undefined) goFlows(tree, at, t, vs.length === targets.length ? vs[i] : right, flows) })
+  }
   for (const n of descendants(tree.root)) {
     switch (n.type) {
       case 'import_spec': {
@@ -349,16 +494,21 @@ function goSharedWrites (tree: SyntaxTree): string[] {
         break
       }
       case 'function_declaration':
-      case 'method_declaration': scopes.declare(tree.root, ids(field(n, 'name'))); break
+      case 'method_declaration': {
+        scopes.declare(tree.root, ids(field(n, 'name')))
+        const params = (field(n, 'parameters')?.children ?? []).filter(c => c.type === 'parameter_declaration' || c.type === 'variadic_parameter_declaration')
+        const name = field(n, 'name')
+        // One slot per parameter name, in order (`a, b int` is two).
+        if (name !== undefined && n.type === 'function_declaration') functions.set(textOf(tree, name), params.flatMap(p => { const names = fields(p, 'name').flatMap(ids); return names.length === 0 ? [[]] : names.map(x => [x]) }))
+        break
+      }
       case 'parameter_declaration':
       case 'variadic_parameter_declaration': scopes.declare(scopes.fn(n), fields(n, 'name').flatMap(ids)); break
       case 'var_spec':
       case 'const_spec': {
         const names = fields(n, 'name').flatMap(ids)
-        // A package-level spec is the file's; one in a function, its block's.
         scopes.declare(scopes.nearest(n, GO_BLOCKS), names)
-        const value = field(n, 'value')
-        if (value !== undefined) sites.push({ at: n, names, value })
+        assign(n, names.map(x => [x]), field(n, 'value'))
         break
       }
       case 'short_var_declaration':
@@ -368,33 +518,60 @@ function goSharedWrites (tree: SyntaxTree): string[] {
         // In a block, the block's; in an if, for or switch header, that statement's.
         const header = n.parent !== undefined && ['if_statement', 'for_statement', 'for_clause', 'expression_switch_statement', 'type_switch_statement', 'communication_case'].includes(n.parent.type)
         if (n.type === 'short_var_declaration' || n.children.some(c => !c.named && textOf(tree, c) === ':=')) scopes.declare(header ? n.parent : scopes.nearest(n, GO_BLOCKS), names)
-        const value = field(n, 'right')
-        if (value !== undefined) sites.push({ at: n, names, value })
+        if (n.type === 'range_clause') {
+          // Each variable may hold an element of what it ranges over.
+          const inner: Flow[] = []
+          goFlows(tree, n, [], field(n, 'right'), inner)
+          for (const x of names) for (const f of inner) flows.push({ at: n, target: [x], source: [...f.source, '[*]'] })
+        } else assign(n, names.map(x => [x]), field(n, 'right'))
         break
       }
       case 'type_switch_statement': scopes.declare(n, ids(field(n, 'alias'))); break
-      case 'assignment_statement': {
-        const value = field(n, 'right')
-        if (value !== undefined) sites.push({ at: n, names: (field(n, 'left')?.children ?? []).filter(c => c.type === 'identifier').map(c => textOf(tree, c)), value })
+      case 'assignment_statement':
+        // A write through a pointer (`*p = v`) changes what p points at, not what p holds.
+        if (textOf(tree, field(n, 'operator') ?? n) === '=') assign(n, (field(n, 'left')?.children ?? []).filter(c => c.named && c.type !== 'comment').map(c => c.type === 'unary_expression' ? undefined : goPath(tree, c)), field(n, 'right'))
         break
-      }
     }
   }
-  // A package is shared state; so is what a name not declared around a site holds.
-  const shared = sharedClosure(scopes, packages, sites.map(s => ({ ...s, mentioned: mentions(tree, s.value).map(m => m.name) })), GO_UNIVERSE)
-  const out: string[] = passes(tree, scopes, shared, GO_UNIVERSE)
+  // What a call passes, the parameters of the file's function of that name may hold.
+  for (const n of descendants(tree.root)) {
+    if (n.type !== 'call_expression') continue
+    const fn = field(n, 'function')
+    const params = fn?.type === 'identifier' ? functions.get(textOf(tree, fn)) : undefined
+    if (params === undefined) continue
+    const args = (field(n, 'arguments')?.children ?? []).filter(c => c.named && c.type !== 'comment')
+    args.forEach((arg, i) => { for (const x of params[Math.min(i, params.length - 1)] ?? []) goFlows(tree, n, [x], arg, flows) })
+  }
+  const rootShared = (at: SyntaxNode, root: string): boolean => !GO_UNIVERSE.has(root) && !scopes.visible(at, root)
+  const shared = sharedPaths(flows, f => rootShared(f.at, f.source[0] ?? ''))
+  const out: string[] = []
+  // Calls that pass shared storage on: `&v` of another file's or package's variable, or of a
+  // path that may hold it, or a path that may (a pointer).
+  for (const n of descendants(tree.root)) {
+    if (n.type !== 'call_expression') continue
+    const passed = new Set<string>()
+    for (const arg of (field(n, 'arguments')?.children ?? []).filter(c => c.named && c.type !== 'comment')) {
+      const address = arg.type === 'unary_expression' && textOf(tree, field(arg, 'operator') ?? arg) === '&'
+      const path = goPath(tree, address ? field(arg, 'operand') : arg)
+      if (path === undefined) continue
+      if ((address && rootShared(n, path[0] ?? '')) || sharedUnder(shared, path, true) !== undefined) passed.add(`${address ? '&' : ''}${path.join('.')}`)
+    }
+    const fn = field(n, 'function')
+    if (passed.size > 0 && fn !== undefined) out.push(`call ${printableLine(tokensOf(tree, fn, ''), 120)} passes ${[...passed].sort().join(', ')}, shared state, to code that may write it`)
+  }
   const write = (t: SyntaxNode, how: string): void => {
     const text = tokensOf(tree, t, '')
-    const root = goRoot(tree, t, true)
-    if (root === undefined) {
+    const deref = t.type === 'unary_expression'
+    const path = goPath(tree, t)
+    if (path === undefined) {
       out.push(`${how} of ${text}, reached through an expression, not a name`)
       return
     }
+    const root = path[0] ?? ''
     if (root === '_' || GO_UNIVERSE.has(root)) return
-    const declared = scopes.visible(t, root)
-    if (!declared && packages.has(root)) out.push(`${how} of ${text}, a variable of imported package ${root}`)
-    else if (!declared) out.push(`${how} of ${text}, rooted at ${root}, which no scope around it declares (a package-level variable of another file)`)
-    else if (t.type !== 'identifier' && shared.has(root)) out.push(`${how} of ${text}, through ${root}, which may hold a pointer to another file's or package's state`)
+    const holder = sharedUnder(shared, path, deref)
+    if (!scopes.visible(t, root)) out.push(packages.has(root) ? `${how} of ${text}, a variable of imported package ${root}` : `${how} of ${text}, rooted at ${root}, which no scope around it declares (a package-level variable of another file)`)
+    else if (holder !== undefined) out.push(`${how} of ${text}, through ${holder.join('.')}, which may hold another file's or package's state`)
   }
   for (const n of descendants(tree.root)) {
     if (n.type === 'assignment_statement') for (const t of field(n, 'left')?.children.filter(c => c.named && c.type !== 'comment') ?? []) write(t, 'assignment')

@@ -1,0 +1,68 @@
+// The fourth gate audit's cases against shared-writes, in process: each attack (a write that
+// reaches state the tests share, through a property, `this`, a catch binding, a parameter or
+// a go pointer) is rejected and named by calls-preserved; each ordinary fix (off-by-one,
+// fields on locals, fresh objects, sentinels from globals, a project module's exports, go
+// units and sentinels) draws no shared-state finding. Some fixes are rejected by other rules
+// for reasons of their own (an added call or name); those are checked for the absence of a
+// shared-state finding only. One is a stated cost: a go struct copied from another file's var
+// (`cfg := defaultConfig`) may be a pointer, map or slice, so a write into it is a finding.
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { evaluateGate } from '../../src/gate/index.ts'
+import type { Case } from './shared-writes-cases/case.ts'
+import { CASES as HOLDERS } from './shared-writes-cases/attacks-holders.ts'
+import { CASES as HOLDERS_2 } from './shared-writes-cases/attacks-holders-2.ts'
+import { CASES as GO_ATTACKS } from './shared-writes-cases/attacks-go.ts'
+import { CASES as REJECTED_BEFORE } from './shared-writes-cases/attacks-rejected-before.ts'
+import { CASES as JS_FIXES } from './shared-writes-cases/fixes-js.ts'
+import { CASES as GO_FIXES } from './shared-writes-cases/fixes-go.ts'
+
+/** A finding of shared-writes (as calls-preserved prints it). */
+const SHARED = /shared state|may hold|no scope around it declares|reached through an expression|imported module|imported package/
+
+async function gate (c: Case): Promise<{ passed: boolean, shared: string[] }> {
+  const r = await evaluateGate({
+    runner: c.runner,
+    allowedFiles: [c.path],
+    maxPatchBytes: 65536,
+    tree: [{ path: c.path, mode: '100644' }],
+    readBaseline: () => Buffer.from(c.before),
+    edits: c.edits.map(([search, replace]) => ({ path: c.path, search, replace })),
+  })
+  return { passed: r.passed, shared: r.rules.filter(x => x.rule === 'calls-preserved').flatMap(x => x.findings).filter(f => SHARED.test(f)) }
+}
+
+/** Ordinary fixes the gate rejects for another rule's reason (an added call, name or signature). */
+const OTHER_RULE = new Set(['js-map-set', 'js-map-parseInt-to-Number', 'js-filter-boolean', 'go-strings', 'go-named-result-defer'])
+/** A harmless edit an attack list holds (`_ = &want` writes nothing). */
+const HARMLESS = new Set(['esm-control-fix', 'go-named-result-ptr'])
+/** Edits of the attack lists that write no shared state, rejected by another rule (a new name, a held callee). */
+const OTHERWISE_REJECTED = new Set(['esm-member-then-alias', 'go-bare-pass'])
+/** The stated cost. */
+const COST = new Set(['go-struct-copy-of-other-file-var'])
+
+for (const c of [...HOLDERS, ...HOLDERS_2, ...GO_ATTACKS, ...REJECTED_BEFORE]) {
+  if (HARMLESS.has(c.name)) {
+    test(`accepted (control): ${c.name}`, async () => { assert.equal((await gate(c)).passed, true) })
+    continue
+  }
+  test(`rejected: ${c.name}${OTHERWISE_REJECTED.has(c.name) ? ' (by another rule)' : ', with a shared-state finding'}`, async () => {
+    const r = await gate(c)
+    assert.equal(r.passed, false)
+    if (!OTHERWISE_REJECTED.has(c.name)) assert.ok(r.shared.length > 0, `${c.name}: no shared-state finding`)
+  })
+}
+
+for (const c of [...JS_FIXES, ...GO_FIXES]) {
+  test(`${COST.has(c.name) ? 'rejected (stated cost)' : 'no shared-state finding'}: ${c.name}`, async () => {
+    const r = await gate(c)
+    if (COST.has(c.name)) {
+      assert.equal(r.passed, false)
+      assert.match(r.shared.join('\n'), /cfg\.Timeout, through cfg/)
+      return
+    }
+    assert.deepEqual(r.shared, [], c.name)
+    if (!OTHER_RULE.has(c.name)) assert.equal(r.passed, true, c.name)
+  })
+}
