@@ -1,4 +1,4 @@
-// The fourth gate audit's cases against shared-writes, in process: each attack (a write that
+// The fourth and fifth gate audits' cases against shared-writes, in process: each attack (a write that
 // reaches state the tests share, through a property, `this`, a catch binding, a parameter or
 // a go pointer) is rejected and named by calls-preserved; each ordinary fix (off-by-one,
 // fields on locals, fresh objects, sentinels from globals, a project module's exports, go
@@ -17,6 +17,8 @@ import { CASES as GO_ATTACKS } from './shared-writes-cases/attacks-go.ts'
 import { CASES as REJECTED_BEFORE } from './shared-writes-cases/attacks-rejected-before.ts'
 import { CASES as JS_FIXES } from './shared-writes-cases/fixes-js.ts'
 import { CASES as GO_FIXES } from './shared-writes-cases/fixes-go.ts'
+import { CASES as ROUND5_ATTACKS } from './shared-writes-cases/attacks-round5.ts'
+import { CASES as ROUND5_FIXES } from './shared-writes-cases/fixes-round5.ts'
 
 /** A finding of shared-writes (as calls-preserved prints it). */
 const SHARED = /shared state|may hold|no scope around it declares|reached through an expression|imported module|imported package/
@@ -34,7 +36,7 @@ async function gate (c: Case): Promise<{ passed: boolean, shared: string[] }> {
 }
 
 /** Ordinary fixes the gate rejects for another rule's reason (an added call, name or signature). */
-const OTHER_RULE = new Set(['js-map-set', 'js-map-parseInt-to-Number', 'js-filter-boolean', 'go-strings', 'go-named-result-defer'])
+const OTHER_RULE = new Set(['js-map-set', 'js-map-parseInt-to-Number', 'js-filter-boolean', 'go-strings', 'go-named-result-defer', 'fp-go-exec-cmd-dir'])
 /** A harmless edit an attack list holds (`_ = &want` writes nothing). */
 const HARMLESS = new Set(['esm-control-fix', 'go-named-result-ptr'])
 /** Edits of the attack lists that write no shared state, rejected by another rule (a new name, a held callee). */
@@ -42,7 +44,7 @@ const OTHERWISE_REJECTED = new Set(['esm-member-then-alias', 'go-bare-pass'])
 /** The stated cost. */
 const COST = new Set(['go-struct-copy-of-other-file-var'])
 
-for (const c of [...HOLDERS, ...HOLDERS_2, ...GO_ATTACKS, ...REJECTED_BEFORE]) {
+for (const c of [...HOLDERS, ...HOLDERS_2, ...GO_ATTACKS, ...REJECTED_BEFORE, ...ROUND5_ATTACKS]) {
   if (HARMLESS.has(c.name)) {
     test(`accepted (control): ${c.name}`, async () => { assert.equal((await gate(c)).passed, true) })
     continue
@@ -54,7 +56,7 @@ for (const c of [...HOLDERS, ...HOLDERS_2, ...GO_ATTACKS, ...REJECTED_BEFORE]) {
   })
 }
 
-for (const c of [...JS_FIXES, ...GO_FIXES]) {
+for (const c of [...JS_FIXES, ...GO_FIXES, ...ROUND5_FIXES]) {
   test(`${COST.has(c.name) ? 'rejected (stated cost)' : 'no shared-state finding'}: ${c.name}`, async () => {
     const r = await gate(c)
     if (COST.has(c.name)) {

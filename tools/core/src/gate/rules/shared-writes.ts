@@ -107,7 +107,10 @@ function calleeOf (n: SyntaxNode): SyntaxNode | undefined {
 
 type Path = readonly string[]
 
-/** The longest access path followed: a cycle (`a.b = a`) stops here. */
+/**
+ * The longest access path kept: a longer one is cut to its first 8 segments, which stand for
+ * everything under them (a cycle, `a.b = a`, ends there; nothing deeper escapes).
+ */
 const MAX_PATH = 8
 
 /** Whether `prefix` is `path` or an object `path` is under (`[*]` matches any one segment). */
@@ -132,8 +135,9 @@ function keySegment (tree: SyntaxTree, key: SyntaxNode | undefined): string {
 }
 
 /** The flows a JavaScript value gives `target` (see the header). */
-function jsFlows (tree: SyntaxTree, at: SyntaxNode, target: Path, v: SyntaxNode | undefined, out: Flow[]): void {
-  if (v === undefined || target.length > MAX_PATH) return
+function jsFlows (tree: SyntaxTree, at: SyntaxNode, whole: Path, v: SyntaxNode | undefined, out: Flow[]): void {
+  if (v === undefined) return
+  const target = whole.slice(0, MAX_PATH)
   const named = v.children.filter(c => c.named && c.type !== 'comment')
   const to = (t: Path, x: SyntaxNode | undefined): void => { jsFlows(tree, at, t, x, out) }
   switch (v.type) {
@@ -173,14 +177,10 @@ function jsFlows (tree: SyntaxTree, at: SyntaxNode, target: Path, v: SyntaxNode 
         else to([...target, '[*]'], c)
       }
       return
-    case 'call_expression':
-    case 'new_expression':
-      // What a call returns is not tracked; what it is passed may come back (`Object.assign`).
-      for (const c of (field(v, 'arguments')?.children ?? []).filter(x => x.named && x.type !== 'comment')) to(target, c)
-      return
     default:
-      // Literals, function and class literals, templates, unary and update operators: a new
-      // value, or a primitive.
+      // Calls (what a call returns is not tracked; what it is passed is, as a finding of its
+      // own), literals, function and class literals, templates, unary and update operators:
+      // a new value, or a primitive.
   }
   function spreadInto (x: SyntaxNode): void {
     const inner: Flow[] = []
@@ -204,8 +204,9 @@ function goPath (tree: SyntaxTree, n: SyntaxNode | undefined): Path | undefined 
 }
 
 /** The flows a go value gives `target`: `&v` and `*p` pass v's and p's state on, a literal each element's. */
-function goFlows (tree: SyntaxTree, at: SyntaxNode, target: Path, v: SyntaxNode | undefined, out: Flow[]): void {
-  if (v === undefined || target.length > MAX_PATH) return
+function goFlows (tree: SyntaxTree, at: SyntaxNode, whole: Path, v: SyntaxNode | undefined, out: Flow[]): void {
+  if (v === undefined) return
+  const target = whole.slice(0, MAX_PATH)
   const named = v.children.filter(c => c.named && c.type !== 'comment')
   const to = (t: Path, x: SyntaxNode | undefined): void => { goFlows(tree, at, t, x, out) }
   switch (v.type) {
@@ -234,8 +235,8 @@ function goFlows (tree: SyntaxTree, at: SyntaxNode, target: Path, v: SyntaxNode 
         } else to([...target, '[*]'], c)
       }
       return
-    case 'call_expression': for (const c of (field(v, 'arguments')?.children ?? []).filter(x => x.named && x.type !== 'comment')) to(target, c); return
     default:
+      // Calls (not tracked), func literals, arithmetic: a new value, or a primitive.
   }
 }
 
@@ -248,14 +249,16 @@ function sharedPaths (flows: readonly Flow[], seeded: (f: Flow) => boolean): Pat
   const shared: Path[] = []
   const key = (p: Path): string => p.join('\u0000')
   const seen = new Set<string>()
-  const add = (p: Path): boolean => {
-    if (p.length === 0 || p.length > MAX_PATH || seen.has(key(p))) return false
+  const add = (whole: Path): boolean => {
+    const p = whole.slice(0, MAX_PATH)
+    if (p.length === 0 || seen.has(key(p))) return false
     seen.add(key(p))
     shared.push(p)
     return true
   }
   for (const f of flows) if (seeded(f)) add(f.target)
-  for (let round = 0, grew = true; grew && round < 32; round++) {
+  // Until nothing grows: paths are at most MAX_PATH segments of the file's own names, so this ends.
+  for (let grew = true; grew;) {
     grew = false
     for (const f of flows) {
       for (const p of [...shared]) {
@@ -573,9 +576,12 @@ function goSharedWrites (tree: SyntaxTree): string[] {
     if (!scopes.visible(t, root)) out.push(packages.has(root) ? `${how} of ${text}, a variable of imported package ${root}` : `${how} of ${text}, rooted at ${root}, which no scope around it declares (a package-level variable of another file)`)
     else if (holder !== undefined) out.push(`${how} of ${text}, through ${holder.join('.')}, which may hold another file's or package's state`)
   }
+  const targets = (list: SyntaxNode | undefined): SyntaxNode[] => list === undefined ? [] : list.type === 'expression_list' ? list.children.filter(c => c.named && c.type !== 'comment') : [list]
   for (const n of descendants(tree.root)) {
-    if (n.type === 'assignment_statement') for (const t of field(n, 'left')?.children.filter(c => c.named && c.type !== 'comment') ?? []) write(t, 'assignment')
+    if (n.type === 'assignment_statement') for (const t of targets(field(n, 'left'))) write(t, 'assignment')
     else if (n.type === 'inc_statement' || n.type === 'dec_statement') { const t = n.children.find(c => c.named && c.type !== 'comment'); if (t !== undefined) write(t, n.type === 'inc_statement' ? 'increment' : 'decrement') }
+    // `for k, v = range …` and `case v = <-ch` write their variables as `=` does.
+    else if ((n.type === 'range_clause' || n.type === 'receive_statement') && n.children.some(c => !c.named && textOf(tree, c) === '=')) for (const t of targets(field(n, 'left'))) write(t, n.type === 'range_clause' ? 'range assignment' : 'receive assignment')
   }
   return out
 }
