@@ -93,6 +93,12 @@ class Scopes {
     this.declared.set(at, set)
   }
 
+  /** Whether `name` is declared around `n` below the file: a local that hides the file's (an import) of that name. */
+  shadowed (n: SyntaxNode, name: string): boolean {
+    for (let c: SyntaxNode | undefined = n; c !== undefined && c !== this.tree.root; c = c.parent) if (this.declared.get(c)?.has(name) === true) return true
+    return false
+  }
+
   /** Whether `name` is declared at a node around `n`: its block, statement, function or the file. */
   visible (n: SyntaxNode, name: string): boolean {
     for (let c: SyntaxNode | undefined = n; c !== undefined; c = c.parent) if (this.declared.get(c)?.has(name) === true) return true
@@ -182,10 +188,11 @@ function jsFlows (tree: SyntaxTree, at: SyntaxNode, whole: Path, v: SyntaxNode |
       // own), literals, function and class literals, templates, unary and update operators:
       // a new value, or a primitive.
   }
+  /** `...x`: a literal's own paths land as they are, a path's properties one level down. */
   function spreadInto (x: SyntaxNode): void {
     const inner: Flow[] = []
     jsFlows(tree, at, [], x, inner)
-    for (const f of inner) out.push({ at, target: [...target, '[*]', ...f.target], source: [...f.source, '[*]'] })
+    for (const f of inner) out.push(f.target.length > 0 ? { at, target: [...target, ...f.target], source: f.source } : { at, target: [...target, '[*]'], source: [...f.source, '[*]'] })
   }
 }
 
@@ -313,16 +320,25 @@ function jsSharedWrites (tree: SyntaxTree): string[] {
   /** Modules imported from outside the project (`node:assert`, a package), not `./x.js`. */
   const outside = new Set<string>()
   const flows: Flow[] = []
-  const catches: string[] = []
+  const catches: SyntaxNode[] = []
   const throws: SyntaxNode[] = []
   const functions = new Map<string, SyntaxNode[][]>()
-  const importFrom = (n: SyntaxNode, names: string[]): void => {
+  /** An import's bindings; a whole module (default or namespace) from outside the project may be passed on. */
+  const importFrom = (n: SyntaxNode, names: string[], whole: boolean): void => {
     let stmt: SyntaxNode | undefined = n
     while (stmt !== undefined && stmt.type !== 'import_statement') stmt = stmt.parent
     const source = stmt === undefined ? undefined : field(stmt, 'source')
     const relative = source !== undefined && /^['"]\.\.?\//.test(textOf(tree, source))
     scopes.declare(tree.root, names)
-    for (const x of names) { modules.add(x); if (!relative) outside.add(x) }
+    for (const x of names) { modules.add(x); if (whole && !relative) outside.add(x) }
+  }
+  /** A binding pattern gets `value`: a name whole; through a destructuring, every name anything the value holds. */
+  const bind = (at: SyntaxNode, pattern: SyntaxNode | undefined, value: SyntaxNode | undefined): void => {
+    if (pattern === undefined) return
+    if (pattern.type === 'identifier') { jsFlows(tree, at, [textOf(tree, pattern)], value, flows); return }
+    const held: Flow[] = []
+    jsFlows(tree, at, [], value, held)
+    for (const name of patternNames(tree, pattern)) for (const f of held) flows.push({ at, target: [name], source: f.source })
   }
   /** Every default in a pattern is a value its names may get (`[b = assert] = []`). */
   const defaults = (p: SyntaxNode | undefined): void => {
@@ -355,10 +371,12 @@ function jsSharedWrites (tree: SyntaxTree): string[] {
         const value = field(n, 'value')
         scopes.declare(n.parent?.type === 'variable_declaration' ? scopes.fn(n) : scopes.nearest(n, JS_BLOCKS), patternNames(tree, name))
         if (value !== undefined && isRequire(tree, value)) {
-          const names = patternNames(tree, name)
-          for (const x of names) { modules.add(x); outside.add(x) }
+          // A whole module from outside the project (`const assert = require('node:assert')`) may be passed on.
+          const spec = [...descendants(value)].find(d => d.type === 'string')
+          const whole = name?.type === 'identifier' && value.type === 'call_expression'
+          for (const x of patternNames(tree, name)) { modules.add(x); if (whole && !/^['"]\.\.?\//.test(spec === undefined ? '' : textOf(tree, spec))) outside.add(x) }
         } else {
-          for (const x of patternNames(tree, name)) jsFlows(tree, n, [x], value, flows)
+          bind(n, name, value)
           defaults(name)
         }
         break
@@ -370,9 +388,9 @@ function jsSharedWrites (tree: SyntaxTree): string[] {
       case 'function_expression':
       case 'generator_function': { const name = field(n, 'name'); if (name !== undefined) scopes.declare(n, [textOf(tree, name)]); break }
       case 'catch_clause': {
-        const names = patternNames(tree, field(n, 'parameter'))
-        scopes.declare(n, names)
-        catches.push(...names)
+        const param = field(n, 'parameter')
+        scopes.declare(n, patternNames(tree, param))
+        if (param !== undefined) catches.push(param)
         break
       }
       case 'throw_statement': { const v = n.children.find(c => c.named && c.type !== 'comment'); if (v !== undefined) throws.push(v); break }
@@ -391,8 +409,8 @@ function jsSharedWrites (tree: SyntaxTree): string[] {
         break
       }
       case 'import_clause':
-      case 'namespace_import': importFrom(n, n.children.filter(x => x.type === 'identifier').map(x => textOf(tree, x))); break
-      case 'import_specifier': { const name = field(n, 'alias') ?? field(n, 'name'); if (name !== undefined) importFrom(n, [textOf(tree, name)]); break }
+      case 'namespace_import': importFrom(n, n.children.filter(x => x.type === 'identifier').map(x => textOf(tree, x)), true); break
+      case 'import_specifier': { const name = field(n, 'alias') ?? field(n, 'name'); if (name !== undefined) importFrom(n, [textOf(tree, name)], false); break }
       case 'assignment_expression':
       case 'augmented_assignment_expression': assign(n, field(n, 'left'), field(n, 'right')); break
     }
@@ -406,7 +424,7 @@ function jsSharedWrites (tree: SyntaxTree): string[] {
   }
   // What any throw throws, any catch binding may hold; what a call passes, the parameters of
   // the file's functions of the callee's name may.
-  for (const t of throws) for (const c of catches) jsFlows(tree, t, [c], t, flows)
+  for (const t of throws) for (const c of catches) bind(t, c, t)
   for (const n of descendants(tree.root)) {
     const callee = calleeOf(n)
     const defs = callee === undefined ? undefined : functions.get(memberPath(tree, callee).at(-1) ?? '')
@@ -414,12 +432,11 @@ function jsSharedWrites (tree: SyntaxTree): string[] {
     const args = (field(n, 'arguments')?.children ?? []).filter(c => c.named && c.type !== 'comment')
     args.forEach((arg, i) => {
       for (const params of defs) {
-        const param = params[Math.min(i, params.length - 1)]
-        for (const name of patternNames(tree, param)) jsFlows(tree, n, [name], arg, flows)
+        bind(n, params[Math.min(i, params.length - 1)], arg)
       }
     })
   }
-  const rootShared = (at: SyntaxNode, root: string): boolean => modules.has(root) || (root !== 'this' && root !== 'super' && !root.startsWith('<') && !JS_CONSTANTS.has(root) && !scopes.visible(at, root))
+  const rootShared = (at: SyntaxNode, root: string): boolean => (modules.has(root) && !scopes.shadowed(at, root)) || (root !== 'this' && root !== 'super' && !root.startsWith('<') && !JS_CONSTANTS.has(root) && !scopes.visible(at, root))
   const shared = sharedPaths(flows, f => rootShared(f.at, f.source[0] ?? ''))
   const out: string[] = []
   // Calls that pass shared state on: a path that may hold it, or a module from outside.
@@ -432,7 +449,7 @@ function jsSharedWrites (tree: SyntaxTree): string[] {
       jsFlows(tree, n, [], arg, inner)
       for (const f of inner) {
         const root = f.source[0] ?? ''
-        if (outside.has(root) || shared.some(p => under(p, f.source) || under(f.source, p))) passed.add(f.source.join('.'))
+        if ((f.source.length === 1 && outside.has(root) && !scopes.shadowed(n, root)) || shared.some(p => under(p, f.source) || under(f.source, p))) passed.add(f.source.join('.'))
       }
     }
     if (passed.size > 0) out.push(`call ${printableLine(tokensOf(tree, callee, ''), 120)} passes ${[...passed].sort().join(', ')}, shared state, to code that may write it`)
@@ -452,7 +469,7 @@ function jsSharedWrites (tree: SyntaxTree): string[] {
     }
     const holder = sharedUnder(shared, path, false)
     if (!declared) out.push(`${how} of ${path.join('.')}, a property of ${root}, which no scope around it declares (a global)`)
-    else if (modules.has(root)) out.push(`${how} of ${path.join('.')}, a property of imported module ${root}`)
+    else if (modules.has(root) && !scopes.shadowed(t, root)) out.push(`${how} of ${path.join('.')}, a property of imported module ${root}`)
     else if (holder !== undefined) out.push(`${how} of ${path.join('.')}, under ${holder.join('.')}, which may hold an imported module or a global`)
   }
   for (const n of descendants(tree.root)) {
@@ -506,7 +523,10 @@ function goSharedWrites (tree: SyntaxTree): string[] {
         break
       }
       case 'parameter_declaration':
-      case 'variadic_parameter_declaration': scopes.declare(scopes.fn(n), fields(n, 'name').flatMap(ids)); break
+      case 'variadic_parameter_declaration':
+        // A function's, method's or literal's own parameters (not a func type's or an interface method's).
+        if (n.parent?.parent !== undefined && GO_FUNCTIONS.has(n.parent.parent.type)) scopes.declare(n.parent.parent, fields(n, 'name').flatMap(ids))
+        break
       case 'var_spec':
       case 'const_spec': {
         const names = fields(n, 'name').flatMap(ids)
@@ -520,7 +540,9 @@ function goSharedWrites (tree: SyntaxTree): string[] {
         const names = ids(field(n, 'left'))
         // In a block, the block's; in an if, for or switch header, that statement's.
         const header = n.parent !== undefined && ['if_statement', 'for_statement', 'for_clause', 'expression_switch_statement', 'type_switch_statement', 'communication_case'].includes(n.parent.type)
-        if (n.type === 'short_var_declaration' || n.children.some(c => !c.named && textOf(tree, c) === ':=')) scopes.declare(header ? n.parent : scopes.nearest(n, GO_BLOCKS), names)
+        // (A for clause's variables are the whole for statement's: its body is no child of the clause.)
+        const scope = header ? (n.parent?.type === 'for_clause' ? n.parent.parent : n.parent) : scopes.nearest(n, GO_BLOCKS)
+        if (n.type === 'short_var_declaration' || n.children.some(c => !c.named && textOf(tree, c) === ':=')) scopes.declare(scope, names)
         if (n.type === 'range_clause') {
           // Each variable may hold an element of what it ranges over.
           const inner: Flow[] = []

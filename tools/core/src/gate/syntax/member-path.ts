@@ -45,7 +45,8 @@ export function samePath (a: readonly string[], b: readonly string[]): boolean {
 /** The property key a literal spells (string, number, template without substitutions), or undefined. */
 export function literalKey (tree: SyntaxTree, n: SyntaxNode): string | undefined {
   if (n.type === 'string') return decodeJsString(textOf(tree, n).slice(1, -1))
-  if (n.type === 'number') return textOf(tree, n)
+  // A number key is the property its value names: `0x1`, `1e0` and `1` are all `1`.
+  if (n.type === 'number') { const v = Number(textOf(tree, n).replace(/_/g, '')); return Number.isFinite(v) ? String(v) : textOf(tree, n) }
   if (n.type === 'template_string' && !n.children.some(c => c.type === 'template_substitution')) return decodeJsString(textOf(tree, n).slice(1, -1))
   return undefined
 }

@@ -1,0 +1,14 @@
+// The sixth gate audit's cases (ordinary fixes): each was rejected with a shared-state finding.
+import type { Case } from './case.ts'
+const j = (name: string, before: string, edits: Array<[string, string]>, expect?: 'pass' | 'rej'): Case => ({ name, runner: 'node', path: 'src/lib.js', before, edits, expect })
+const g = (name: string, before: string, edits: Array<[string, string]>, expect?: 'pass' | 'rej'): Case => ({ name, runner: 'go', path: 'lib.go', before, edits, expect })
+export const CASES: Case[] = [
+  j('fp-js-split-path-sep', "import path from 'node:path'\n\n// parts splits a path into its segments.\nexport function parts (p) {\n  return p.split('/')\n}\n\nexport const SEP = path.sep\n", [["p.split('/')", 'p.split(path.sep)']]),
+  j('fp-js-split-named-sep', "import { sep } from 'node:path'\n\n// parts splits a path into its segments.\nexport function parts (p) {\n  return p.split('/')\n}\n\nexport const SEP = sep\n", [["p.split('/')", 'p.split(sep)']]),
+  j('fp-cjs-required-constant-arg', "const { MAX } = require('./limits')\n\n// clamp bounds n.\nfunction clamp (n) {\n  return Math.min(n, 100)\n}\n\nmodule.exports = { clamp, MAX }\n", [['Math.min(n, 100)', 'Math.min(n, MAX)']]),
+  j('fp-js-import-shadowed-by-param', "import { state } from './store.js'\n\n// bump counts one event on s.\nexport function bump (state) {\n  state.count += 2\n  return state\n}\n\nexport const initial = state\n", [['  state.count += 2\n', '  state.count += 1\n  state.dirty = true\n']]),
+  j('fp-js-same-local-name-other-function', "// home returns the user's home directory.\nexport function home () {\n  const env = process.env\n  return env.HOME\n}\n\n// childEnv returns the environment for a child process.\nexport function childEnv (extra) {\n  const env = { ...extra }\n  return env\n}\n", [['  const env = { ...extra }\n', "  const env = { ...extra }\n  env.LANG = 'C'\n"]]),
+  g('fp-go-for-clause-var-in-body', 'package lib\n\n// Skip returns the elements of xs, skipping the one after each zero.\nfunc Skip(xs []int) []int {\n\tvar out []int\n\tfor i := 0; i < len(xs); i++ {\n\t\tout = append(out, xs[i])\n\t\tif xs[i] == 0 {\n\t\t\t_ = i\n\t\t}\n\t}\n\treturn out\n}\n', [['\t\t\t_ = i\n', '\t\t\ti++\n']]),
+  g('fp-go-same-local-name-other-function', 'package lib\n\n// Current returns a copy of the defaults.\nfunc Current() Config {\n\tcfg := defaultConfig\n\treturn cfg\n}\n\n// Fresh returns a zero Config with n retries.\nfunc Fresh(n int) Config {\n\tcfg := Config{}\n\tcfg.Retries = n\n\treturn cfg\n}\n', [['\tcfg.Retries = n\n', '\tcfg.Retries = n\n\tcfg.Timeout = 5\n']]),
+  j('fp-js-join-os-eol', "import os from 'node:os'\n\n// lines joins lines for the platform.\nexport function lines (xs) {\n  return xs.join('\\n')\n}\n\nexport const NL = os.EOL\n", [["xs.join('\\n')", 'xs.join(os.EOL)']]),
+]
