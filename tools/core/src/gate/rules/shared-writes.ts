@@ -254,24 +254,31 @@ function goFlows (tree: SyntaxTree, at: SyntaxNode, whole: Path, v: SyntaxNode |
  */
 function sharedPaths (flows: readonly Flow[], seeded: (f: Flow) => boolean): Path[] {
   const shared: Path[] = []
-  const key = (p: Path): string => p.join('\u0000')
   const seen = new Set<string>()
-  const add = (whole: Path): boolean => {
+  // Each path, once added, meets only the flows from its own root (paths are rooted at names),
+  // once: linear in what is shared, not a fixpoint over every flow per round.
+  const queue: Path[] = []
+  const add = (whole: Path): void => {
     const p = whole.slice(0, MAX_PATH)
-    if (p.length === 0 || seen.has(key(p))) return false
-    seen.add(key(p))
+    const key = p.join('\u0000')
+    if (p.length === 0 || seen.has(key)) return
+    seen.add(key)
     shared.push(p)
-    return true
+    queue.push(p)
+  }
+  const fromRoot = new Map<string, Flow[]>()
+  for (const f of flows) {
+    const root = f.source[0]
+    if (root === undefined) continue
+    const list = fromRoot.get(root)
+    if (list === undefined) fromRoot.set(root, [f])
+    else list.push(f)
   }
   for (const f of flows) if (seeded(f)) add(f.target)
-  // Until nothing grows: paths are at most MAX_PATH segments of the file's own names, so this ends.
-  for (let grew = true; grew;) {
-    grew = false
-    for (const f of flows) {
-      for (const p of [...shared]) {
-        if (under(p, f.source)) grew = add(f.target) || grew
-        else if (under(f.source, p)) grew = add([...f.target, ...p.slice(f.source.length)]) || grew
-      }
+  for (let p = queue.pop(); p !== undefined; p = queue.pop()) {
+    for (const f of fromRoot.get(p[0] ?? '') ?? []) {
+      if (under(p, f.source)) add(f.target)
+      else if (under(f.source, p)) add([...f.target, ...p.slice(f.source.length)])
     }
   }
   return shared
