@@ -180,7 +180,7 @@ test('GIT_WORK_TREE naming a clean copy hides a dirty checkout from a plain git 
   await assertAdmitRefuses(g, env, 'CHECKOUT_DIRTY')
 })
 
-test('a repository config whose include.path is a FIFO blocks git: admit kills it after GIT_TIMEOUT_MS and refuses (SOURCE_NOT_GIT, 78) with nothing written, where it hung; without the include it admits', async t => {
+test('a repository config whose include.path is a FIFO blocks git: admit kills it after GIT_TIMEOUT_MS and refuses (GIT_FAILED, 66) with nothing written, where it hung; without the include it admits', async t => {
   const g = await makeFixture(tempDir(t))
   const fifo = join(g.dir, 'cfgfifo')
   assert.equal((await run('/usr/bin/mkfifo', [fifo], { env: {} })).exitCode, 0)
@@ -191,8 +191,8 @@ test('a repository config whose include.path is a FIFO blocks git: admit kills i
   assert.equal((await run('/usr/bin/git', ['-C', g.repo, 'rev-parse', 'HEAD'], { env: { PATH: '/usr/bin:/bin' }, timeoutMs: 2000 })).timedOut, true)
   const before = snapshot(g.dir)
   const r = await runBin('admit', ['run', '--config', g.configPath, '--report', g.reportPath])
-  assert.equal(r.exitCode, 78, r.stderr)
-  assert.equal(errorOf(r)?.code, 'SOURCE_NOT_GIT')
+  assert.equal(r.exitCode, 66, r.stderr)
+  assert.equal(errorOf(r)?.code, 'GIT_FAILED')
   assert.match(r.stderr, new RegExp(`did not finish within ${GIT_TIMEOUT_MS / 1000} s and was killed`))
   assert.equal(existsSync(g.stateDir), false)
   assert.deepEqual(snapshot(g.dir), before)

@@ -56,14 +56,17 @@ export async function git (repo: string, args: readonly string[], opts: { input?
 
 /** What ended a git command that failed, for a one-line message: a timeout, a spawn error, stderr's first line or the status. */
 export function gitFailure (r: { exitCode: number | undefined, signal: string | undefined, spawnError: string | undefined, stderr: Buffer, timedOut: boolean }): string {
-  if (r.timedOut) return `it did not finish within ${GIT_TIMEOUT_MS / 1000} s and was killed (does the repository's config include a FIFO or a path that blocks?)`
+  if (r.timedOut) return `it did not finish within ${GIT_TIMEOUT_MS / 1000} s and was killed (does the repository's config or object store hold a FIFO or a path that blocks?)`
   return r.spawnError ?? (r.stderr.toString('utf8').trim().split('\n')[0] || (r.signal ?? `exit ${String(r.exitCode)}`))
 }
 
-/** Runs git and returns stdout, or throws `code` with git's first stderr line. */
+/**
+ * Runs git and returns stdout, or throws `code` with git's first stderr line; a git that was
+ * killed at GIT_TIMEOUT_MS is GIT_FAILED whatever `code` is (it said nothing about the repository).
+ */
 export async function gitOk (repo: string, args: readonly string[], what: string, code: 'SOURCE_NOT_GIT' | 'SOURCE_SHA_UNKNOWN' | 'GIT_FAILED' | 'INTERNAL' = 'SOURCE_NOT_GIT', opts: { input?: Uint8Array | string, maxBuffer?: number } = {}): Promise<Buffer> {
   const r = await git(repo, args, opts)
-  if (r.exitCode !== 0) throw toolError(code, `${what}: git ${args[0] ?? ''} failed: ${gitFailure(r)}`)
+  if (r.exitCode !== 0) throw toolError(r.timedOut ? 'GIT_FAILED' : code, `${what}: git ${args[0] ?? ''} failed: ${gitFailure(r)}`)
   return r.stdout
 }
 

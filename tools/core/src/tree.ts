@@ -131,7 +131,7 @@ export async function readTreeListing (root: string, sha: string): Promise<{ ent
   // A listing over the byte cap (paths over the length bound) is refused the same way.
   const listed = await git(root, args, { maxBuffer: LS_TREE_MAX_BYTES, stopAfter: { byte: 0, max: MAX_TREE_ENTRIES } })
   if (listed.truncated) return { entries: [], violations: [{ code: 'TREE_TOO_MANY_ENTRIES', path: '', message: `the tree at ${sha.slice(0, 12)} lists more than ${MAX_TREE_ENTRIES} entries (or more than ${LS_TREE_MAX_BYTES >> 20} MiB of them)` }] }
-  if (listed.exitCode !== 0) throw toolError('SOURCE_SHA_UNKNOWN', `ls-tree ${sha}: git ls-tree failed: ${gitFailure(listed)}`)
+  if (listed.exitCode !== 0) throw toolError(listed.timedOut ? 'GIT_FAILED' : 'SOURCE_SHA_UNKNOWN', `ls-tree ${sha}: git ls-tree failed: ${gitFailure(listed)}`)
   const parsed = parseLsTree(listed.stdout)
   // A blob whose size ls-tree could not read: the store is incomplete.
   const unreadable = parsed.entries.find(e => e.type === 'blob' && e.size < 0)

@@ -6,11 +6,11 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  buildTreeArchive, CatFileBatchParser, gitBlobId, jsonFileBytes, listTree, materializeTree, openTreeReader, paxPathRecord, readTreeFile,
+  buildTreeArchive, CatFileBatchParser, GIT_TIMEOUT_MS, gitBlobId, jsonFileBytes, listTree, materializeTree, openTreeReader, paxPathRecord, readTreeFile,
   readTreeManifest, run, streamTreeArchive, toolError, treeManifestFor, type TreeArchive, type TreeEntry,
 } from '@repairline/core'
 import type { TreeManifest } from '@repairline/schemas'
@@ -250,6 +250,32 @@ test('a store that contradicts the listing is reported alike through the spool (
   // (git waits for a piped request while this process is busy: it is still there to look at.)
   assert.match(stdin[0] ?? '', /^(pipe|socket):/, 'no directory took the request: git read it through a pipe (Node makes a socket pair)')
   assert.deepEqual(readdirSync(requestDir), [])
+})
+
+test('a git that blocks on a FIFO among the objects is killed at GIT_TIMEOUT_MS: GIT_FAILED through the spool and the pipe alike, where the pipe hung', async t => {
+  const repo = join(tempDir(t), 'repo')
+  const sha = await createRepo(repo, { 'a.txt': 'first\n', 'b.txt': 'second\n' })
+  // The listing is read first (ls-tree opens every blob for its size, so it would block too).
+  const listing = await listTree(repo, sha)
+  const blob = listing.entries[1]?.oid ?? ''
+  rmSync(loosePath(repo, blob))
+  assert.equal((await run('/usr/bin/mkfifo', [loosePath(repo, blob)], { env: {} })).exitCode, 0)
+  // Positive control: a plain cat-file of that blob blocks (killed here at 2 s).
+  assert.equal((await run('/usr/bin/git', ['-C', repo, 'cat-file', 'blob', blob], { env: { PATH: '/usr/bin:/bin' }, timeoutMs: 2000 })).timedOut, true)
+  const outcome = async (spool: string | false): Promise<{ code: string, message: string }> => {
+    try {
+      await buildTreeArchive(repo, listing, { spool })
+    } catch (e) {
+      return { code: (e as { code: string }).code, message: (e as Error).message }
+    }
+    return { code: 'none', message: '' }
+  }
+  // Both at once: one timeout's wait for the two.
+  const [viaSpool, viaPipe] = await Promise.all([outcome(tempDir(t)), outcome(false)])
+  for (const got of [viaSpool, viaPipe]) {
+    assert.equal(got.code, 'GIT_FAILED', got.message)
+    assert.match(got.message, new RegExp(`cat-file --batch failed: it did not finish within ${GIT_TIMEOUT_MS / 1000} s and was killed`))
+  }
 })
 
 /** Where the stdin of this process's running child `git` points (readlink of its fd 0). */

@@ -23,8 +23,8 @@ import { closeSync, fstatSync, readSync, readvSync, statfsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import type { TreeManifest, TreeManifestEntry } from '@repairline/schemas'
 import { toolError } from '../errors.ts'
-import { gitFailure, gitStreaming, gitToFd } from '../git.ts'
-import type { ToFdResult } from '../spawn.ts'
+import { GIT_TIMEOUT_MS, gitFailure, gitStreaming, gitToFd } from '../git.ts'
+import type { StreamExit, ToFdResult } from '../spawn.ts'
 import { assertNoViolations, type TreeEntry, type TreeViolation } from '../tree.ts'
 import { boundViolations } from '../tree-rules/bounds.ts'
 import { compareUtf8 } from '../tree-rules/collisions.ts'
@@ -471,14 +471,23 @@ async function streamBlobs (sourceRoot: string, oids: string, parser: CatFileBat
   let errText = ''
   stderr.on('data', (b: Buffer) => { if (errText.length < MAX_STDERR) errText += b.toString('utf8') })
   stdin.end(oids)
+  // As every other git command: a git that blocks (a FIFO among its objects) is killed.
+  let timedOut = false
+  const timer = setTimeout(() => { timedOut = true; proc.kill('SIGKILL') }, GIT_TIMEOUT_MS)
   let failure: unknown
+  let r: StreamExit
   try {
-    for await (const chunk of stdout) parser.push(chunk as Buffer)
-  } catch (e) {
-    failure = e
-    proc.kill('SIGKILL')
+    try {
+      for await (const chunk of stdout) parser.push(chunk as Buffer)
+    } catch (e) {
+      failure = e
+      proc.kill('SIGKILL')
+    }
+    r = await proc
+  } finally {
+    clearTimeout(timer)
   }
-  const r = await proc
+  if (timedOut) throw toolError('GIT_FAILED', `git cat-file --batch failed: ${gitFailure({ ...r, stderr: Buffer.from(errText), timedOut })}`)
   if (failure !== undefined) throw failure
   if (r.exitCode !== 0) {
     const first = errText.trim().split('\n')[0] ?? ''
