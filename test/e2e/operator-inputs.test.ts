@@ -216,6 +216,24 @@ test('a state_dir inside source_root, or holding it, is refused before anything 
   assert.equal(ok.exitCode, 0, ok.stderr)
 })
 
+test('a linked worktree as source_root: a state_dir inside the repository\'s git directory (outside the checkout) is refused before anything is written', async t => {
+  const f = await makeFixture(tempDir(t))
+  const wt = join(f.dir, 'wt')
+  await gitT(f.repo, ['worktree', 'add', '-q', '--detach', wt, f.sha])
+  for (const state of [join(f.repo, '.git', 'rl-state'), join(f.repo, '.git', 'worktrees', 'rl-state')]) {
+    rewriteConfig(f, c => { c.source_root = wt; c.state_dir = state })
+    const before = snapshot(f.dir)
+    const r = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath])
+    assertRefusal(r, 'admit', 78, ['STATE_DIR_INVALID'])
+    assert.match(r.stderr, /inside the repository's git directory/)
+    assert.deepEqual(snapshot(f.dir), before, state)
+  }
+  // Positive control: the worktree with a state_dir beside it is admitted.
+  rewriteConfig(f, c => { c.source_root = wt; c.state_dir = join(f.dir, 'state') })
+  const ok = await runBin('admit', ['run', '--config', f.configPath, '--report', f.reportPath])
+  assert.equal(ok.exitCode, 0, ok.stderr)
+})
+
 test('a provider.ca_file that ask-provider will refuse (not PEM, PEM markers only, a symlink) is refused by admit (78) before the key is consumed', async t => {
   const f = await makeFixture(tempDir(t))
   const tls = await makeTls(tempDir(t, 'rl-tls-'))

@@ -75,7 +75,7 @@ export interface LoadedSource {
 /** The checkout and the tree at source_sha: usable repository, commit, (clean), bounds, paths. */
 export async function loadSource (config: ExecutionConfig, opts: { requireClean: boolean }): Promise<LoadedSource> {
   const info = await repoInfo(config.source_root)
-  checkStateOutsideSource(config)
+  checkStateOutsideSource(config, info.commonDir)
   checkOutsideSandboxView(config)
   await assertNoSharedMetadata(config.source_root, info)
   await assertCommit(config.source_root, config.source_sha)

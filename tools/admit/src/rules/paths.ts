@@ -46,15 +46,20 @@ export function checkStateDir (config: ExecutionConfig): void {
 
 /**
  * The checkout is never written: state_dir (checked by checkStateDir) may not lie in the
- * checkout at source_root (it would also make the next admit's checkout dirty), nor hold it.
- * Compared as the kernel resolves them.
+ * checkout at source_root (it would also make the next admit's checkout dirty), nor hold it;
+ * nor in the repository's git directory (`commonDir`, git's --git-common-dir), which a linked
+ * worktree keeps outside its checkout. Compared as the kernel resolves them.
  */
-export function checkStateOutsideSource (config: ExecutionConfig): void {
+export function checkStateOutsideSource (config: ExecutionConfig, commonDir: string): void {
   const dir = config.state_dir
   const state = realStateDir(dir)
   const source = realpathSync(config.source_root)
   if (within(state, source) || within(source, state)) {
     throw toolError('STATE_DIR_INVALID', `state_dir ${dir} ${within(state, source) ? 'is inside' : 'holds'} source_root ${config.source_root}: repairline never writes into the checkout`, { path: '/state_dir', hint: 'put state_dir outside the repository' })
+  }
+  const git = realpathSync(commonDir)
+  if (within(state, git) || within(git, state)) {
+    throw toolError('STATE_DIR_INVALID', `state_dir ${dir} ${within(state, git) ? 'is inside' : 'holds'} the repository's git directory ${git}: repairline never writes into the repository`, { path: '/state_dir', hint: 'put state_dir outside the repository' })
   }
 }
 
