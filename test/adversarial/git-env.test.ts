@@ -201,6 +201,25 @@ test('a repository config whose include.path is a FIFO blocks git: admit kills i
   assert.equal(ok.exitCode, 0, ok.stderr)
 })
 
+test('a checkout another user owns: git refuses it (dubious ownership) and admit says so with a hint that works here (not git\'s --global advice), nothing written; owned again, it admits', { skip: process.geteuid?.() === 0 ? false : 'chown needs root' }, async t => {
+  const g = await makeFixture(tempDir(t))
+  const owner = lstatSync(g.repo).uid
+  assert.equal((await run('/usr/bin/chown', ['-R', '65534:65534', g.repo], { env: {} })).exitCode, 0)
+  const before = snapshot(g.dir)
+  const r = await runBin('admit', ['run', '--config', g.configPath, '--report', g.reportPath])
+  assert.equal(r.exitCode, 78, r.stderr)
+  assert.equal(errorOf(r)?.code, 'SOURCE_NOT_GIT')
+  assert.match(r.stderr, /detected dubious ownership/)
+  assert.match(r.stderr, /hint: the checkout is owned by another user, and repairline runs git without your global config/)
+  assert.doesNotMatch(r.stderr, /--global/)
+  assert.equal(existsSync(g.stateDir), false)
+  assert.deepEqual(snapshot(g.dir), before)
+  // Positive control: the same checkout given back to its owner is admitted.
+  assert.equal((await run('/usr/bin/chown', ['-R', `${owner}:${owner}`, g.repo], { env: {} })).exitCode, 0)
+  const ok = await runBin('admit', ['run', '--config', g.configPath, '--report', g.reportPath])
+  assert.equal(ok.exitCode, 0, ok.stderr)
+})
+
 test('GIT_OBJECT_DIRECTORY naming another object store: unchanged; a plain git cannot find source_sha and finds the attacker\'s objects', async () => {
   const env = { GIT_OBJECT_DIRECTORY: join(attacker, '.git', 'objects') }
   await assertUnsteered(env)

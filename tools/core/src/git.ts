@@ -61,12 +61,18 @@ export function gitFailure (r: { exitCode: number | undefined, signal: string | 
 }
 
 /**
+ * git's own advice for a checkout another user owns (`git config --global --add
+ * safe.directory`) cannot work here: git runs without the global config (GIT_ENV).
+ */
+const DUBIOUS_OWNERSHIP_HINT = "the checkout is owned by another user, and repairline runs git without your global config, so a safe.directory set there does not apply: run repairline as the checkout's owner, or make that user its owner"
+
+/**
  * Runs git and returns stdout, or throws `code` with git's first stderr line; a git that was
  * killed at GIT_TIMEOUT_MS is GIT_FAILED whatever `code` is (it said nothing about the repository).
  */
 export async function gitOk (repo: string, args: readonly string[], what: string, code: 'SOURCE_NOT_GIT' | 'SOURCE_SHA_UNKNOWN' | 'GIT_FAILED' | 'INTERNAL' = 'SOURCE_NOT_GIT', opts: { input?: Uint8Array | string, maxBuffer?: number } = {}): Promise<Buffer> {
   const r = await git(repo, args, opts)
-  if (r.exitCode !== 0) throw toolError(r.timedOut ? 'GIT_FAILED' : code, `${what}: git ${args[0] ?? ''} failed: ${gitFailure(r)}`)
+  if (r.exitCode !== 0) throw toolError(r.timedOut ? 'GIT_FAILED' : code, `${what}: git ${args[0] ?? ''} failed: ${gitFailure(r)}`, r.stderr.includes('detected dubious ownership') ? { hint: DUBIOUS_OWNERSHIP_HINT } : {})
   return r.stdout
 }
 
