@@ -84,7 +84,25 @@ function removeStale (h: Hierarchy): void {
   for (const n of names) {
     const m = /^rl-sbx-(\d+)-[0-9a-f]+$/.exec(n)
     if (m === null || pidAlive(Number(m[1]))) continue
-    try { rmdirSync(join(h.ownDir, n)) } catch {}
+    // Its supervisor died without a teardown (SIGKILL): whatever still runs in it is a
+    // sandbox nobody supervises. Killed, then the group goes once the kernel has reaped them.
+    const dir = join(h.ownDir, n)
+    for (let tries = 0; tries < 50; tries++) {
+      try { rmdirSync(dir); break } catch {}
+      for (const pid of tasksIn(dir)) { try { process.kill(pid, 'SIGKILL') } catch {} }
+      Atomics.wait(PAUSE, 0, 0, 2)
+    }
+  }
+}
+
+const PAUSE = new Int32Array(new SharedArrayBuffer(4))
+
+/** The pids in one cgroup directory (none when it cannot be read). */
+function tasksIn (dir: string): number[] {
+  try {
+    return readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(l => l !== '').map(Number)
+  } catch {
+    return []
   }
 }
 
@@ -220,6 +238,17 @@ export class SandboxCgroup {
       if (left.length === 0 || Date.now() >= until) return left
       for (const pid of left) { try { process.kill(pid, 'SIGKILL') } catch {} }
       await new Promise(resolve => setTimeout(resolve, 2))
+    }
+  }
+
+  /** drain, blocking this thread: for a supervisor about to end by a signal, which cannot await. */
+  drainSync (graceMs: number): number[] {
+    const until = Date.now() + graceMs
+    for (;;) {
+      const left = this.pids()
+      if (left.length === 0 || Date.now() >= until) return left
+      for (const pid of left) { try { process.kill(pid, 'SIGKILL') } catch {} }
+      Atomics.wait(PAUSE, 0, 0, 2)
     }
   }
 

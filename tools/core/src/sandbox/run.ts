@@ -37,6 +37,38 @@ import { readBackRlimits } from './rlimits.ts'
 
 export type { SandboxMount } from './argv.ts'
 
+/**
+ * The sandboxes this process is running, each with what kills it whole: its process group (the
+ * launch chain starts in one of its own, and bwrap's held child stays in it until placed) and
+ * its cgroups. A supervisor ended by SIGINT, SIGTERM or SIGHUP kills them, then ends by that
+ * signal. Without this a placed sandbox ran on unsupervised, and one not yet placed could
+ * leave bwrap's child waiting for ever: bwrap died of SIGPIPE writing its status to the dead
+ * supervisor before it wrote the child's uid map. SIGKILL cannot be caught: bwrap's
+ * --die-with-parent ends a placed sandbox then, and the next supervisor kills whatever is left
+ * in a dead supervisor's cgroups (cgroup.ts, removeStale); killed in the few milliseconds
+ * before bwrap writes its child's uid map, the child still waits for ever (bwrap's own race).
+ */
+const running = new Set<() => void>()
+const SUPERVISOR_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
+
+function onSupervisorSignal (signal: NodeJS.Signals): void {
+  for (const kill of running) kill()
+  running.clear()
+  for (const s of SUPERVISOR_SIGNALS) process.removeListener(s, onSupervisorSignal)
+  // No listener left: the signal's default action ends this process, as if never caught.
+  process.kill(process.pid, signal)
+}
+
+/** Registers a running sandbox's kill; the returned function unregisters it. */
+function trackRunning (kill: () => void): () => void {
+  if (running.size === 0) for (const s of SUPERVISOR_SIGNALS) process.on(s, onSupervisorSignal)
+  running.add(kill)
+  return () => {
+    if (!running.delete(kill) || running.size > 0) return
+    for (const s of SUPERVISOR_SIGNALS) process.removeListener(s, onSupervisorSignal)
+  }
+}
+
 /** No sandbox process may outlive the kill by more than this. */
 export const KILL_GRACE_MS = 2000
 /** bwrap must report its child within this long after spawn. */
@@ -325,6 +357,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   let bwrapPid = 0
   let childPid = 0
   const timers: NodeJS.Timeout[] = []
+  let untrack = (): void => {}
 
   function halt (reason: StopReason, detail: string): void {
     if (stop !== undefined) return
@@ -342,8 +375,11 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     // 'pipe' is a socket pair (libuv), which no process in the sandbox can open by path:
     // /proc/<runner>/fd/1 gives ENXIO. A FIFO or a file in its place would let a test write
     // events into the runner's stdout (test/adversarial/events.test.ts).
-    const c = spawn(argv[0] as string, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], env: {}, detached: false })
+    // detached: a process group of its own, which onSupervisorSignal kills whole.
+    const c = spawn(argv[0] as string, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], env: {}, detached: true })
     child = c
+    const group = c.pid
+    if (group !== undefined) untrack = trackRunning(() => { try { process.kill(-group, 'SIGKILL') } catch {} cg.drainSync(KILL_GRACE_MS); cg.remove() })
     const exited = new Promise<void>(resolve => c.on('exit', (code, signal) => { exitCode = code; exitSignal = signal; resolve() }))
     const closed = new Promise<void>(resolve => c.on('close', () => resolve()))
     c.on('error', () => {})
@@ -443,6 +479,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     }
     const left = cg.remove()
     if (left.length > 0 && survivors === 0) survivors = cg.pids().length
+    untrack()
   }
   const endedAt = new Date()
   const end = performance.now()
