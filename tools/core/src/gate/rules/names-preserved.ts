@@ -97,15 +97,59 @@ export function reachingUsesOf (tree: SyntaxTree): string[] {
   return out
 }
 
-/** The file's distinct names, then one entry per use of a reaching name (`SEP` marks those). */
-function namesAndUses (tree: SyntaxTree): string[] {
-  return [...namesOf(tree), ...reachingUsesOf(tree).map(u => `${SEP}${u}`)]
+/**
+ * What tells one run of the code from another, where the file can already reach it: node's
+ * `process.env`, `process.argv` and the rest below, go's `os.Getenv`, `os.Args`, `flag`
+ * lookups, `testing.Testing`, … and the exit calls (`process.exit`, `os.Exit`, …). Each use is
+ * counted with its key, index or arguments as written, so a use added or changed is a
+ * finding: an e2e audit reached scoped_test_verified with `os.Getenv("CALC_WIDTH")` turned
+ * into `os.Getenv("GOCACHE")` (set only in the sandbox), `process.env.HOME === '/tmp'`,
+ * `os.Args[1][:6] == "-test."`, and `process.exit(2)` turned into `process.exit(0)` before an
+ * assertion ran. A fix that must read another variable, or exit otherwise, is rejected for
+ * review. A read through an alias (`const env = process.env`, then `env.HOME`) is not
+ * counted: names-preserved sees only that `env` was named before.
+ */
+const RUN_SENSING = {
+  javascript: {
+    roots: new Set(['process']),
+    members: new Set(['env', 'argv', 'argv0', 'execArgv', 'execPath', 'title', 'pid', 'ppid', 'exit', 'exitCode', 'reallyExit', 'abort', 'kill', 'cwd', 'getuid', 'geteuid', 'uptime', 'hrtime']),
+  },
+  go: {
+    roots: new Set(['os', 'syscall', 'flag', 'testing', 'runtime']),
+    members: new Set(['Getenv', 'LookupEnv', 'Environ', 'ExpandEnv', 'Args', 'Arg', 'NArg', 'Executable', 'Hostname', 'Getpid', 'Getppid', 'Getuid', 'Geteuid', 'Getwd', 'UserHomeDir', 'TempDir', 'Exit', 'Lookup', 'Parsed', 'Testing', 'Caller', 'Goexit']),
+  },
+} as const
+
+/** Each use of RUN_SENSING in a file, as its whole expression's text without white space (key, index, slice or call arguments included). */
+export function runSensingUsesOf (tree: SyntaxTree): string[] {
+  const { roots, members } = RUN_SENSING[tree.grammar]
+  const member = tree.grammar === 'go' ? 'selector_expression' : 'member_expression'
+  const out: string[] = []
+  for (const n of descendants(tree.root)) {
+    if (n.type !== member) continue
+    const object = field(n, 'object') ?? field(n, 'operand')
+    const property = field(n, 'property') ?? field(n, 'field')
+    if (object === undefined || property === undefined || !roots.has(textOf(tree, object)) || !members.has(textOf(tree, property))) continue
+    // The whole use: `process.env.HOME`, `process.env['HOME']`, `os.Args[1][:6]`, `os.Exit(0)`.
+    let use = n
+    while (use.parent !== undefined && ['member_expression', 'subscript_expression', 'index_expression', 'slice_expression', 'call_expression', 'selector_expression'].includes(use.parent.type) && (field(use.parent, 'object') === use || field(use.parent, 'operand') === use || field(use.parent, 'function') === use)) use = use.parent
+    out.push(textOf(tree, use).replace(/\s+/g, ''))
+  }
+  return out
 }
+
+/** The file's distinct names, then one entry per use of a reaching name (`SEP` marks those), then each run-sensing use (`RUN` marks those). */
+function namesAndUses (tree: SyntaxTree): string[] {
+  return [...namesOf(tree), ...reachingUsesOf(tree).map(u => `${SEP}${u}`), ...runSensingUsesOf(tree).map(u => `${RUN}${u}`)]
+}
+
+const RUN = '\u0001'
 
 /** How a computed key assembled from strings is counted among the reaching uses. */
 const BUILT_KEY = 'a computed key built from strings'
 
 function show (e: string): string {
+  if (e.startsWith(RUN)) return `use of ${e.slice(1)} (it can tell one run from another, or ends the run: a patch may not add or change one)`
   if (e === `${SEP}${BUILT_KEY}`) return `use of ${BUILT_KEY} (it can spell any name that reaches code)`
   return e.startsWith(SEP) ? `use of ${e.slice(1)} (reaches code or rebinds a call)` : `name ${e}`
 }

@@ -128,7 +128,25 @@ export const FRAMING: ReadonlyArray<{ name: string, test: (value: string) => boo
   { name: 'ok <n>', test: tapResult('ok ') },
   { name: '# pass', test: literally(/# pass/) },
   { name: '# fail', test: literally(/# fail/) },
+  // node --test's child protocol: each event is a v8-serialized frame after a length, read
+  // from the child's stdout wherever it starts (an e2e audit forged two passes from a source
+  // file's process.stdout.write('ff0f…', 'hex')). Its header is 0xFF 0x0F; a value that
+  // writes it as latin1, UTF-16 or hex or base64 text is framing.
+  { name: 'a v8-serialized frame (node --test)', test: carriesV8Header },
 ]
+
+/** V8's serialization header, which node --test's child protocol frames start with. */
+const V8_HEADER = Buffer.from([0xff, 0x0f])
+
+/** Whether `v` (literal text only) holds V8_HEADER written as latin1 or UTF-16 characters, or as hex or base64 text. */
+function carriesV8Header (v: string): boolean {
+  if (v.includes('\u00ff\u000f') || v.includes('\u0fff')) return true
+  for (const run of v.split(ANY_TEXT)) {
+    if (/^(?:[0-9a-fA-F]{2})+$/.test(run) && Buffer.from(run, 'hex').includes(V8_HEADER)) return true
+    if (run.length >= 4 && /^[A-Za-z0-9+/_-]+={0,2}$/.test(run) && Buffer.from(run, 'base64').includes(V8_HEADER)) return true
+  }
+  return false
+}
 
 /** A format verb as Go's fmt (flags, width, precision, argument index) and Node's util.format read it; `%%` is a literal `%`. */
 const FORMAT_VERB = /%(?:%|[-+# 0]*(?:\[\d+\])?(?:\d+|\*)?(?:\.(?:\d+|\*)?)?(?:\[\d+\])?[a-zA-Z])/g
@@ -196,24 +214,81 @@ function argumentValues (tree: SyntaxTree, call: SyntaxNode, goOnly: boolean): s
   args.forEach((first, at) => {
     const format = values[at]
     if (format === undefined || !isStringLiteral(first)) return
+    if (tree.grammar === 'go') {
+      for (const formatted of goFormatted(format, args.slice(at + 1), values.slice(at + 1))) out.push(formatted)
+      return
+    }
     let next = at + 1
-    const go = tree.grammar === 'go'
     const formatted = format.replace(FORMAT_VERB, m => {
       if (m === '%%') return '%'
-      const arg = args[next]
       const v = values[next]
       next++
-      if (m === '%c') {
-        if (!go) return ''
-        if (arg !== undefined && v !== undefined && (arg.type === 'int_literal' || arg.type === 'rune_literal')) return arg.type === 'rune_literal' ? v : charOf(Number(v.replaceAll('_', '')))
-        return ANY_TEXT
-      }
+      if (m === '%c') return ''
       return /^%[svdi]$/.test(m) ? text(v) : ANY_TEXT
     })
     out.push([formatted, ...values.slice(next).map(text)].join(' '))
   })
   return [...new Set(out)]
 }
+
+/** A go fmt verb: flags, an argument index for a `*` width, the width, precision (with its own index), the verb's argument index, the verb. */
+const GO_VERB = /%([-+# 0]*)(?:\[(\d+)\])?(\d+|\*)?(?:\.(?:\[(\d+)\])?(\d+|\*)?)?(?:\[(\d+)\])?([a-zA-Z%])/g
+
+/**
+ * What go's fmt prints for `format` with `args` (the arguments after it; `values` their
+ * literal values), as fmt reads it: explicit argument indexes (`%[2]s`, after which the next
+ * verb takes argument 3), a `*` width or precision taking an argument, a literal width
+ * padding with spaces (on the right with `-`), a precision cutting a string to that many
+ * characters, `%q` quoting, `%c` of a number or rune. A verb whose argument is not a literal,
+ * or whose result fmt's reading does not fix, is any text; a `*` precision over a literal
+ * string may cut it anywhere, so each cut is a reading of its own (the readings are capped:
+ * past the cap the verb is any text). Arguments no verb took are printed after it, as
+ * fmt's %!(EXTRA …) does, space-separated.
+ */
+function goFormatted (format: string, args: readonly SyntaxNode[], values: ReadonlyArray<string | undefined>): string[] {
+  let readings = ['']
+  let next = 0
+  let last = 0
+  const used = new Set<number>()
+  const take = (index: string | undefined): number => {
+    const i = index === undefined ? next : Number(index) - 1
+    next = i + 1
+    used.add(i)
+    return i
+  }
+  for (const m of format.matchAll(GO_VERB)) {
+    const literal = format.slice(last, m.index)
+    last = m.index + m[0].length
+    const [, flags = '', widthIndex, width, precisionIndex, precision, argIndex, verb = ''] = m
+    if (verb === '%') { readings = readings.map(r => r + literal + '%'); continue }
+    if (width === '*') take(widthIndex)
+    else if (widthIndex !== undefined) next = Number(widthIndex) - 1
+    if (precision === '*') take(precisionIndex)
+    else if (precisionIndex !== undefined) next = Number(precisionIndex) - 1
+    const i = take(argIndex)
+    const arg = args[i]
+    const v = values[i]
+    let texts: string[]
+    if (arg === undefined || v === undefined) texts = [ANY_TEXT]
+    else if (verb === 'c') texts = [arg.type === 'rune_literal' ? v : arg.type === 'int_literal' ? charOf(Number(v.replaceAll('_', ''))) : ANY_TEXT]
+    else if (verb === 's' || verb === 'v' || verb === 'q' || ((verb === 'd' || verb === 'i') && !isStringLiteral(arg))) {
+      const chars = [...v]
+      const cuts = precision === '*' ? (chars.length <= MAX_CUTS ? chars.map((_, k) => chars.slice(0, k + 1).join('')) : [ANY_TEXT]) : [precision === undefined || !isStringLiteral(arg) ? v : chars.slice(0, Number(precision)).join('')]
+      texts = cuts.map(c => verb === 'q' && c !== ANY_TEXT ? JSON.stringify(c) : c)
+    } else texts = [ANY_TEXT]
+    texts = texts.map(t => {
+      if (width === '*') return flags.includes('-') ? t + ANY_TEXT : ANY_TEXT + t
+      const pad = width === undefined || t.includes(ANY_TEXT) ? '' : ' '.repeat(Math.max(0, Number(width) - [...t].length))
+      return flags.includes('-') ? t + pad : pad + t
+    })
+    readings = readings.flatMap(r => texts.map(t => r + literal + t)).slice(0, MAX_CUTS)
+  }
+  const extra = values.map((v, i) => used.has(i) ? undefined : v ?? ANY_TEXT).filter(v => v !== undefined)
+  return readings.map(r => [r + format.slice(last), ...extra].join(' '))
+}
+
+/** The most readings of one go format (each cut of a `*` precision is one). */
+const MAX_CUTS = 64
 
 function isStringLiteral (n: SyntaxNode): boolean {
   return ['string', 'template_string', 'interpreted_string_literal', 'raw_string_literal'].includes(n.type)
