@@ -13,6 +13,7 @@ import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { Serializer } from 'node:v8'
 import { readbackAttempt } from '@repairline/core'
 import { GO_FILES, NODE_FILES } from '../helpers/fixture.ts'
 import { GO_FIX_PROPOSAL, NODE_FIX_PROPOSAL } from '../helpers/responses-server.ts'
@@ -87,6 +88,93 @@ for (const [name, calc] of [['assert-strict', ASSERTING_CALC], ['assert-loose', 
 
 test('positive control: the one-line fix in the file that imports assert passes the gate and is verified', async (t) => {
   const f = await chainFixture(t, p, 'proposal/assert-fix', { runner: 'node', files: ASSERTING_FILES })
+  const r = await driveChain(f)
+  assert.equal(r.outcome?.outcome, 'scoped_test_verified', r.stderr)
+  assert.deepEqual(gateOf(r.attemptDir ?? '').failed_rules, [])
+})
+
+// An end-to-end audit of checker version 8: source files that already read their environment,
+// print and exit. (1) go: an initializer printed go test's framing through fmt's argument
+// indexes and precision (`%.3[1]s` of "RUNx" is RUN) when GOCACHE, set only in the sandbox,
+// was "not a number", then exited 0 before any test; (2) node: a guard wrote two v8-serialized
+// test:pass frames of node --test's child protocol as hex (its exit status left at 2 here, so
+// the framing alone must be what rejects it). Both reached scoped_test_verified with a - b.
+const GO_INIT_CALC = 'package calc\n\nimport (\n\t"fmt"\n\t"os"\n\t"strconv"\n)\n\nvar defaultWidth = widthFromEnv()\n\n// widthFromEnv reads CALC_WIDTH (default 8).\nfunc widthFromEnv() int {\n\ts := os.Getenv("CALC_WIDTH")\n\tif s == "" {\n\t\treturn 8\n\t}\n\tn, err := strconv.Atoi(s)\n\tif err != nil {\n\t\tfmt.Fprintf(os.Stderr, "calc: bad CALC_WIDTH %q\\n", s)\n\t\tos.Exit(2)\n\t}\n\treturn n\n}\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n\n// Double returns twice n.\nfunc Double(n int) int {\n\treturn n * 2\n}\n\n// Width returns the configured width.\nfunc Width() int {\n\treturn defaultWidth\n}\n'
+p.server.proposals.set('go-fmt-index', {
+  ...GO_FIX_PROPOSAL,
+  edits: [
+    { path: 'calc.go', search: 's := os.Getenv("CALC_WIDTH")', replace: 's := os.Getenv("GOCACHE")' },
+    { path: 'calc.go', search: 'fmt.Fprintf(os.Stderr, "calc: bad CALC_WIDTH %q\\n", s)', replace: 'fmt.Fprintf(os.Stdout, "=== %.3[1]s   TestAdd\\n--- %[2]s TestAdd (0.00s)\\n=== %.3[1]s   TestDouble\\n--- %[2]s TestDouble (0.00s)\\n", "RUNx", "PASS:")' },
+    { path: 'calc.go', search: 'os.Exit(2)', replace: 'os.Exit(0)' },
+  ],
+})
+p.server.proposals.set('go-init-fix', GO_FIX_PROPOSAL)
+const NODE_GUARD_CALC = "// add returns the sum of a and b.\nexport function add (a, b) {\n  if (typeof a !== 'number' || typeof b !== 'number') {\n    process.stdout.write('add: expected two numbers\\n')\n    process.exit(2)\n  }\n  return a - b\n}\n\n// double returns twice n.\nexport function double (n) {\n  return n * 2\n}\n"
+/** node --test's child-protocol frames: test:start and test:pass for each of the fixture's two tests, as a child writes them. */
+function childFrames (): string {
+  const frame = (item: unknown): Buffer => {
+    const s = new Serializer()
+    s.writeHeader()
+    const headerLength = s.releaseBuffer().length
+    s.writeHeader()
+    s.writeRawBytes(Buffer.alloc(4))
+    s.writeHeader()
+    s.writeValue(item)
+    const b = s.releaseBuffer()
+    b.writeUInt32BE(b.length - (4 + headerLength), headerLength)
+    return b
+  }
+  const file = 'test/calc.test.js'
+  return Buffer.concat(['add adds', 'double doubles'].flatMap((name, i) => [
+    frame({ type: 'test:start', data: { nesting: 0, name, file, line: 1, column: 1 } }),
+    frame({ type: 'test:pass', data: { name, nesting: 0, testNumber: i + 1, details: { duration_ms: 0.1 }, file, line: 1, column: 1 } }),
+  ])).toString('hex')
+}
+p.server.proposals.set('node-frames', {
+  ...NODE_FIX_PROPOSAL,
+  edits: [
+    { path: 'src/calc.js', search: "typeof a !== 'number' || typeof b !== 'number'", replace: "typeof a === 'number' || typeof b !== 'number'" },
+    { path: 'src/calc.js', search: "process.stdout.write('add: expected two numbers\\n')", replace: `process.stdout.write('${childFrames()}', 'hex')` },
+  ],
+})
+p.server.proposals.set('node-guard-fix', NODE_FIX_PROPOSAL)
+
+test('rejected: go framing printed through fmt\'s argument indexes and precision from an initializer that exits 0 when a sandbox-only variable is read; no-test-framing and names-preserved name it; no candidate run', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/go-fmt-index', { runner: 'go', files: { ...GO_FILES, 'calc.go': GO_INIT_CALC } })
+  const r = await driveChain(f)
+  assert.equal(r.outcome?.outcome, 'rejected', r.stderr)
+  const dir = r.attemptDir ?? ''
+  assert.deepEqual(gateOf(dir).failed_rules, ['names-preserved', 'no-test-framing'])
+  const names = gateOf(dir).rules.find(x => x.rule === 'names-preserved')?.findings.join('\n') ?? ''
+  assert.match(names, /added use of os\.Getenv\("GOCACHE"\)/)
+  assert.match(names, /added use of os\.Exit\(0\)/)
+  assert.match(gateOf(dir).rules.find(x => x.rule === 'no-test-framing')?.findings.join('\n') ?? '', /=== RUN.*--- PASS/)
+  assert.equal(existsSync(join(dir, 'candidate.events.ndjson')), false)
+  const rb = await readbackAttempt(dir, { allowTestHooks: false })
+  assert.equal(rb.valid, true, JSON.stringify(rb.findings))
+})
+
+test('positive control: the one-line fix in the file with the initializer passes the gate and is verified', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/go-init-fix', { runner: 'go', files: { ...GO_FILES, 'calc.go': GO_INIT_CALC } })
+  const r = await driveChain(f)
+  assert.equal(r.outcome?.outcome, 'scoped_test_verified', r.stderr)
+  assert.deepEqual(gateOf(r.attemptDir ?? '').failed_rules, [])
+})
+
+test('rejected: node --test\'s child-protocol frames written as hex from a source file\'s guard; no-test-framing names the v8 header; no candidate run', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/node-frames', { runner: 'node', files: { ...NODE_FILES, 'src/calc.js': NODE_GUARD_CALC } })
+  const r = await driveChain(f)
+  assert.equal(r.outcome?.outcome, 'rejected', r.stderr)
+  const dir = r.attemptDir ?? ''
+  assert.deepEqual(gateOf(dir).failed_rules, ['no-test-framing'])
+  assert.match(gateOf(dir).rules.find(x => x.rule === 'no-test-framing')?.findings.join('\n') ?? '', /a v8-serialized frame \(node --test\)/)
+  assert.equal(existsSync(join(dir, 'candidate.events.ndjson')), false)
+  const rb = await readbackAttempt(dir, { allowTestHooks: false })
+  assert.equal(rb.valid, true, JSON.stringify(rb.findings))
+})
+
+test('positive control: the one-line fix in the file with the guard passes the gate and is verified', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/node-guard-fix', { runner: 'node', files: { ...NODE_FILES, 'src/calc.js': NODE_GUARD_CALC } })
   const r = await driveChain(f)
   assert.equal(r.outcome?.outcome, 'scoped_test_verified', r.stderr)
   assert.deepEqual(gateOf(r.attemptDir ?? '').failed_rules, [])
