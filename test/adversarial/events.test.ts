@@ -72,6 +72,24 @@ func TestEarly(t *testing.T) {
   assert.equal(r.fault, undefined)
 })
 
+test('T1: framing printed by an init that then exits 0 (no test ran) gives test2json passes for every name but no package result: the package is the failed identity <pkg>::', async t => {
+  const r = await goRun(t, {
+    'forge.go': 'package calc\n\nimport (\n\t"fmt"\n\t"os"\n)\n\nfunc init() {\n\tfmt.Print("=== RUN   TestAdd\\n--- PASS: TestAdd (0.00s)\\n")\n\tos.Exit(0)\n}\n',
+    'calc_test.go': 'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal("Add(2, 3) != 5")\n\t}\n}\n',
+  })
+  // The attack is real: exit 0, a run and a pass event for TestAdd, and no package event.
+  assert.equal(r.sandbox?.exit.code, 0)
+  assert.deepEqual(naivePasses(r.events), ['TestAdd'])
+  assert.ok(!r.events.some(e => e.Test === undefined && ['pass', 'fail', 'skip'].includes(e.Action)), 'test2json gave the package a result')
+  // Positive control: a summary that does not ask for package results is fooled.
+  const fooled = new EventSummarizer()
+  for (const ev of r.events) fooled.add(ev)
+  assert.deepEqual(fooled.finish().failing, [])
+  // The runner's summary is not.
+  assert.deepEqual(r.summary.failing, ['example.com/calc::'])
+  assert.match(r.summary.anomalies.join('\n'), /example\.com\/calc::: tests ran but the package has no result of its own/)
+})
+
 test('T4: TestMain calling os.Exit(0) — before the tests run, or after failures — exits 0 and is a fault, never a pass', async t => {
   for (const [main, code] of [
     ['func TestMain(m *testing.M) { os.Exit(0) }', 'TESTS_NOT_RUN'],

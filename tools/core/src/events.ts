@@ -319,6 +319,17 @@ function withTerminal (r: IdentityRecord, result: IdentityResult): IdentityRecor
   return runsOf(r) | count << 2 | RESULT_CODE[result] << 4 | (seenOf(r) | RESULT_BIT[result]) << 6
 }
 
+export interface SummaryOptions {
+  /**
+   * Every package whose tests ran must have its own result (go: test2json ends each package
+   * with a package-level pass, fail or skip). One that has none is the failed identity
+   * <Package>::. An e2e audit forged `=== RUN`/`--- PASS` lines from an initializer that then
+   * exited 0: test2json took go test's `ok` line as the last test's output, and no package
+   * result followed.
+   */
+  packageResults?: boolean
+}
+
 export class EventSummarizer {
   // Package → test name → record: keys are the parsed strings themselves (no identity string
   // is built per event); identities are joined once, in finish().
@@ -329,6 +340,8 @@ export class EventSummarizer {
   private readonly forged = new Set<string>()
   private readonly anomalies: string[] = []
   private dropped = 0
+
+  constructor (private readonly o: SummaryOptions = {}) {}
 
   /** Adds an anomaly line (runners report their own: stray output, truncated lines). */
   flag (line: string): void {
@@ -412,6 +425,13 @@ export class EventSummarizer {
       pkgIds.set(identityOf(pkg, ''), { result: 'fail' })
       anomalies.push(`${identityOf(pkg, '')}: the package failed without a failed test (counted as a failed identity)`)
     }
+    if (this.o.packageResults === true) {
+      for (const pkg of this.records.keys()) {
+        if (packages[pkg] !== undefined || this.buildFailed.has(pkg)) continue
+        pkgIds.set(identityOf(pkg, ''), { result: 'fail' })
+        anomalies.push(`${identityOf(pkg, '')}: tests ran but the package has no result of its own (go test gives every package one; counted as a failed identity)`)
+      }
+    }
     if (this.dropped > 0) anomalies.push(`… and ${this.dropped} more anomalies`)
     for (const [id, st] of pkgIds) { ids.push(id); states.set(id, st) }
     // The default sort (UTF-16 code units) without a comparator: several times faster on 10^5 keys.
@@ -442,8 +462,8 @@ const SKIP: IdentityState = Object.freeze({ result: 'skip' })
 const FAIL: IdentityState = Object.freeze({ result: 'fail' })
 
 /** Summarizes a stream of normalized events into identities and results. */
-export function summarizeEvents (events: Iterable<TestEvent>): TestSummary {
-  const s = new EventSummarizer()
+export function summarizeEvents (events: Iterable<TestEvent>, o: SummaryOptions = {}): TestSummary {
+  const s = new EventSummarizer(o)
   for (const ev of events) s.add(ev)
   return s.finish()
 }

@@ -32,7 +32,7 @@ import { parseJsonText } from '../json.ts'
 import { printableLine } from '../printable-line.ts'
 import { readFileNoFollow } from '../read-file.ts'
 import { jcs } from '../digest.ts'
-import { summarizeEvents, type TestSummary } from '../events.ts'
+import { summarizeEvents, type SummaryOptions, type TestSummary } from '../events.ts'
 import { schemaErrors } from '../contracts.ts'
 import { compareRuns } from '../verify/compare.ts'
 import { candidateRunVerdict, limitsNotInForce, recordedRunVerdict, type CandidateRunVerdict } from '../verify/run-verdict.ts'
@@ -81,7 +81,7 @@ const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b78
 function summaryOf (c: CheckContext, rel: string, doc: { events: { count: number, bytes: number, sha256: string } }): { events: TestEvent[], summary: TestSummary } | undefined {
   const file = rel === 'baseline.events.ndjson' ? 'baseline.json' : 'verify.json'
   if (!c.files.has(rel)) {
-    if (doc.events.count === 0 && doc.events.bytes === 0 && doc.events.sha256 === EMPTY_SHA256) return { events: [], summary: summarizeEvents([]) }
+    if (doc.events.count === 0 && doc.events.bytes === 0 && doc.events.sha256 === EMPTY_SHA256) return { events: [], summary: summarizeEvents([], summaryOptions(c)) }
     // The baseline's events are a stage record of their own: the stage check reports them missing.
     if (rel === 'candidate.events.ndjson') c.findings.add(CODE, `${file} states ${doc.events.count} events in ${rel}, which is not retained: its verdict cannot be derived again`, file)
     return undefined
@@ -91,7 +91,13 @@ function summaryOf (c: CheckContext, rel: string, doc: { events: { count: number
   const events = readEvents(c, rel, bytes)
   if (events === undefined) return undefined
   if (doc.events.count !== events.length || doc.events.bytes !== bytes.length) c.findings.add(CODE, `${file} states ${doc.events.count} events in ${doc.events.bytes} bytes; ${rel} holds ${events.length} in ${bytes.length}`, file)
-  return { events, summary: summarizeEvents(events) }
+  return { events, summary: summarizeEvents(events, summaryOptions(c)) }
+}
+
+/** As the runner summarized the run: go's packages each need a result of their own. */
+function summaryOptions (c: CheckContext): SummaryOptions {
+  const config = c.docs.get('inputs/execution.json') as ExecutionConfig | undefined
+  return { packageResults: config?.runner.kind === 'go' }
 }
 
 /** Identities, failing set and anomalies of `doc` against the summary re-derived from its events. */

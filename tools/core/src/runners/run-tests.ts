@@ -189,7 +189,7 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
       ...(spec.onPlaced === undefined ? {} : { onPlaced: spec.onPlaced }),
       ...(spec.onProgress === undefined ? {} : { onStdout: progressSink(spec.runner, spec.onProgress) }),
     })
-    const summarizer = new EventSummarizer()
+    const summarizer = new EventSummarizer({ packageResults: spec.runner === 'go' })
     const events: TestEvent[] = []
     let reportedFailures: number | undefined
     const keep = (ev: TestEvent): void => {
