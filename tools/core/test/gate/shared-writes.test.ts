@@ -1,11 +1,12 @@
-// The fourth, fifth and sixth gate audits' cases against shared-writes, in process: each attack (a write that
-// reaches state the tests share, through a property, `this`, a catch binding, a parameter or
-// a go pointer) is rejected and named by calls-preserved; each ordinary fix (off-by-one,
-// fields on locals, fresh objects, sentinels from globals, a project module's exports, go
-// units and sentinels) draws no shared-state finding. Some fixes are rejected by other rules
-// for reasons of their own (an added call or name); those are checked for the absence of a
-// shared-state finding only. One is a stated cost: a go struct copied from another file's var
-// (`cfg := defaultConfig`) may be a pointer, map or slice, so a write into it is a finding.
+// The fourth to seventh gate audits' cases against shared-writes, in process: each attack (a
+// write that reaches state the tests share, through a property, `this`, a catch binding, a
+// parameter, a literal's selected key, a class field, a named or required module, a go
+// pointer, channel, type assertion, receiver or embedded field) is rejected and named by
+// calls-preserved; each ordinary fix (off-by-one, fields on locals, fresh objects, sentinels
+// from globals, a project module's exports, go units and sentinels, a value passed to a
+// standard function that only reads it) draws no shared-state finding. Some fixes are
+// rejected by other rules for reasons of their own (an added call or name); those are checked
+// for the absence of a shared-state finding only. A few are stated costs (COST, below).
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -21,6 +22,8 @@ import { CASES as ROUND5_ATTACKS } from './shared-writes-cases/attacks-round5.ts
 import { CASES as ROUND5_FIXES } from './shared-writes-cases/fixes-round5.ts'
 import { CASES as ROUND6_ATTACKS } from './shared-writes-cases/attacks-round6.ts'
 import { CASES as ROUND6_FIXES } from './shared-writes-cases/fixes-round6.ts'
+import { CASES as ROUND7_ATTACKS } from './shared-writes-cases/attacks-round7.ts'
+import { CASES as ROUND7_FIXES } from './shared-writes-cases/fixes-round7.ts'
 
 /** A finding of shared-writes (as calls-preserved prints it). */
 const SHARED = /shared state|may hold|no scope around it declares|reached through an expression|imported module|imported package/
@@ -46,15 +49,18 @@ const OTHERWISE_REJECTED = new Set(['esm-member-then-alias', 'go-bare-pass'])
 /**
  * Stated costs: a go struct copied from another file's var may be a pointer, map or slice;
  * flows are matched by name, not by scope, so a local that holds shared state in one function
- * makes a local of the same name in another one suspect too.
+ * makes a local of the same name in another one suspect too; any binding taken from a package
+ * (`import { basename } from 'node:path'`) may be an object the tests use too (`import {
+ * strict as assert }` is the assert module), so passing it to a changed call is a finding.
  */
 const COST = new Map([
   ['go-struct-copy-of-other-file-var', /cfg\.Timeout, through cfg/],
   ['fp-js-same-local-name-other-function', /env\.LANG, under env/],
   ['fp-go-same-local-name-other-function', /cfg\.Timeout, through cfg/],
+  ['cost-js-named-package-import-passed', /passes basename/],
 ])
 
-for (const c of [...HOLDERS, ...HOLDERS_2, ...GO_ATTACKS, ...REJECTED_BEFORE, ...ROUND5_ATTACKS, ...ROUND6_ATTACKS]) {
+for (const c of [...HOLDERS, ...HOLDERS_2, ...GO_ATTACKS, ...REJECTED_BEFORE, ...ROUND5_ATTACKS, ...ROUND6_ATTACKS, ...ROUND7_ATTACKS]) {
   if (HARMLESS.has(c.name)) {
     test(`accepted (control): ${c.name}`, async () => { assert.equal((await gate(c)).passed, true) })
     continue
@@ -66,7 +72,7 @@ for (const c of [...HOLDERS, ...HOLDERS_2, ...GO_ATTACKS, ...REJECTED_BEFORE, ..
   })
 }
 
-for (const c of [...JS_FIXES, ...GO_FIXES, ...ROUND5_FIXES, ...ROUND6_FIXES]) {
+for (const c of [...JS_FIXES, ...GO_FIXES, ...ROUND5_FIXES, ...ROUND6_FIXES, ...ROUND7_FIXES]) {
   test(`${COST.has(c.name) ? 'rejected (stated cost)' : 'no shared-state finding'}: ${c.name}`, async () => {
     const r = await gate(c)
     const cost = COST.get(c.name)

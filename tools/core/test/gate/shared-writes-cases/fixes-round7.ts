@@ -1,0 +1,16 @@
+// The seventh gate audit's cases (ordinary fixes): each was rejected, with a shared-state finding its only finding.
+import type { Case } from './case.ts'
+const j = (name: string, before: string, edits: Array<[string, string]>, expect?: 'pass' | 'rej'): Case => ({ name, runner: 'node', path: 'src/lib.js', before, edits, expect })
+const g = (name: string, before: string, edits: Array<[string, string]>, expect?: 'pass' | 'rej'): Case => ({ name, runner: 'go', path: 'lib.go', before, edits, expect })
+export const CASES: Case[] = [
+  j('fp-js-env-alias-typo', "const env = process.env\n\n// port returns the port to listen on.\nexport function port () {\n  return Number.parseInt(env.PROT ?? '3000', 10)\n}\n", [['env.PROT', 'env.PORT']]),
+  j('fp-js-env-destructured-typo', "const { env } = process\n\n// port returns the port to listen on.\nexport function port () {\n  return Number.parseInt(env.PROT ?? '3000', 10)\n}\n", [['env.PROT', 'env.PORT']]),
+  j('fp-js-config-destructured-field', "import { config } from './config.js'\n\n// endpoint returns the URL of path on the API.\nexport function endpoint (path) {\n  const { siteUrl, apiUrl } = config\n  return new URL(path, siteUrl).href\n}\n", [['new URL(path, siteUrl)', 'new URL(path, apiUrl)']]),
+  j('fp-js-config-constant-for-literal', "import config from './config.js'\n\nconst { delayMs } = config\n\n// pause waits the configured delay.\nexport function pause () {\n  return new Promise(resolve => setTimeout(resolve, 100))\n}\n", [['setTimeout(resolve, 100)', 'setTimeout(resolve, delayMs)']]),
+  j('fp-js-stringify-right-object', "import path from 'node:path'\n\n// describe returns p's parts as JSON.\nexport function describe (p) {\n  const info = { dir: path.dirname(p), sep: path.sep }\n  return JSON.stringify(p)\n}\n", [['JSON.stringify(p)', 'JSON.stringify(info)']]),
+  g('fp-go-args0-name', 'package lib\n\nimport (\n\t"fmt"\n\t"os"\n)\n\n// Usage returns the usage line, naming the program as it was run.\nfunc Usage() string {\n\tprog := os.Args[0]\n\tif prog == "" {\n\t\tprog = "tool"\n\t}\n\treturn fmt.Sprintf("usage: %s [flags]", "tool")\n}\n', [['[flags]", "tool")', '[flags]", prog)']]),
+  g('fp-go-retry-wait-local', 'package lib\n\nimport (\n\t"log"\n\t"time"\n)\n\n// Retry calls f until it succeeds, at most tries times, waiting between tries.\nfunc Retry(tries int, f func() error) error {\n\twait := time.Second\n\terr := f()\n\tfor i := 1; i < tries && err != nil; i++ {\n\t\tlog.Printf("retry %d in %v", i, wait)\n\t\ttime.Sleep(time.Millisecond)\n\t\terr = f()\n\t}\n\treturn err\n}\n', [['time.Sleep(time.Millisecond)', 'time.Sleep(wait)']]),
+  // Not the audit's: a stated cost of closing its named-import bypass (shared-writes.test.ts's COST).
+  j('cost-js-named-package-import-passed', "import { basename, dirname } from 'node:path'\n\n// names returns each path's directory.\nexport function names (ps) {\n  return ps.map(dirname)\n}\n\nexport const base = basename\n", [['ps.map(dirname)', 'ps.map(basename)']]),
+  g('fp-go-other-file-config-field-by-value', 'package lib\n\nimport "time"\n\n// Wait pauses for the configured timeout.\nfunc Wait() {\n\tcfg := defaultConfig\n\ttime.Sleep(cfg.Delay)\n}\n', [['cfg.Delay', 'cfg.Timeout']]),
+]
