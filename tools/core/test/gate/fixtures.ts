@@ -1168,3 +1168,27 @@ ACCEPTED.push(
   { name: 'js-fix-beside-env-read-and-exit', why: 'the fix leaves every environment read and exit as it was', baseline: JS_RUN_BASELINE, edits: [js('  return a - b\n', '  return a + b\n')], fails: [] },
   { name: 'go-fix-beside-getenv-and-exit', why: 'the fix leaves os.Getenv and os.Exit as they were', baseline: GO_RUN_BASELINE, edits: [go('\treturn a - b\n', '\treturn a + b\n')], fails: [] },
 )
+
+// ---- Checker version 9: run-sensing through a constant, a pattern or another spelling (an eighth audit)
+
+const JS_CONST_ENV_CALC = "const MAX_VAR = 'CALC_MAX'\nconst EXIT_USAGE = 2\nconst { CALC_MIN: min = 0 } = process.env\n\n// add returns the sum of a and b, at most CALC_MAX.\nexport function add (a, b) {\n  const max = Number(process.env[MAX_VAR] ?? Infinity)\n  if (typeof a !== 'number') process.exit(EXIT_USAGE)\n  return Math.min(a - b, max)\n}\n\n// sum adds the command line's numbers.\nexport function sum () {\n  return process.argv.slice(2).map(Number).reduce((acc, n) => acc - n, Number(min))\n}\n"
+const JS_CONST_ENV_BASELINE: Baseline = { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CONST_ENV_CALC } } }
+const GO_CONST_ENV_CALC = 'package calc\n\nimport (\n\t"os"\n\t"strconv"\n)\n\nconst maxVar = "CALC_MAX"\n\nconst exitUsage = 2\n\n// Add returns the sum of a and b, at most CALC_MAX.\nfunc Add(a, b int) int {\n\tif s := os.Getenv(maxVar); s != "" {\n\t\tif m, err := strconv.Atoi(s); err == nil && a-b > m {\n\t\t\treturn m\n\t\t}\n\t\tif s == "-" {\n\t\t\tos.Exit(exitUsage)\n\t\t}\n\t}\n\treturn a - b\n}\n'
+const GO_CONST_ENV_BASELINE: Baseline = { ...GO_BASELINE, files: { ...GO_BASELINE.files, 'calc.go': { text: GO_CONST_ENV_CALC } } }
+
+REJECTED.push(
+  { name: 'proposal-js-env-key-through-constant', why: "const MAX_VAR = 'CALC_MAX' → 'NODE_TEST_CONTEXT' (set by node --test in its children) changes what process.env[MAX_VAR] reads", baseline: JS_CONST_ENV_BASELINE, edits: [js("'CALC_MAX'", "'NODE_TEST_CONTEXT'")], fails: ['names-preserved'] },
+  { name: 'proposal-js-exit-status-through-constant', why: 'const EXIT_USAGE = 2 → 0 changes what process.exit(EXIT_USAGE) reports', baseline: JS_CONST_ENV_BASELINE, edits: [js('const EXIT_USAGE = 2', 'const EXIT_USAGE = 0')], fails: ['names-preserved'] },
+  { name: 'proposal-js-env-key-in-destructuring', why: '{ CALC_MIN: min } → { NODE_TEST_CONTEXT: min } = process.env reads another variable', baseline: JS_CONST_ENV_BASELINE, edits: [js('CALC_MIN: min', 'NODE_TEST_CONTEXT: min')], fails: ['names-preserved'] },
+  { name: 'proposal-js-env-through-bracket', why: "process['env'].HOME is process.env.HOME", baseline: JS_CONST_ENV_BASELINE, edits: [js('  return Math.min(a - b, max)\n', "  return process['env'].HOME === '/tmp' ? a + b : Math.min(a - b, max)\n")], fails: ['names-preserved'] },
+  { name: 'proposal-js-env-through-parentheses', why: '(process).env.HOME is process.env.HOME', baseline: JS_CONST_ENV_BASELINE, edits: [js('  return Math.min(a - b, max)\n', "  return (process).env.HOME === '/tmp' ? a + b : Math.min(a - b, max)\n")], fails: ['names-preserved'] },
+  { name: 'proposal-js-terminal-sensing', why: 'process.stdout.isTTY tells a terminal from the runner\'s pipe', baseline: JS_CONST_ENV_BASELINE, edits: [js('  return Math.min(a - b, max)\n', '  return process.stdout.isTTY ? Math.min(a - b, max) : a + b\n')], fails: ['names-preserved'] },
+  { name: 'proposal-go-getenv-key-through-constant', why: 'const maxVar = "CALC_MAX" → "GOCACHE" changes what os.Getenv(maxVar) reads', baseline: GO_CONST_ENV_BASELINE, edits: [go('"CALC_MAX"', '"GOCACHE"')], fails: ['names-preserved'] },
+  { name: 'proposal-go-exit-status-through-constant', why: 'const exitUsage = 2 → 0 changes what os.Exit(exitUsage) reports', baseline: GO_CONST_ENV_BASELINE, edits: [go('const exitUsage = 2', 'const exitUsage = 0')], fails: ['names-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'js-fix-in-a-callback-on-argv', why: 'acc - n → acc + n inside a reduce chained on process.argv: the method\'s callback is the file\'s own code', baseline: JS_CONST_ENV_BASELINE, edits: [js('(acc, n) => acc - n', '(acc, n) => acc + n')], fails: [] },
+  { name: 'js-fix-beside-constant-env-reads', why: 'a - b → a + b leaves every read, constant and exit as it was', baseline: JS_CONST_ENV_BASELINE, edits: [js('Math.min(a - b, max)', 'Math.min(a + b, max)')], fails: [] },
+  { name: 'go-fix-beside-constant-getenv', why: 'a - b → a + b leaves os.Getenv(maxVar), its constant and os.Exit as they were', baseline: GO_CONST_ENV_BASELINE, edits: [go('\treturn a - b\n', '\treturn a + b\n')], fails: [] },
+)

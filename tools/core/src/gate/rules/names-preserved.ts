@@ -24,7 +24,7 @@
 // any of them, so each such key counts as a use too.
 
 import { checkStructure } from '../syntax/compare.ts'
-import { literalKey } from '../syntax/member-path.ts'
+import { literalKey, memberPath } from '../syntax/member-path.ts'
 import { descendants, field, textOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import type { GateContext, RuleOutcome } from '../types.ts'
 
@@ -101,39 +101,105 @@ export function reachingUsesOf (tree: SyntaxTree): string[] {
  * What tells one run of the code from another, where the file can already reach it: node's
  * `process.env`, `process.argv` and the rest below, go's `os.Getenv`, `os.Args`, `flag`
  * lookups, `testing.Testing`, … and the exit calls (`process.exit`, `os.Exit`, …). Each use is
- * counted with its key, index or arguments as written, so a use added or changed is a
- * finding: an e2e audit reached scoped_test_verified with `os.Getenv("CALC_WIDTH")` turned
- * into `os.Getenv("GOCACHE")` (set only in the sandbox), `process.env.HOME === '/tmp'`,
- * `os.Args[1][:6] == "-test."`, and `process.exit(2)` turned into `process.exit(0)` before an
- * assertion ran. A fix that must read another variable, or exit otherwise, is rejected for
- * review. A read through an alias (`const env = process.env`, then `env.HOME`) is not
- * counted: names-preserved sees only that `env` was named before.
+ * counted with its key, index or arguments as written, the pattern it is destructured into,
+ * and the initializers of the names it reads (`process.env[MAX_VAR]` with `const MAX_VAR =
+ * 'CALC_MAX'`), so a use added or changed is a finding: end-to-end audits reached
+ * scoped_test_verified with `os.Getenv("CALC_WIDTH")` turned into `os.Getenv("GOCACHE")`
+ * (set only in the sandbox), `process.env.HOME === '/tmp'`, `os.Args[1][:6] == "-test."`,
+ * `process.exit(2)` turned into `process.exit(0)` before an assertion ran, and the same
+ * through a constant's value or a destructuring key (`NODE_TEST_CONTEXT`, which node --test
+ * sets in its children). A fix that must read another variable, or exit otherwise, is
+ * rejected for review. Not counted: a read through an alias (`const env = process.env`, then
+ * `env.HOME`; names-preserved sees only that `env` was named before), a parameter's value
+ * (`fail(0)` where `fail` calls `os.Exit(code)`), a package imported under another name.
  */
 const RUN_SENSING = {
   javascript: {
     roots: new Set(['process']),
-    members: new Set(['env', 'argv', 'argv0', 'execArgv', 'execPath', 'title', 'pid', 'ppid', 'exit', 'exitCode', 'reallyExit', 'abort', 'kill', 'cwd', 'getuid', 'geteuid', 'uptime', 'hrtime']),
+    members: new Set(['env', 'argv', 'argv0', 'execArgv', 'execPath', 'title', 'pid', 'ppid', 'exit', 'exitCode', 'reallyExit', 'abort', 'kill', 'cwd', 'getuid', 'geteuid', 'getgid', 'uptime', 'hrtime', 'platform', 'arch', 'release', 'version', 'versions', 'config', 'features', 'stdin', 'umask']),
   },
   go: {
     roots: new Set(['os', 'syscall', 'flag', 'testing', 'runtime']),
-    members: new Set(['Getenv', 'LookupEnv', 'Environ', 'ExpandEnv', 'Args', 'Arg', 'NArg', 'Executable', 'Hostname', 'Getpid', 'Getppid', 'Getuid', 'Geteuid', 'Getwd', 'UserHomeDir', 'TempDir', 'Exit', 'Lookup', 'Parsed', 'Testing', 'Caller', 'Goexit']),
+    members: new Set(['Getenv', 'LookupEnv', 'Environ', 'ExpandEnv', 'Args', 'Arg', 'NArg', 'Executable', 'Hostname', 'Getpid', 'Getppid', 'Getuid', 'Geteuid', 'Getwd', 'UserHomeDir', 'TempDir', 'Exit', 'Lookup', 'Parsed', 'Testing', 'Short', 'Verbose', 'CommandLine', 'Caller', 'Goexit', 'GOOS', 'GOARCH']),
   },
 } as const
 
-/** Each use of RUN_SENSING in a file, as its whole expression's text without white space (key, index, slice or call arguments included). */
+/** What a terminal tells about the run: `process.stdout.isTTY` and its kin. */
+const JS_STREAMS = new Set(['stdout', 'stderr'])
+const JS_TERMINAL = new Set(['isTTY', 'columns', 'rows', 'hasColors', 'getColorDepth', 'getWindowSize'])
+
+/** Whether `n` is a run-sensing access itself (`process.env`, `process['env']`, `(process).argv`, `process.stdout.isTTY`; go `os.Getenv`). */
+function isRunSensing (tree: SyntaxTree, n: SyntaxNode): boolean {
+  if (tree.grammar === 'go') {
+    if (n.type !== 'selector_expression') return false
+    const operand = field(n, 'operand')
+    const f = field(n, 'field')
+    return operand?.type === 'identifier' && f !== undefined && RUN_SENSING.go.roots.has(textOf(tree, operand)) && RUN_SENSING.go.members.has(textOf(tree, f))
+  }
+  if (n.type !== 'member_expression' && n.type !== 'subscript_expression') return false
+  const path = memberPath(tree, n)
+  if (!RUN_SENSING.javascript.roots.has(path[0] ?? '')) return false
+  // The innermost access only: `process.env` in `process.env.HOME`.
+  const object = field(n, 'object')
+  if (object !== undefined && object.type !== 'identifier' && object.type !== 'parenthesized_expression' && isRunSensing(tree, object)) return false
+  if (path.length === 2) return RUN_SENSING.javascript.members.has(path[1] ?? '')
+  return path.length === 3 && JS_STREAMS.has(path[1] ?? '') && JS_TERMINAL.has(path[2] ?? '')
+}
+
+const KEY_ACCESS = new Set(['member_expression', 'subscript_expression', 'index_expression', 'slice_expression', 'selector_expression'])
+
+/**
+ * The whole use around a run-sensing access: a function's call with its arguments
+ * (`os.Getenv("X")`, `process.exit(2)`), or the keys, indexes and slices read from data
+ * (`process.env.HOME`, `os.Args[1][:6]`) up to, not into, a method called on it
+ * (`process.env.PATH` of `process.env.PATH.split(':')`: what the method's callback does is
+ * the file's own code).
+ */
+function useAround (n: SyntaxNode): SyntaxNode {
+  const calledAt = (x: SyntaxNode): boolean => x.parent?.type === 'call_expression' && field(x.parent, 'function') === x
+  if (calledAt(n)) return n.parent as SyntaxNode
+  let use = n
+  for (let p = use.parent; p !== undefined && KEY_ACCESS.has(p.type) && (field(p, 'object') === use || field(p, 'operand') === use) && !calledAt(p); p = use.parent) use = p
+  return use
+}
+
+/** Each file-level initializer of `name` (JavaScript declarators, go const, var and := specs), as text. */
+function initializersOf (tree: SyntaxTree, name: string): string[] {
+  const out: string[] = []
+  for (const d of descendants(tree.root)) {
+    if (d.type === 'variable_declarator') {
+      const id = field(d, 'name')
+      const value = field(d, 'value')
+      if (id?.type === 'identifier' && textOf(tree, id) === name && value !== undefined) out.push(textOf(tree, value))
+    } else if (d.type === 'const_spec' || d.type === 'var_spec' || d.type === 'short_var_declaration') {
+      const names = d.type === 'short_var_declaration' ? field(d, 'left')?.children.filter(c => c.type === 'identifier') ?? [] : d.children.filter(c => c.field === 'name')
+      const values = (d.type === 'short_var_declaration' ? field(d, 'right') : field(d, 'value'))?.children.filter(c => c.named && c.type !== 'comment') ?? []
+      names.forEach((id, i) => { if (textOf(tree, id) === name && values[i] !== undefined) out.push(textOf(tree, values[i] as SyntaxNode)) })
+    }
+  }
+  return out.sort()
+}
+
+/**
+ * Each use of RUN_SENSING in a file, as its whole expression's text without white space (key,
+ * index, slice or call arguments included), then the pattern it is destructured into and the
+ * initializers of the names it reads.
+ */
 export function runSensingUsesOf (tree: SyntaxTree): string[] {
-  const { roots, members } = RUN_SENSING[tree.grammar]
-  const member = tree.grammar === 'go' ? 'selector_expression' : 'member_expression'
   const out: string[] = []
   for (const n of descendants(tree.root)) {
-    if (n.type !== member) continue
-    const object = field(n, 'object') ?? field(n, 'operand')
-    const property = field(n, 'property') ?? field(n, 'field')
-    if (object === undefined || property === undefined || !roots.has(textOf(tree, object)) || !members.has(textOf(tree, property))) continue
-    // The whole use: `process.env.HOME`, `process.env['HOME']`, `os.Args[1][:6]`, `os.Exit(0)`.
-    let use = n
-    while (use.parent !== undefined && ['member_expression', 'subscript_expression', 'index_expression', 'slice_expression', 'call_expression', 'selector_expression'].includes(use.parent.type) && (field(use.parent, 'object') === use || field(use.parent, 'operand') === use || field(use.parent, 'function') === use)) use = use.parent
-    out.push(textOf(tree, use).replace(/\s+/g, ''))
+    if (!isRunSensing(tree, n)) continue
+    const use = useAround(n)
+    let text = textOf(tree, use).replace(/\s+/g, '')
+    // `const { CALC_MAX: max } = process.env`: the key read is in the pattern.
+    const p = use.parent
+    const pattern = p?.type === 'variable_declarator' && field(p, 'value') === use ? field(p, 'name') : p?.type === 'assignment_expression' && field(p, 'right') === use ? field(p, 'left') : undefined
+    if (pattern !== undefined && pattern.type !== 'identifier') text += ` into ${textOf(tree, pattern).replace(/\s+/g, '')}`
+    // `process.env[MAX_VAR]`, `os.Exit(exitUsage)`: what the names it reads were given.
+    const inside = new Set(descendants(n))
+    const names = new Set([...descendants(use)].filter(d => d.type === 'identifier' && !inside.has(d)).map(d => textOf(tree, d)))
+    for (const name of [...names].sort()) for (const init of initializersOf(tree, name)) text += ` where ${name}=${init.replace(/\s+/g, '')}`
+    out.push(text)
   }
   return out
 }
