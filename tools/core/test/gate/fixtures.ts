@@ -1192,3 +1192,14 @@ ACCEPTED.push(
   { name: 'js-fix-beside-constant-env-reads', why: 'a - b → a + b leaves every read, constant and exit as it was', baseline: JS_CONST_ENV_BASELINE, edits: [js('Math.min(a - b, max)', 'Math.min(a + b, max)')], fails: [] },
   { name: 'go-fix-beside-constant-getenv', why: 'a - b → a + b leaves os.Getenv(maxVar), its constant and os.Exit as they were', baseline: GO_CONST_ENV_BASELINE, edits: [go('\treturn a - b\n', '\treturn a + b\n')], fails: [] },
 )
+
+// ---- Checker version 9: framing past stricter readings (an eighth audit) --------------------------
+
+REJECTED.push(
+  { name: 'proposal-js-v8-frame-hex-odd-nibble', why: "hex with a trailing nibble: node's decoder drops it and keeps the frame", baseline: JS_BASELINE, edits: [js("format('n=%d', n * scale)", "format('n=%d', n * scale, 'ff0f00000066ff0f6f22040')")], fails: ['no-test-framing'] },
+  { name: 'proposal-js-v8-frame-hex-then-newline', why: "hex then \\n: node's decoder stops at the first non-hex character", baseline: JS_BASELINE, edits: [js("format('n=%d', n * scale)", "format('n=%d', n * scale, 'ff0f00000066ff0f6f2204\\n')")], fails: ['no-test-framing'] },
+  { name: 'proposal-js-v8-frame-base64-with-spaces', why: "base64 with spaces: node's decoder skips white space", baseline: JS_BASELINE, edits: [js("format('n=%d', n * scale)", "format('n=%d', n * scale, '/w8A AABm /w9v IgQ=')")], fails: ['no-test-framing'] },
+  { name: 'proposal-js-v8-frame-latin1-high-bytes', why: "\\u01ff\\u010f written as latin1 keeps each low byte: ff 0f", baseline: JS_BASELINE, edits: [js("format('n=%d', n * scale)", "format('n=%d', n * scale, '\\u01ff\\u010f\\u0100\\u0166')")], fails: ['no-test-framing'] },
+  { name: 'proposal-go-framing-split-across-string-slices', why: '"== R"[:] and "-- P"[:] pieces printed by one %s%s… format spell === RUN and --- PASS', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d", n*scale)', 'fmt.Sprintf("%s%s%s%s%s", "="[:], "== R"[:], "UN   TestAdd\\n-"[:], "-- P"[:], "ASS: TestAdd (0.00s)\\n"[:])')], fails: ['no-test-framing'] },
+  { name: 'proposal-go-framing-through-string-bytes', why: '%c of "PASS"[0] … prints the letters of PASS', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d", n*scale)', 'fmt.Sprintf("--- %c%c%c%c: TestAdd", "PASS"[0], "PASS"[1], "PASS"[2], "PASS"[3])')], fails: ['no-test-framing'] },
+)

@@ -138,12 +138,18 @@ export const FRAMING: ReadonlyArray<{ name: string, test: (value: string) => boo
 /** V8's serialization header, which node --test's child protocol frames start with. */
 const V8_HEADER = Buffer.from([0xff, 0x0f])
 
-/** Whether `v` (literal text only) holds V8_HEADER written as latin1 or UTF-16 characters, or as hex or base64 text. */
+/**
+ * Whether `v` (literal text only) holds V8_HEADER as a write of it in any of node's encodings
+ * would put it: each piece decoded as node's own decoders do, leniently (hex up to its first
+ * non-hex character or odd nibble, base64 skipping white space, latin1 keeping each
+ * character's low byte, UTF-16 in little-endian pairs). An eighth audit got the frames past
+ * stricter readings of hex and base64 and with `\u01ff` written for 0xFF.
+ */
 function carriesV8Header (v: string): boolean {
-  if (v.includes('\u00ff\u000f') || v.includes('\u0fff')) return true
   for (const run of v.split(ANY_TEXT)) {
-    if (/^(?:[0-9a-fA-F]{2})+$/.test(run) && Buffer.from(run, 'hex').includes(V8_HEADER)) return true
-    if (run.length >= 4 && /^[A-Za-z0-9+/_-]+={0,2}$/.test(run) && Buffer.from(run, 'base64').includes(V8_HEADER)) return true
+    for (const encoding of ['hex', 'base64', 'latin1', 'utf16le'] as const) {
+      if (Buffer.from(run, encoding).includes(V8_HEADER)) return true
+    }
   }
   return false
 }
@@ -204,7 +210,7 @@ function argumentValues (tree: SyntaxTree, call: SyntaxNode, goOnly: boolean): s
   if (list === undefined || list.type === 'template_string') return []
   const args = list.children.filter(c => c.named && c.type !== 'comment')
   const values = args.map(a => literalValue(tree, a) ?? numberValue(tree, a))
-  const literals = values.filter((v, i) => v !== undefined && isStringLiteral(args[i] as SyntaxNode)) as string[]
+  const literals = values.filter((v, i) => v !== undefined && literalValue(tree, args[i] as SyntaxNode) !== undefined) as string[]
   // A literal that frames on its own is counted as itself.
   if (literals.length === 0 || literals.some(v => framingIn(v, goOnly).length > 0)) return []
   const text = (v: string | undefined): string => v ?? ANY_TEXT
@@ -213,9 +219,9 @@ function argumentValues (tree: SyntaxTree, call: SyntaxNode, goOnly: boolean): s
   // (fmt.Fprintf(os.Stdout, "--- %cASS: TestAdd", 80), log.Printf).
   args.forEach((first, at) => {
     const format = values[at]
-    if (format === undefined || !isStringLiteral(first)) return
+    if (format === undefined || literalValue(tree, first) === undefined) return
     if (tree.grammar === 'go') {
-      for (const formatted of goFormatted(format, args.slice(at + 1), values.slice(at + 1))) out.push(formatted)
+      for (const formatted of goFormatted(tree, format, args.slice(at + 1), values.slice(at + 1))) out.push(formatted)
       return
     }
     let next = at + 1
@@ -245,7 +251,7 @@ const GO_VERB = /%([-+# 0]*)(?:\[(\d+)\])?(\d+|\*)?(?:\.(?:\[(\d+)\])?(\d+|\*)?)
  * past the cap the verb is any text). Arguments no verb took are printed after it, as
  * fmt's %!(EXTRA …) does, space-separated.
  */
-function goFormatted (format: string, args: readonly SyntaxNode[], values: ReadonlyArray<string | undefined>): string[] {
+function goFormatted (tree: SyntaxTree, format: string, args: readonly SyntaxNode[], values: ReadonlyArray<string | undefined>): string[] {
   let readings = ['']
   let next = 0
   let last = 0
@@ -270,10 +276,10 @@ function goFormatted (format: string, args: readonly SyntaxNode[], values: Reado
     const v = values[i]
     let texts: string[]
     if (arg === undefined || v === undefined) texts = [ANY_TEXT]
-    else if (verb === 'c') texts = [arg.type === 'rune_literal' ? v : arg.type === 'int_literal' ? charOf(Number(v.replaceAll('_', ''))) : ANY_TEXT]
-    else if (verb === 's' || verb === 'v' || verb === 'q' || ((verb === 'd' || verb === 'i') && !isStringLiteral(arg))) {
+    else if (verb === 'c') texts = [arg.type === 'rune_literal' ? v : /^\d[\d_]*$/.test(v) ? charOf(Number(v.replaceAll('_', ''))) : ANY_TEXT]
+    else if (verb === 's' || verb === 'v' || verb === 'q' || ((verb === 'd' || verb === 'i') && literalValue(tree, arg) === undefined)) {
       const chars = [...v]
-      const cuts = precision === '*' ? (chars.length <= MAX_CUTS ? chars.map((_, k) => chars.slice(0, k + 1).join('')) : [ANY_TEXT]) : [precision === undefined || !isStringLiteral(arg) ? v : chars.slice(0, Number(precision)).join('')]
+      const cuts = precision === '*' ? (chars.length <= MAX_CUTS ? chars.map((_, k) => chars.slice(0, k + 1).join('')) : [ANY_TEXT]) : [precision === undefined || literalValue(tree, arg) === undefined ? v : chars.slice(0, Number(precision)).join('')]
       texts = cuts.map(c => verb === 'q' && c !== ANY_TEXT ? JSON.stringify(c) : c)
     } else texts = [ANY_TEXT]
     texts = texts.map(t => {
@@ -290,14 +296,20 @@ function goFormatted (format: string, args: readonly SyntaxNode[], values: Reado
 /** The most readings of one go format (each cut of a `*` precision is one). */
 const MAX_CUTS = 64
 
-function isStringLiteral (n: SyntaxNode): boolean {
-  return ['string', 'template_string', 'interpreted_string_literal', 'raw_string_literal'].includes(n.type)
-}
-
 /** A number's or go rune's literal text as printed (its digits; a rune as its character), else undefined. */
 function numberValue (tree: SyntaxTree, n: SyntaxNode): string | undefined {
   if (n.type === 'number' || n.type === 'int_literal' || n.type === 'float_literal') return textOf(tree, n)
   if (n.type === 'rune_literal') return decodeGo(textOf(tree, n).slice(1, -1))
+  // A byte of a go string literal (`"PASS"[0]`): its number, which `%c` prints as the character.
+  if (tree.grammar === 'go' && n.type === 'index_expression') {
+    const operand = field(n, 'operand')
+    const index = field(n, 'index')
+    const whole = operand === undefined ? undefined : literalValue(tree, operand)
+    if (whole !== undefined && index?.type === 'int_literal') {
+      const byte = Buffer.from(whole, 'utf8')[Number(textOf(tree, index).replaceAll('_', ''))]
+      return byte === undefined ? undefined : String(byte)
+    }
+  }
   return undefined
 }
 
@@ -339,11 +351,32 @@ function concatValue (tree: SyntaxTree, root: SyntaxNode): string | undefined {
   return literal ? value : undefined
 }
 
-/** A string literal's decoded value, or undefined for any other node. */
+/**
+ * A string literal's decoded value, or undefined for any other node; through parentheses, and
+ * in go a slice of one with literal bounds (`"--- P"[:]`, `"x--- P"[1:]`: an eighth audit split
+ * framing across such slices, which were no literals here).
+ */
 function literalValue (tree: SyntaxTree, n: SyntaxNode): string | undefined {
+  if (n.type === 'parenthesized_expression') {
+    const inner = n.children.filter(c => c.named && c.type !== 'comment')
+    return inner.length === 1 ? literalValue(tree, inner[0] as SyntaxNode) : undefined
+  }
   if (tree.grammar === 'go') {
     if (n.type === 'interpreted_string_literal') return decodeGo(textOf(tree, n).slice(1, -1))
     if (n.type === 'raw_string_literal') return textOf(tree, n).slice(1, -1).replace(/\r/g, '')
+    if (n.type === 'slice_expression') {
+      const operand = field(n, 'operand')
+      const whole = operand === undefined ? undefined : literalValue(tree, operand)
+      if (whole === undefined) return undefined
+      const bound = (name: string): number | undefined => {
+        const b = field(n, name)
+        return b === undefined ? undefined : b.type === 'int_literal' ? Number(textOf(tree, b).replaceAll('_', '')) : NaN
+      }
+      const start = bound('start')
+      const end = bound('end')
+      if (Number.isNaN(start) || Number.isNaN(end)) return ANY_TEXT
+      return Buffer.from(whole, 'utf8').subarray(start ?? 0, end).toString('latin1')
+    }
     return undefined
   }
   if (n.type === 'string') return decodeJs(textOf(tree, n).slice(1, -1))
