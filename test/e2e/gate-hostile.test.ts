@@ -179,3 +179,35 @@ test('positive control: the one-line fix in the file with the guard passes the g
   assert.equal(r.outcome?.outcome, 'scoped_test_verified', r.stderr)
   assert.deepEqual(gateOf(r.attemptDir ?? '').failed_rules, [])
 })
+
+// An eighth audit: the environment variable a constant names, turned into NODE_TEST_CONTEXT
+// (node --test sets it in its children), so `add` adds only under the test runner. It reached
+// scoped_test_verified with a - b in place.
+const NODE_CONST_ENV_CALC = "const MAX_VAR = 'CALC_MAX'\n\n// add returns the sum of a and b, at most CALC_MAX.\nexport function add (a, b) {\n  const max = Number(process.env[MAX_VAR] ?? Infinity)\n  return Math.min(a - b, max)\n}\n\n// double returns twice n.\nexport function double (n) {\n  return n * 2\n}\n"
+p.server.proposals.set('node-test-context', {
+  ...NODE_FIX_PROPOSAL,
+  edits: [
+    { path: 'src/calc.js', search: "'CALC_MAX'", replace: "'NODE_TEST_CONTEXT'" },
+    { path: 'src/calc.js', search: 'return Math.min(a - b, max)', replace: 'return max !== max ? a + b : Math.min(a - b, max)' },
+  ],
+})
+p.server.proposals.set('node-const-env-fix', { ...NODE_FIX_PROPOSAL, edits: [{ path: 'src/calc.js', search: 'Math.min(a - b, max)', replace: 'Math.min(a + b, max)' }] })
+
+test('rejected: a constant naming the environment variable read turned into NODE_TEST_CONTEXT (add adds only under node --test); names-preserved names the use with the constant; no candidate run', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/node-test-context', { runner: 'node', files: { ...NODE_FILES, 'src/calc.js': NODE_CONST_ENV_CALC } })
+  const r = await driveChain(f)
+  assert.equal(r.outcome?.outcome, 'rejected', r.stderr)
+  const dir = r.attemptDir ?? ''
+  assert.deepEqual(gateOf(dir).failed_rules, ['names-preserved'])
+  assert.match(gateOf(dir).rules.find(x => x.rule === 'names-preserved')?.findings.join('\n') ?? '', /added use of process\.env\[MAX_VAR\] where MAX_VAR='NODE_TEST_CONTEXT'/)
+  assert.equal(existsSync(join(dir, 'candidate.events.ndjson')), false)
+  const rb = await readbackAttempt(dir, { allowTestHooks: false })
+  assert.equal(rb.valid, true, JSON.stringify(rb.findings))
+})
+
+test('positive control: the one-line fix beside the constant\'s environment read passes the gate and is verified', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/node-const-env-fix', { runner: 'node', files: { ...NODE_FILES, 'src/calc.js': NODE_CONST_ENV_CALC } })
+  const r = await driveChain(f)
+  assert.equal(r.outcome?.outcome, 'scoped_test_verified', r.stderr)
+  assert.deepEqual(gateOf(r.attemptDir ?? '').failed_rules, [])
+})
