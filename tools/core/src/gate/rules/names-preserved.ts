@@ -163,22 +163,60 @@ function useAround (n: SyntaxNode): SyntaxNode {
   return use
 }
 
-/** Each file-level initializer of `name` (JavaScript declarators, go const, var and := specs), as text. */
-function initializersOf (tree: SyntaxTree, name: string): string[] {
-  const out: string[] = []
+/**
+ * Where each name of a file gets its value: a declaration's initializer (a destructuring's
+ * too), an assignment's right side, the iterable of a `for … of`/`in` or go `range` that binds
+ * it, a property assignment rooted at it (`KEYS.max = …`), and in go a const spec's value or,
+ * in a block with `iota` or an implicit value, the whole block. Names are matched by text, not
+ * scope: a use's value is followed too far, never too short. A function's body is not
+ * followed (what `process.exit(main())` exits with): every fix inside such a function would
+ * count as a changed use.
+ */
+function definitionsOf (tree: SyntaxTree): Map<string, SyntaxNode[]> {
+  const out = new Map<string, SyntaxNode[]>()
+  const add = (name: string, def: SyntaxNode | undefined): void => {
+    if (def === undefined) return
+    const list = out.get(name)
+    if (list === undefined) out.set(name, [def])
+    else list.push(def)
+  }
+  const namesIn = (n: SyntaxNode | undefined): string[] => n === undefined ? [] : [...descendants(n)].filter(d => d.type === 'identifier' || d.type === 'shorthand_property_identifier_pattern').map(d => textOf(tree, d))
+  const rootOf = (n: SyntaxNode | undefined): string | undefined => {
+    let c = n
+    while (c !== undefined && ['member_expression', 'subscript_expression', 'selector_expression', 'index_expression', 'parenthesized_expression'].includes(c.type)) c = field(c, 'object') ?? field(c, 'operand') ?? c.children.find(x => x.named)
+    return c?.type === 'identifier' ? textOf(tree, c) : undefined
+  }
   for (const d of descendants(tree.root)) {
-    if (d.type === 'variable_declarator') {
-      const id = field(d, 'name')
-      const value = field(d, 'value')
-      if (id?.type === 'identifier' && textOf(tree, id) === name && value !== undefined) out.push(textOf(tree, value))
-    } else if (d.type === 'const_spec' || d.type === 'var_spec' || d.type === 'short_var_declaration') {
-      const names = d.type === 'short_var_declaration' ? field(d, 'left')?.children.filter(c => c.type === 'identifier') ?? [] : d.children.filter(c => c.field === 'name')
-      const values = (d.type === 'short_var_declaration' ? field(d, 'right') : field(d, 'value'))?.children.filter(c => c.named && c.type !== 'comment') ?? []
-      names.forEach((id, i) => { if (textOf(tree, id) === name && values[i] !== undefined) out.push(textOf(tree, values[i] as SyntaxNode)) })
+    switch (d.type) {
+      case 'variable_declarator': for (const name of namesIn(field(d, 'name'))) add(name, field(d, 'value')); break
+      case 'assignment_expression':
+      case 'augmented_assignment_expression': {
+        const left = field(d, 'left')
+        for (const name of left?.type === 'identifier' || left?.type === 'object_pattern' || left?.type === 'array_pattern' ? namesIn(left) : [rootOf(left) ?? '']) add(name, field(d, 'right'))
+        break
+      }
+      case 'for_in_statement': for (const name of namesIn(field(d, 'left'))) add(name, field(d, 'right')); break
+      case 'const_spec':
+      case 'var_spec': {
+        const names = d.children.filter(c => c.field === 'name')
+        const value = field(d, 'value')
+        const block = d.parent
+        const whole = d.type === 'const_spec' && block !== undefined && (value === undefined || [...descendants(block)].some(x => x.type === 'iota'))
+        for (const name of names) add(textOf(tree, name), whole ? block : value)
+        break
+      }
+      case 'short_var_declaration':
+      case 'assignment_statement':
+        for (const name of namesIn(field(d, 'left'))) add(name, field(d, 'right'))
+        break
+      case 'range_clause': for (const name of namesIn(field(d, 'left'))) add(name, field(d, 'right')); break
     }
   }
-  return out.sort()
+  return out
 }
+
+/** The most names one use's value is followed through. */
+const MAX_FOLLOWED = 64
 
 /**
  * Each use of RUN_SENSING in a file, as its whole expression's text without white space (key,
@@ -187,18 +225,36 @@ function initializersOf (tree: SyntaxTree, name: string): string[] {
  */
 export function runSensingUsesOf (tree: SyntaxTree): string[] {
   const out: string[] = []
+  let defs: Map<string, SyntaxNode[]> | undefined
   for (const n of descendants(tree.root)) {
     if (!isRunSensing(tree, n)) continue
     const use = useAround(n)
     let text = textOf(tree, use).replace(/\s+/g, '')
-    // `const { CALC_MAX: max } = process.env`: the key read is in the pattern.
+    const followed: SyntaxNode[] = [use]
+    // `const { CALC_MAX: max } = process.env`: the key read is in the pattern;
+    // `process.exitCode = status`: the value written is part of the use.
     const p = use.parent
     const pattern = p?.type === 'variable_declarator' && field(p, 'value') === use ? field(p, 'name') : p?.type === 'assignment_expression' && field(p, 'right') === use ? field(p, 'left') : undefined
     if (pattern !== undefined && pattern.type !== 'identifier') text += ` into ${textOf(tree, pattern).replace(/\s+/g, '')}`
-    // `process.env[MAX_VAR]`, `os.Exit(exitUsage)`: what the names it reads were given.
+    const written = p?.type === 'assignment_expression' && field(p, 'left') === use ? field(p, 'right') : undefined
+    if (written !== undefined) { text += ` = ${textOf(tree, written).replace(/\s+/g, '')}`; followed.push(written) }
+    // `process.env[MAX_VAR]`, `os.Exit(exitUsage)`, `process.exit(status())`: where the names
+    // it reads get their values, and the names those read, transitively.
+    defs ??= definitionsOf(tree)
     const inside = new Set(descendants(n))
-    const names = new Set([...descendants(use)].filter(d => d.type === 'identifier' && !inside.has(d)).map(d => textOf(tree, d)))
-    for (const name of [...names].sort()) for (const init of initializersOf(tree, name)) text += ` where ${name}=${init.replace(/\s+/g, '')}`
+    const queue = followed.flatMap(f => [...descendants(f)].filter(d => d.type === 'identifier' && !inside.has(d)).map(d => textOf(tree, d)))
+    const seen = new Set<string>()
+    const where: string[] = []
+    while (queue.length > 0 && seen.size < MAX_FOLLOWED) {
+      const name = queue.shift() as string
+      if (seen.has(name)) continue
+      seen.add(name)
+      for (const def of defs.get(name) ?? []) {
+        where.push(`${name}=${textOf(tree, def).replace(/\s+/g, '')}`)
+        for (const d of descendants(def)) if (d.type === 'identifier') queue.push(textOf(tree, d))
+      }
+    }
+    if (where.length > 0) text += ` where ${where.sort().join('; ')}`
     out.push(text)
   }
   return out

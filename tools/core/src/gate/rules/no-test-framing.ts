@@ -146,7 +146,9 @@ const V8_HEADER = Buffer.from([0xff, 0x0f])
  * stricter readings of hex and base64 and with `\u01ff` written for 0xFF.
  */
 function carriesV8Header (v: string): boolean {
-  for (const run of v.split(ANY_TEXT)) {
+  // Each piece, and the pieces joined as if what stands between them were empty
+  // (`ff${''}0f`, `'\xff' + sep + '\x0f'`).
+  for (const run of [...v.split(ANY_TEXT), v.replaceAll(ANY_TEXT, '')]) {
     for (const encoding of ['hex', 'base64', 'latin1', 'utf16le'] as const) {
       if (Buffer.from(run, encoding).includes(V8_HEADER)) return true
     }
@@ -176,6 +178,8 @@ export function framingIn (value: string, goOnly = false): string[] {
 export function stringsOf (tree: SyntaxTree, goOnly = false): string[] {
   const out: string[] = []
   for (const n of descendants(tree.root)) {
+    const codes = codesOf(tree, n)
+    if (codes !== undefined) out.push(String.fromCodePoint(...codes))
     if (tree.grammar === 'go') {
       if (n.type === 'interpreted_string_literal') out.push(decodeGo(textOf(tree, n).slice(1, -1)))
       else if (n.type === 'raw_string_literal') out.push(textOf(tree, n).slice(1, -1).replace(/\r/g, ''))
@@ -361,6 +365,10 @@ function literalValue (tree: SyntaxTree, n: SyntaxNode): string | undefined {
     const inner = n.children.filter(c => c.named && c.type !== 'comment')
     return inner.length === 1 ? literalValue(tree, inner[0] as SyntaxNode) : undefined
   }
+  // Character codes spelled as literals: go `[]byte{45, 45, 45}` or `[]rune{'-', …}` printed with
+  // %s, a JavaScript array of numbers (`[255, 15]` to a Buffer or String.fromCharCode).
+  const codes = codesOf(tree, n)
+  if (codes !== undefined) return String.fromCodePoint(...codes)
   if (tree.grammar === 'go') {
     if (n.type === 'interpreted_string_literal') return decodeGo(textOf(tree, n).slice(1, -1))
     if (n.type === 'raw_string_literal') return textOf(tree, n).slice(1, -1).replace(/\r/g, '')
@@ -384,10 +392,42 @@ function literalValue (tree: SyntaxTree, n: SyntaxNode): string | undefined {
   return undefined
 }
 
+/** The most elements of a literal array of character codes that are read as text. */
+const MAX_CODES = 65536
+
+/** The codes of a go `[]byte`/`[]rune`/`[]uint8`/`[]int32` literal or a JavaScript array whose every element is an integer or rune literal, else undefined. */
+function codesOf (tree: SyntaxTree, n: SyntaxNode): number[] | undefined {
+  let elements: SyntaxNode[]
+  if (tree.grammar === 'go') {
+    if (n.type !== 'composite_literal') return undefined
+    const type = field(n, 'type')
+    const element = type?.type === 'slice_type' || type?.type === 'array_type' ? field(type, 'element') : undefined
+    if (element === undefined || !['byte', 'rune', 'uint8', 'int32'].includes(textOf(tree, element))) return undefined
+    elements = (field(n, 'body')?.children ?? []).filter(c => c.named && c.type !== 'comment').map(c => c.type === 'literal_element' ? c.children.find(x => x.named) ?? c : c)
+  } else {
+    if (n.type !== 'array') return undefined
+    elements = n.children.filter(c => c.named && c.type !== 'comment')
+  }
+  if (elements.length === 0 || elements.length > MAX_CODES) return undefined
+  const codes: number[] = []
+  for (const e of elements) {
+    const text = textOf(tree, e)
+    const code = e.type === 'rune_literal' ? decodeGo(text.slice(1, -1)).codePointAt(0) : e.type === 'int_literal' || e.type === 'number' ? Number(text.replaceAll('_', '')) : undefined
+    if (code === undefined || !Number.isInteger(code) || code < 0 || code > 0x10ffff) return undefined
+    codes.push(code)
+  }
+  return codes
+}
+
 function templateValue (tree: SyntaxTree, n: SyntaxNode): string {
   let v = ''
   for (const c of n.children) {
-    if (c.type === 'template_substitution') v += ANY_TEXT
+    if (c.type === 'template_substitution') {
+      // A substitution of a literal (`${''}`, `${'PA'}`) is that literal's text.
+      const inner = c.children.filter(x => x.named && x.type !== 'comment')
+      const literal = inner.length === 1 ? literalValue(tree, inner[0] as SyntaxNode) : undefined
+      v += literal ?? ANY_TEXT
+    }
     else if (c.type === 'string_fragment' || c.type === 'escape_sequence') v += decodeJs(textOf(tree, c))
   }
   return v
