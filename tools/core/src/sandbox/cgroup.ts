@@ -209,13 +209,7 @@ export class SandboxCgroup {
 
   /** Every pid in any of the groups. */
   pids (): number[] {
-    const all = new Set<number>()
-    for (const c of CONTROLLERS) {
-      let text: string
-      try { text = readFileSync(join(this.dirs[c], 'cgroup.procs'), 'utf8') } catch { continue }
-      for (const l of text.split('\n')) if (l !== '') all.add(Number(l))
-    }
-    return [...all]
+    return [...new Set(CONTROLLERS.flatMap(c => tasksIn(this.dirs[c])))]
   }
 
   /** SIGKILLs every task in the groups. Returns how many were signalled. */
