@@ -15,7 +15,7 @@
 
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, closeSync, cpSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
 import { execFileSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: mkfifo, a fixture primitive
 import { basename, dirname, join } from 'node:path'
 import { readbackAttempt, renderSummaryText, run, sha256Hex, STATED_LIMITS, statedLimitsFor, type ReadbackResult } from '@repairline/core'
@@ -48,6 +48,8 @@ interface CorpusFixture {
   allowTestHooks?: boolean
   /** Notice codes a `_pass` fixture must report. */
   notices?: readonly string[]
+  /** Read back with the wall clock as readback's clock (`receipt readback` always has one). */
+  withClock?: boolean
 }
 
 const D = 'DIGEST_MISMATCH'
@@ -101,6 +103,12 @@ const FLIPS: Array<[string, string, (dir: string) => void, string[]?]> = [
   ['provider_error_response', 'provider_error', d => flipJsonWhitespace(d, 'response.json')],
   ['interrupted_dispatch', 'interrupted', d => flipJsonWhitespace(d, 'dispatch.json')],
 ]
+
+/** The timing of a run record (baseline.json's or verify.json's). */
+const runTiming = (dir: string, file: string): { started_at: string, ended_at: string } => readJson<{ run: { timing: { started_at: string, ended_at: string } } }>(dir, file).run.timing
+
+/** An ISO timestamp `seconds` after another. */
+const laterBy = (at: string, seconds: number): string => new Date(Date.parse(at) + seconds * 1000).toISOString()
 
 /** The summary record a forger would write for a proposal whose summary they changed. */
 function setCause (dir: string, cause: string): void {
@@ -320,10 +328,10 @@ const FIXTURES: CorpusFixture[] = [
     alsoFires: ['OUTCOME_MISMATCH'],
   },
   { name: 'receipt_names_other_key_fail', from: 'go_verified', threat: 'V7: receipt.json names another attempt key and directory', mutate: (d, s) => editReceipt(d, r => { const o = readJson<{ attempt_key: string }>(s.rejected.dir, 'admission.json').attempt_key; r.attempt_key = o; r.attempt_dir_name = o.slice(0, 16) }), expect: 'ATTEMPT_BINDING_MISMATCH' },
-  { name: 'started_other_key_fail', from: 'go_verified', threat: 'V7: started.json of another attempt copied in and resealed', mutate: (d, s) => { cpSync(join(s.rejected.dir, 'started.json'), join(d, 'started.json')); reseal(d, 'started.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [RR, GM] },
+  { name: 'started_other_key_fail', from: 'go_verified', threat: 'V7: started.json of another attempt copied in and resealed', mutate: (d, s) => { cpSync(join(s.rejected.dir, 'started.json'), join(d, 'started.json')); reseal(d, 'started.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [RR, GM, 'STAGE_ORDER'] },
   // Another attempt's baseline ran in another checkout: verify.json's comparison with it no
   // longer re-derives (TEST_VERDICT_MISMATCH by construction).
-  { name: 'response_other_attempt_fail', from: 'go_verified', threat: 'V7: response.json and usage.json of another attempt copied in and resealed', mutate: (d, s) => { for (const f of ['response.json', 'usage.json']) cpSync(join(s.rejected.dir, f), join(d, f)); reseal(d, 'response.json', 'usage.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [PA] },
+  { name: 'response_other_attempt_fail', from: 'go_verified', threat: 'V7: response.json and usage.json of another attempt copied in and resealed', mutate: (d, s) => { for (const f of ['response.json', 'usage.json']) cpSync(join(s.rejected.dir, f), join(d, f)); reseal(d, 'response.json', 'usage.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [PA, 'STAGE_ORDER'] },
   { name: 'outcome_other_key_fail', from: 'go_verified', threat: 'V7: outcome.json names another attempt key, resealed', mutate: (d, s) => { editJson(d, 'outcome.json', o => { o.attempt_key = readJson<{ attempt_key: string }>(s.rejected.dir, 'admission.json').attempt_key }); reseal(d, 'outcome.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', exclusive: false },
   { name: 'dispatch_other_url_fail', from: 'go_verified', threat: 'V7: dispatch.json names another endpoint (and key helper), resealed', mutate: d => { editJson(d, 'dispatch.json', x => { x.url = 'https://provider.example/v1/responses'; x.token_command_sha256 = 'f'.repeat(64) }); reseal(d, 'dispatch.json') }, expect: 'ATTEMPT_BINDING_MISMATCH' },
   {
@@ -580,8 +588,9 @@ const FIXTURES: CorpusFixture[] = [
     threat: 'A2: seal deciding timed_out before the deadline',
     mutate: d => {
       relabel(d, { outcome: 'timed_out', step: 'receipt', code: 'DEADLINE_PASSED' })
-      const admittedAt = readJson<{ admitted_at: string }>(d, 'admission.json').admitted_at
-      editJson(d, 'outcome.json', o => { o.decided_at = admittedAt })
+      // Just after the candidate run, in order with every other record: well before the deadline.
+      const ended = runTiming(d, 'verify.json').ended_at
+      editJson(d, 'outcome.json', o => { o.decided_at = laterBy(ended, 0.001) })
       reseal(d, 'outcome.json')
     },
     expect: 'OUTCOME_MISMATCH',
@@ -612,6 +621,72 @@ const FIXTURES: CorpusFixture[] = [
     expect: 'STAGE_ORDER',
   },
   { name: 'sealed_before_decided_fail', from: 'node_verified', threat: 'A5: a receipt sealed in 1999, before its outcome was decided', mutate: d => editReceipt(d, r => { r.sealed_at = '1999-01-01T00:00:00.000Z' }), expect: 'STAGE_ORDER' },
+  // Consistent forgeries of time: every digest recomputed, only the clock's order gives them away.
+  {
+    name: 'decided_while_candidate_ran_fail',
+    from: 'node_verified',
+    threat: 'A5: scoped_test_verified decided when the candidate run had only started',
+    mutate: d => { const t = runTiming(d, 'verify.json'); editJson(d, 'outcome.json', o => { o.decided_at = t.started_at }); reseal(d, 'outcome.json') },
+    expect: 'STAGE_ORDER',
+  },
+  {
+    name: 'answer_after_candidate_ran_fail',
+    from: 'go_verified',
+    threat: 'A5: the provider\'s answer received after the candidate it proposed had run',
+    mutate: d => { const t = runTiming(d, 'verify.json'); editJson(d, 'response.json', x => { x.received_at = laterBy(t.ended_at, 1) }); reseal(d, 'response.json') },
+    expect: 'STAGE_ORDER',
+  },
+  {
+    name: 'verified_decided_past_deadline_fail',
+    from: 'go_verified',
+    threat: 'A5: scoped_test_verified decided an hour after the deadline (by then the lock was stale and the attempt interrupted)',
+    mutate: d => {
+      const deadline = readJson<{ deadline: string }>(d, 'admission.json').deadline
+      editJson(d, 'outcome.json', o => { o.decided_at = laterBy(deadline, 3600) })
+      reseal(d, 'outcome.json')
+      editReceipt(d, r => { r.sealed_at = laterBy(deadline, 3601) })
+    },
+    expect: 'STAGE_ORDER',
+  },
+  {
+    name: 'suspended_then_timed_out_pass',
+    from: 'go_verified',
+    threat: 'control: a machine suspended during the candidate run resumes an hour past the deadline; verify writes timed_out, and its late records claim nothing',
+    mutate: d => {
+      const deadline = readJson<{ deadline: string }>(d, 'admission.json').deadline
+      editJson(d, 'verify.json', v => { v.run.timing.ended_at = laterBy(deadline, 3599) })
+      relabel(d, { outcome: 'timed_out', step: 'verify', code: 'DEADLINE_PASSED' })
+      editJson(d, 'outcome.json', o => { o.decided_at = laterBy(deadline, 3600) })
+      reseal(d, 'verify.json', 'outcome.json')
+      editReceipt(d, r => { r.sealed_at = laterBy(deadline, 3601) })
+    },
+  },
+  {
+    name: 'suspended_then_verified_fail',
+    from: 'go_verified',
+    threat: 'A5: the same late candidate run, still claimed scoped_test_verified',
+    mutate: d => {
+      const deadline = readJson<{ deadline: string }>(d, 'admission.json').deadline
+      editJson(d, 'verify.json', v => { v.run.timing.ended_at = laterBy(deadline, 3599) })
+      editJson(d, 'outcome.json', o => { o.decided_at = laterBy(deadline, 3600) })
+      reseal(d, 'verify.json', 'outcome.json')
+      editReceipt(d, r => { r.sealed_at = laterBy(deadline, 3601) })
+    },
+    expect: 'STAGE_ORDER',
+  },
+  { name: 'sealed_in_2099_fail', from: 'node_verified', threat: 'A5: a receipt sealed in 2099, read back with a clock', mutate: d => editReceipt(d, r => { r.sealed_at = '2099-01-01T00:00:00.000Z' }), withClock: true, expect: 'STAGE_ORDER' },
+  { name: 'sealed_in_2099_unclocked_pass', from: 'node_verified', threat: 'control: the same receipt read back without a clock has nothing to compare its time with', mutate: d => editReceipt(d, r => { r.sealed_at = '2099-01-01T00:00:00.000Z' }) },
+  { name: 'sealed_an_hour_ahead_pass', from: 'node_verified', threat: 'control: a sealing machine whose clock ran an hour ahead of the reader\'s', mutate: d => editReceipt(d, r => { r.sealed_at = new Date(Date.now() + 3_600_000).toISOString() }), withClock: true },
+  // Bytes that can change without a write to the attempt's own path: reported, and the digests still decide.
+  { name: 'sealed_file_hard_linked_pass', from: 'go_verified', threat: 'tree.tar hard-linked from outside the attempt (a backup made with cp -al)', mutate: d => linkSync(join(d, 'tree.tar'), join(d, '..', '..', 'tree.tar.link')), notices: ['SEALED_FILE_LINKED'] },
+  { name: 'sealed_file_group_writable_pass', from: 'go_verified', threat: 'verify.json made writable by its group', mutate: d => chmodSync(join(d, 'verify.json'), 0o664), notices: ['SEALED_FILE_WRITABLE'] },
+  {
+    name: 'sealed_file_hard_linked_then_changed_fail',
+    from: 'go_verified',
+    threat: 'control: a byte written through the other hard link is this attempt\'s byte changed',
+    mutate: d => { const other = join(d, '..', '..', 'tree.tar.link'); linkSync(join(d, 'tree.tar'), other); const fd = openSync(other, 'r+'); writeSync(fd, Buffer.from([1]), 0, 1, statSync(other).size - 1); closeSync(fd) },
+    expect: D,
+  },
   {
     name: 'candidate_events_removed_fail',
     from: 'go_verified',
@@ -715,7 +790,7 @@ for (const fx of FIXTURES) {
     fx.mutate?.(dir, sources)
     built.set(fx.name, dir)
     // Every fixture is an entry of its own state root's attempts/, as readback --state-dir sees it.
-    const r = await readbackAttempt(dir, { allowTestHooks: fx.allowTestHooks === true, stateRootEntry: true })
+    const r = await readbackAttempt(dir, { allowTestHooks: fx.allowTestHooks === true, stateRootEntry: true, ...(fx.withClock === true ? { now: new Date() } : {}) })
     const why = JSON.stringify(r.findings, null, 1)
     if (fx.name.endsWith('_pass')) {
       assert.equal(fx.expect, undefined)

@@ -10,7 +10,7 @@ import { parseDocument } from './contracts.ts'
 import { hasErrno, toolError, type ErrorCode } from './errors.ts'
 import { readFileNoFollow } from './read-file.ts'
 import { outcomeExit, writeOutcome, type DecidedOutcome, type StepName } from './outcome.ts'
-import { assertLockNames } from './lock.ts'
+import { assertLockNames, STALE_GRACE_MS } from './lock.ts'
 import { acquireStepLock } from './step-lock.ts'
 import { testHooksEnabled, type Env } from './hooks.ts'
 import { STAGES } from './receipt/stages.ts'
@@ -255,8 +255,20 @@ export function openStep (step: StepName, dir: string, io: ToolIo, requires: rea
   return { done: false, attempt }
 }
 
-/** Writes the outcome a step decided (or finds the one already there) and returns the step's result. */
-export function finishAttempt (step: StepName, attempt: Attempt, io: ToolIo, d: DecidedOutcome): ToolResult {
-  const file = writeOutcome(attempt.stateRoot, attempt.dir, attempt.key, step, d, io.now(), dir => readOutcome(dir, attempt.key))
+/**
+ * Writes the outcome a step decided (or finds the one already there) and returns the step's
+ * result. A step that decides after the deadline had passed by the 30 s grace (a machine
+ * suspended mid-step, say) writes timed_out instead, whatever it found: by then the lock was
+ * stale, status called the attempt interrupted, and another admit could have broken the lock.
+ * Readback holds every attempt to this (receipt/time-order.ts).
+ */
+export function finishAttempt (step: StepName, attempt: Attempt, io: ToolIo, decided: DecidedOutcome): ToolResult {
+  const now = io.now()
+  const late = now.getTime() > Date.parse(attempt.admission.deadline) + STALE_GRACE_MS && decided.outcome !== 'timed_out' && decided.outcome !== 'interrupted'
+  const d: DecidedOutcome = late
+    ? { outcome: 'timed_out', code: 'DEADLINE_PASSED', message: `${step} found ${decided.outcome} (${decided.code}) at ${now.toISOString()}, after the deadline ${attempt.admission.deadline} had passed by 30 s; by then the attempt counted as interrupted` }
+    : decided
+  if (late) io.stderr.write(`${step}: timed_out: DEADLINE_PASSED: ${d.message}\n`)
+  const file = writeOutcome(attempt.stateRoot, attempt.dir, attempt.key, step, d, now, dir => readOutcome(dir, attempt.key))
   return { exit: outcomeExit(file.outcome, file.retryable), outcome: file.outcome }
 }

@@ -28,6 +28,7 @@ import { commandMisalignment } from './command-alignment.ts'
 import { commandOf, validationOf } from './seal.ts'
 import { VALIDATION_FILES } from './stages.ts'
 import { checkTestVerdicts } from './test-verdicts.ts'
+import { checkTimeOrder } from './time-order.ts'
 
 export interface CheckContext {
   dir: string
@@ -45,6 +46,8 @@ export interface CheckContext {
    * Throws what loadAttempt throws, each time it is asked.
    */
   attempt: () => Attempt
+  /** Readback's clock, when it has one (time-order.ts). */
+  now?: Date
 }
 
 const same = (a: unknown, b: unknown): boolean => jcs(a) === jcs(b)
@@ -107,24 +110,6 @@ function checkBinding (c: CheckContext): void {
       f.add('REGISTER_TUPLE_MISMATCH', 'the register tuples in admission.json disagree with the rows of inputs/registers.json', 'admission.json')
     }
   }
-}
-
-/**
- * Time runs one way: admitted, then started, the provider asked after the baseline ran,
- * decided. Not with test hooks: the steps' test clock (REPAIRLINE_TEST_NOW) is set at will,
- * and the sandbox's timings are the real clock's.
- */
-function checkTimeOrder (c: CheckContext): void {
-  const { admission: a, docs, findings: f } = c
-  if (a.test_hooks) return
-  const admittedAt = Date.parse(a.admitted_at)
-  const startedAt = (docs.get('started.json') as { started_at?: string } | undefined)?.started_at
-  if (startedAt !== undefined && Date.parse(startedAt) < admittedAt) f.add('STAGE_ORDER', `started.json says ${startedAt}, before admission at ${a.admitted_at}`, 'started.json')
-  const dispatchedAt = (docs.get('dispatch.json') as { dispatched_at?: string } | undefined)?.dispatched_at
-  const baselineEnded = (docs.get('baseline.json') as { run?: { timing: { ended_at: string } } } | undefined)?.run?.timing.ended_at
-  if (dispatchedAt !== undefined && baselineEnded !== undefined && Date.parse(dispatchedAt) < Date.parse(baselineEnded)) f.add('STAGE_ORDER', `dispatch.json says the call was sent at ${dispatchedAt}, before the baseline run ended (${baselineEnded}): the provider is asked only about a reproduced failure`, 'dispatch.json')
-  const decidedAt = (docs.get('outcome.json') as { decided_at?: string } | undefined)?.decided_at
-  if (decidedAt !== undefined && Date.parse(decidedAt) < admittedAt) f.add('STAGE_ORDER', `outcome.json was decided at ${decidedAt}, before admission at ${a.admitted_at}`, 'outcome.json')
 }
 
 /** Digests that one retained file states about another. */

@@ -33,6 +33,13 @@ export interface AttemptListing {
   unreachable: Array<{ path: string, why: string }>
   /** Entries the attempt layout has no place for: a directory no step makes, or work/ or logs/ that is not a real directory; the path and why. */
   misplaced: Array<{ path: string, why: string }>
+  /**
+   * Files of `files` whose bytes can change without a write to this path: another hard link
+   * to them (nlink > 1), or write permission for group or others. The steps write every file
+   * by rename with mode 0644, so neither is theirs; a backup made with hard links (rsync
+   * --link-dest, cp -al) is the common honest cause. The digests still say whether they changed.
+   */
+  exposed: Array<{ path: string, links: number, mode: number }>
 }
 
 /** The name atomic.ts gives a temp file: `.<target name>.tmp-<12 hex>`. */
@@ -68,6 +75,7 @@ export function listAttemptFiles (dir: string): AttemptListing {
   const leftovers: string[] = []
   const unreachable: Array<{ path: string, why: string }> = []
   const misplaced: Array<{ path: string, why: string }> = []
+  const exposed: Array<{ path: string, links: number, mode: number }> = []
   const walk = (rel: string): void => {
     let names: Buffer[]
     try {
@@ -102,13 +110,18 @@ export function listAttemptFiles (dir: string): AttemptListing {
       if (st.isDirectory()) {
         if (!ATTEMPT_DIRS.has(r)) misplaced.push({ path: r, why: 'is a directory no step makes' })
         walk(r)
-      } else if (st.isFile()) (isTempFileOf(r, TEMP_TARGETS) ? leftovers : files).push(r)
-      else special.push(r)
+      } else if (st.isFile()) {
+        if (isTempFileOf(r, TEMP_TARGETS)) leftovers.push(r)
+        else {
+          files.push(r)
+          if (st.nlink > 1 || (st.mode & 0o022) !== 0) exposed.push({ path: r, links: st.nlink, mode: st.mode & 0o7777 })
+        }
+      } else special.push(r)
     }
   }
   walk('')
   const byPath = (a: { path: string }, b: { path: string }): number => compareUtf8(a.path, b.path)
-  return { files: files.sort(compareUtf8), special: special.sort(compareUtf8), leftovers: leftovers.sort(compareUtf8), unreachable: unreachable.sort(byPath), misplaced: misplaced.sort(byPath) }
+  return { files: files.sort(compareUtf8), special: special.sort(compareUtf8), leftovers: leftovers.sort(compareUtf8), unreachable: unreachable.sort(byPath), misplaced: misplaced.sort(byPath), exposed: exposed.sort(byPath) }
 }
 
 /** What a non-directory entry is, for a message. */

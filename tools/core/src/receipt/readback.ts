@@ -177,6 +177,10 @@ async function readbackInto (
   for (const u of listing.unreachable) f.add('UNSEALED_FILE', `${u.path}: ${u.why}`, u.path)
   for (const m of listing.misplaced) f.add('UNSEALED_FILE', `${m.path} ${m.why}`, m.path)
   for (const t of listing.leftovers) f.add('LEFTOVER_TEMP_FILE', `${t} is the temp file of a write that was interrupted before its rename; it was never part of the attempt`, t, 'notice')
+  for (const x of listing.exposed) {
+    if (x.links > 1) f.add('SEALED_FILE_LINKED', `${x.path} has ${x.links} hard links: a write through another of them changes this attempt's file (its digest says whether it did)`, x.path, 'notice')
+    if ((x.mode & 0o022) !== 0) f.add('SEALED_FILE_WRITABLE', `${x.path} has mode ${x.mode.toString(8).padStart(4, '0')}: users other than its owner can rewrite it (its digest says whether they did)`, x.path, 'notice')
+  }
 
   // Every JSON file of ours must parse strictly and validate, sealed or not.
   const docs = new Map<string, unknown>()
@@ -235,8 +239,6 @@ async function readbackInto (
     if (receipt.checkout.root !== admission.source.root || receipt.checkout.sha !== admission.source.sha) {
       f.add('ATTEMPT_BINDING_MISMATCH', `receipt.json's checkout (${receipt.checkout.sha.slice(0, 12)} in ${receipt.checkout.root}) is not the checkout admission.json admitted (${admission.source.sha.slice(0, 12)} in ${admission.source.root})`, RECEIPT_FILE)
     }
-    // Seal writes the receipt after the outcome, and nothing is decided before admission.
-    if (outcome !== undefined && !admission.test_hooks && Date.parse(receipt.sealed_at) < Date.parse(outcome.decided_at)) f.add('STAGE_ORDER', `receipt.json was sealed at ${receipt.sealed_at}, before the outcome was decided (${outcome.decided_at})`, RECEIPT_FILE)
     if (JSON.stringify(receipt.task_register) !== JSON.stringify(admission.task_register) || JSON.stringify(receipt.prompt_register) !== JSON.stringify(admission.prompt_register)) {
       f.add('REGISTER_TUPLE_MISMATCH', "receipt.json's register tuples differ from admission.json's", RECEIPT_FILE)
     }
@@ -302,7 +304,7 @@ async function readbackInto (
     if ('error' in loaded) throw loaded.error
     return loaded.attempt
   }
-  await runContentChecks({ dir, admission, outcome, docs, files: new Set(listing.files), findings: f, digestOf: rel => digestOf(rel).sha256, attempt })
+  await runContentChecks({ dir, admission, outcome, docs, files: new Set(listing.files), findings: f, digestOf: rel => digestOf(rel).sha256, attempt, ...(o.now === undefined ? {} : { now: o.now }) })
   return done(admission, foreignOutcome ? undefined : outcome)
 }
 

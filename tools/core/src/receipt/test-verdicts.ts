@@ -39,7 +39,6 @@ import { candidateRunVerdict, limitsNotInForce, recordedRunVerdict, type Candida
 import type { RunRecordView } from '../verify/same-sandbox.ts'
 import type { CheckContext } from './checks.ts'
 import { sandboxRecordMisfit } from './sandbox-record.ts'
-import { STALE_GRACE_MS } from '../lock.ts'
 
 const CODE = 'TEST_VERDICT_MISMATCH'
 
@@ -124,13 +123,6 @@ function checkRunRecord (c: CheckContext, file: string, doc: RunRecordView & { e
   if (doc.run !== undefined && config !== undefined) {
     const why = sandboxRecordMisfit({ run: doc.run, ...(doc.reporter_sha256 === undefined ? {} : { reporter_sha256: doc.reporter_sha256 }) }, config, basename(c.dir), file === 'baseline.json' ? 'baseline' : 'candidate')
     if (why !== undefined) c.findings.add('SANDBOX_RECORD_MISMATCH', `${file}: its sandbox run record is not what the CLI runs: ${why}`, file)
-    // The run happened within the attempt: not before admission, not after the deadline had
-    // passed by the grace (the sandbox is killed before the deadline). The real clock's
-    // timings are not comparable with a test clock's.
-    const t = doc.run.timing
-    if (!c.admission.test_hooks && (Date.parse(t.started_at) < Date.parse(c.admission.admitted_at) || Date.parse(t.ended_at) > Date.parse(c.admission.deadline) + STALE_GRACE_MS)) {
-      c.findings.add('STAGE_ORDER', `${file}: its run (${t.started_at} to ${t.ended_at}) is not within the attempt (admitted ${c.admission.admitted_at}, deadline ${c.admission.deadline})`, file)
-    }
   }
 }
 
