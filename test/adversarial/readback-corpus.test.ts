@@ -110,6 +110,20 @@ const runTiming = (dir: string, file: string): { started_at: string, ended_at: s
 /** An ISO timestamp `seconds` after another. */
 const laterBy = (at: string, seconds: number): string => new Date(Date.parse(at) + seconds * 1000).toISOString()
 
+/**
+ * The end of an attempt moved an hour past its deadline, every digest recomputed: the outcome
+ * decided then and the receipt sealed after; with `runToo` the candidate run ending just
+ * before; with `timedOut` the outcome relabelled timed_out, as verify writes it that late.
+ */
+function lateEnd (d: string, o: { runToo: boolean, timedOut: boolean }): void {
+  const deadline = readJson<{ deadline: string }>(d, 'admission.json').deadline
+  if (o.runToo) editJson(d, 'verify.json', v => { v.run.timing.ended_at = laterBy(deadline, 3599) })
+  if (o.timedOut) relabel(d, { outcome: 'timed_out', step: 'verify', code: 'DEADLINE_PASSED' })
+  editJson(d, 'outcome.json', x => { x.decided_at = laterBy(deadline, 3600) })
+  reseal(d, 'verify.json', 'outcome.json')
+  editReceipt(d, r => { r.sealed_at = laterBy(deadline, 3601) })
+}
+
 /** The summary record a forger would write for a proposal whose summary they changed. */
 function setCause (dir: string, cause: string): void {
   editJson(dir, 'proposal.json', p => { p.summary.cause = cause })
@@ -636,44 +650,9 @@ const FIXTURES: CorpusFixture[] = [
     mutate: d => { const t = runTiming(d, 'verify.json'); editJson(d, 'response.json', x => { x.received_at = laterBy(t.ended_at, 1) }); reseal(d, 'response.json') },
     expect: 'STAGE_ORDER',
   },
-  {
-    name: 'verified_decided_past_deadline_fail',
-    from: 'go_verified',
-    threat: 'A5: scoped_test_verified decided an hour after the deadline (by then the lock was stale and the attempt interrupted)',
-    mutate: d => {
-      const deadline = readJson<{ deadline: string }>(d, 'admission.json').deadline
-      editJson(d, 'outcome.json', o => { o.decided_at = laterBy(deadline, 3600) })
-      reseal(d, 'outcome.json')
-      editReceipt(d, r => { r.sealed_at = laterBy(deadline, 3601) })
-    },
-    expect: 'STAGE_ORDER',
-  },
-  {
-    name: 'suspended_then_timed_out_pass',
-    from: 'go_verified',
-    threat: 'control: a machine suspended during the candidate run resumes an hour past the deadline; verify writes timed_out, and its late records claim nothing',
-    mutate: d => {
-      const deadline = readJson<{ deadline: string }>(d, 'admission.json').deadline
-      editJson(d, 'verify.json', v => { v.run.timing.ended_at = laterBy(deadline, 3599) })
-      relabel(d, { outcome: 'timed_out', step: 'verify', code: 'DEADLINE_PASSED' })
-      editJson(d, 'outcome.json', o => { o.decided_at = laterBy(deadline, 3600) })
-      reseal(d, 'verify.json', 'outcome.json')
-      editReceipt(d, r => { r.sealed_at = laterBy(deadline, 3601) })
-    },
-  },
-  {
-    name: 'suspended_then_verified_fail',
-    from: 'go_verified',
-    threat: 'A5: the same late candidate run, still claimed scoped_test_verified',
-    mutate: d => {
-      const deadline = readJson<{ deadline: string }>(d, 'admission.json').deadline
-      editJson(d, 'verify.json', v => { v.run.timing.ended_at = laterBy(deadline, 3599) })
-      editJson(d, 'outcome.json', o => { o.decided_at = laterBy(deadline, 3600) })
-      reseal(d, 'verify.json', 'outcome.json')
-      editReceipt(d, r => { r.sealed_at = laterBy(deadline, 3601) })
-    },
-    expect: 'STAGE_ORDER',
-  },
+  { name: 'verified_decided_past_deadline_fail', from: 'go_verified', threat: 'A5: scoped_test_verified decided an hour after the deadline (by then the lock was stale and the attempt interrupted)', mutate: d => { lateEnd(d, { runToo: false, timedOut: false }) }, expect: 'STAGE_ORDER' },
+  { name: 'suspended_then_timed_out_pass', from: 'go_verified', threat: 'control: a machine suspended during the candidate run resumes an hour past the deadline; verify writes timed_out, and its late records claim nothing', mutate: d => { lateEnd(d, { runToo: true, timedOut: true }) } },
+  { name: 'suspended_then_verified_fail', from: 'go_verified', threat: 'A5: the same late candidate run, still claimed scoped_test_verified', mutate: d => { lateEnd(d, { runToo: true, timedOut: false }) }, expect: 'STAGE_ORDER' },
   { name: 'sealed_in_2099_fail', from: 'node_verified', threat: 'A5: a receipt sealed in 2099, read back with a clock', mutate: d => editReceipt(d, r => { r.sealed_at = '2099-01-01T00:00:00.000Z' }), withClock: true, expect: 'STAGE_ORDER' },
   { name: 'sealed_in_2099_unclocked_pass', from: 'node_verified', threat: 'control: the same receipt read back without a clock has nothing to compare its time with', mutate: d => editReceipt(d, r => { r.sealed_at = '2099-01-01T00:00:00.000Z' }) },
   { name: 'sealed_an_hour_ahead_pass', from: 'node_verified', threat: 'control: a sealing machine whose clock ran an hour ahead of the reader\'s', mutate: d => editReceipt(d, r => { r.sealed_at = new Date(Date.now() + 3_600_000).toISOString() }), withClock: true },
