@@ -214,8 +214,9 @@ export async function admitStatus (o: AdmitOptions, io: ToolIo): Promise<ToolRes
     const base = { v: 1 as const, kind: 'case-status' as const, case_id: a.c.id, attempt_key: a.key }
     const dir = a.state.state === 'none' ? {} : { attempt_dir: a.state.dir }
     if (a.state.state === 'consumed') {
-      // A consumed attempt is a success only if it reads back: otherwise consumed but invalid.
-      const rb = await readbackAttempt(a.state.dir, { allowTestHooks: testHooksEnabled(io.env) })
+      // A consumed attempt is a success only if it reads back (as `receipt readback` reads it,
+      // with the clock): otherwise consumed but invalid.
+      const rb = await readbackAttempt(a.state.dir, { allowTestHooks: testHooksEnabled(io.env), now: io.now() })
       const codes = [...new Set(rb.findings.filter(x => x.severity === 'error').map(x => x.code))]
       io.out.write({ ...base, ...dir, status: 'consumed', ...(a.state.outcome === undefined ? {} : { outcome: a.state.outcome.outcome }), readback: rb.valid ? { valid: true } : { valid: false, codes } })
     }

@@ -359,6 +359,28 @@ test('admit status shows a damaged attempt (outcome.json not JSON, admission.jso
   writeFileSync(join(dir, 'admission.json'), admission)
 })
 
+test('admit status reads a consumed attempt back with its clock: an outcome decided in 2099 is invalid (STAGE_ORDER); decided just past the deadline, it is not', async (t) => {
+  const f = await fixture(t)
+  const a = (await admit(f)).records.find(x => x.kind === 'attempt')
+  assert.ok(a?.kind === 'attempt')
+  const deadline = (JSON.parse(readFileSync(join(a.path, 'admission.json'), 'utf8')) as { deadline: string }).deadline
+  // timed_out, decided by reproduce at or after the deadline: neither the deadline rule nor the
+  // deciding record's applies, so only the reader's clock can find the year wrong.
+  const codesAt = async (decidedAt: string): Promise<string[]> => {
+    rmSync(join(a.path, 'outcome.json'), { force: true })
+    writeOutcome(f.stateDir, a.path, a.key, 'reproduce', { outcome: 'timed_out', code: 'DEADLINE_PASSED', message: 'fixture' }, new Date(decidedAt), d => readOutcome(d, a.key))
+    const s = await admit(f, 'status')
+    assert.equal(s.exitCode, 0, s.stderr)
+    const rec = s.records.find(x => x.kind === 'case-status')
+    assert.ok(rec?.kind === 'case-status' && rec.status === 'consumed', JSON.stringify(rec))
+    return rec.readback?.codes ?? []
+  }
+  // Positive control: unsealed, so invalid, but nothing about time.
+  const control = await codesAt(new Date(Date.parse(deadline) + 1000).toISOString())
+  assert.ok(control.includes('NOT_SEALED') && !control.includes('STAGE_ORDER'), control.join(', '))
+  assert.ok((await codesAt('2099-01-01T00:00:00.000Z')).includes('STAGE_ORDER'))
+})
+
 test('an attempt that went on but lost its started.json stays consumed: status shows it invalid, admit run does not reuse its directory (NOTHING_ELIGIBLE, 1) and writes nothing', async (t) => {
   const f = await fixture(t)
   const dir = seal(f, await admit(f))
