@@ -32,12 +32,18 @@ const LOAD_STATEMENTS = new Set(['if_statement', 'for_statement', 'for_in_statem
 
 const FUNCTION_BODIES = new Set(['function_declaration', 'generator_function_declaration', 'function_expression', 'generator_function', 'arrow_function', 'method_definition', 'class_body'])
 
+/** The file's named functions by name, and the calls in each body (read once). */
+interface LocalFunctions {
+  bodies: ReadonlyMap<string, SyntaxNode>
+  callsIn: (name: string) => string[]
+}
+
 /**
  * The file's named functions a call can reach by name: go's top-level `func`s (not methods),
  * JavaScript's top-level function declarations and top-level bindings of a function or
  * arrow literal; each by its body.
  */
-function localFunctionsOf (tree: SyntaxTree): Map<string, SyntaxNode> {
+function localFunctionsOf (tree: SyntaxTree): LocalFunctions {
   const out = new Map<string, SyntaxNode>()
   const add = (name: SyntaxNode | undefined, body: SyntaxNode | undefined): void => {
     if (name !== undefined && body !== undefined) out.set(textOf(tree, name), body)
@@ -56,7 +62,19 @@ function localFunctionsOf (tree: SyntaxTree): Map<string, SyntaxNode> {
       }
     }
   }
-  return out
+  // Each body's calls are read once however many hooks reach it: a chain of functions reached
+  // from every hook would otherwise be reread per hook.
+  const calls = new Map<string, string[]>()
+  const callsIn = (name: string): string[] => {
+    let c = calls.get(name)
+    if (c === undefined) {
+      const body = out.get(name)
+      c = body === undefined ? [] : callsOf({ ...tree, root: body })
+      calls.set(name, c)
+    }
+    return c
+  }
+  return { bodies: out, callsIn }
 }
 
 /**
@@ -66,18 +84,18 @@ function localFunctionsOf (tree: SyntaxTree): Map<string, SyntaxNode> {
  * it calls, so a call moved into one (`var scale = factor(1)` and `os.Exit` moved into
  * `factor`) is an added hook too.
  */
-function calleesOf (tree: SyntaxTree, n: SyntaxNode, functions: ReadonlyMap<string, SyntaxNode>): string {
+function calleesOf (tree: SyntaxTree, n: SyntaxNode, functions: LocalFunctions): string {
   const direct = callsOf({ ...tree, root: n }).sort()
   const reached = new Set<string>()
   const seen = new Set<string>()
-  const queue = direct.filter(c => functions.has(c))
+  const queue = direct.filter(c => functions.bodies.has(c))
   while (queue.length > 0) {
     const name = queue.pop() as string
     if (seen.has(name)) continue
     seen.add(name)
-    for (const c of callsOf({ ...tree, root: functions.get(name) as SyntaxNode })) {
+    for (const c of functions.callsIn(name)) {
       reached.add(c)
-      if (functions.has(c)) queue.push(c)
+      if (functions.bodies.has(c)) queue.push(c)
     }
   }
   return `${direct.join(', ')}${reached.size === 0 ? '' : ` (reaching ${[...reached].sort().join(', ')})`}`
@@ -97,9 +115,10 @@ export function initHooksOf (tree: SyntaxTree): string[] {
     for (const top of tree.root.children) {
       if (top.type === 'function_declaration') {
         const name = textOf(tree, field(top, 'name') ?? top)
+        if (name !== 'init' && name !== 'TestMain') continue
         const body = field(top, 'body')
         const callees = body === undefined ? '' : calleesOf(tree, body, functions)
-        if (name === 'init' || name === 'TestMain') out.push(`func ${name}${callees === '' ? '' : ` calling ${callees}`}`)
+        out.push(`func ${name}${callees === '' ? '' : ` calling ${callees}`}`)
       } else if (top.type === 'var_declaration') {
         for (const spec of descendants(top)) {
           const value = spec.type === 'var_spec' ? field(spec, 'value') : undefined
