@@ -1225,3 +1225,89 @@ ACCEPTED.push(
   { name: 'js-fix-beside-loop-env-read', why: 'a - b → a + b leaves the loop, its array, the status and the exit as they were', baseline: JS_LOOP_ENV_BASELINE, edits: [js('  return a - b\n', '  return a + b\n')], fails: [] },
   { name: 'go-fix-beside-iota-exit', why: 'a - b → a + b leaves the const block, the range and os.Exit as they were', baseline: GO_IOTA_BASELINE, edits: [go('\treturn a - b\n', '\treturn a + b\n')], fails: [] },
 )
+
+// ---- Checker version 10: run-sensing through another name, a return, a parameter, another file (a tenth audit)
+// The same reads and exits as version 9's, reached so that no key or status changed at the
+// use itself: through an alias of process, process.env or os.Getenv (a declaration, a
+// destructuring, an import), a function's return (`process.exit(main())`), a parameter
+// (`fail(0)`), a constant in another changed file of the package, and writes the use did not
+// show (`Object.assign(process, …)`, `??=`, a destructuring assignment).
+
+const JS_RUN_ALIAS_CALC = "import { exit } from 'node:process'\n\nconst env = process.env\nconst p = process\nconst { argv } = process\n\n// add returns the sum of a and b, at most CALC_MAX.\nexport function add (a, b) {\n  if (typeof a !== 'number') p.exit(2)\n  if (typeof b !== 'number') exit(2)\n  if (env.CALC_MAX !== undefined) return Math.min(a - b, Number(env.CALC_MAX))\n  return a - b\n}\n\n// first returns the first command-line argument.\nexport function first () {\n  return argv[2]\n}\n"
+const JS_RUN_ALIAS_BASELINE: Baseline = { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_RUN_ALIAS_CALC } } }
+const GO_RUN_ALIAS_CALC = 'package calc\n\nimport o "os"\n\nvar getenv = o.Getenv\n\nvar exit = o.Exit\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\tif getenv("CALC_QUIET") != "" {\n\t\texit(2)\n\t}\n\tif a > 1000 {\n\t\to.Exit(3)\n\t}\n\treturn a - b\n}\n'
+const GO_RUN_ALIAS_BASELINE: Baseline = { ...GO_BASELINE, files: { ...GO_BASELINE.files, 'calc.go': { text: GO_RUN_ALIAS_CALC } } }
+
+REJECTED.push(
+  { name: 'proposal-js-env-key-through-alias', why: 'env.CALC_MAX → env.NODE_TEST_CONTEXT where const env = process.env', baseline: JS_RUN_ALIAS_BASELINE, edits: [js('env.CALC_MAX !== undefined', 'env.NODE_TEST_CONTEXT !== undefined')], fails: ['names-preserved'] },
+  { name: 'proposal-js-exit-status-through-process-alias', why: 'p.exit(2) → p.exit(0) where const p = process', baseline: JS_RUN_ALIAS_BASELINE, edits: [js('p.exit(2)', 'p.exit(0)')], fails: ['names-preserved'] },
+  { name: 'proposal-js-exit-status-through-named-import', why: "exit(2) → exit(0) where import { exit } from 'node:process'", baseline: JS_RUN_ALIAS_BASELINE, edits: [js("'number') exit(2)", "'number') exit(0)")], fails: ['names-preserved'] },
+  { name: 'proposal-js-argv-index-through-destructured-alias', why: 'argv[2] → argv[1] where const { argv } = process: argv[1] is the test file under node --test', baseline: JS_RUN_ALIAS_BASELINE, edits: [js('argv[2]', 'argv[1]')], fails: ['names-preserved'] },
+  { name: 'proposal-js-alias-reshaped-then-key-changed', why: 'const env = { ...process.env } is still the environment: env.NODE_TEST_CONTEXT reads it', baseline: JS_RUN_ALIAS_BASELINE, edits: [js('const env = process.env', 'const env = { ...process.env }'), js('env.CALC_MAX !== undefined', 'env.NODE_TEST_CONTEXT !== undefined')], fails: ['names-preserved'] },
+  { name: 'proposal-go-getenv-key-through-alias', why: 'getenv("CALC_QUIET") → getenv("GOCACHE") where var getenv = o.Getenv', baseline: GO_RUN_ALIAS_BASELINE, edits: [go('getenv("CALC_QUIET")', 'getenv("GOCACHE")')], fails: ['names-preserved'] },
+  { name: 'proposal-go-exit-status-through-alias', why: 'exit(2) → exit(0) where var exit = o.Exit', baseline: GO_RUN_ALIAS_BASELINE, edits: [go('\t\texit(2)\n', '\t\texit(0)\n')], fails: ['names-preserved'] },
+  { name: 'proposal-go-exit-status-through-renamed-import', why: 'o.Exit(3) → o.Exit(0) where import o "os"', baseline: GO_RUN_ALIAS_BASELINE, edits: [go('o.Exit(3)', 'o.Exit(0)')], fails: ['names-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'js-fix-beside-aliases-of-process', why: 'a - b → a + b leaves every read and exit through env, p, exit and argv as it was', baseline: JS_RUN_ALIAS_BASELINE, edits: [js('  return a - b\n}\n\n// first', '  return a + b\n}\n\n// first')], fails: [] },
+  { name: 'go-fix-beside-aliases-of-os', why: 'a - b → a + b leaves getenv, exit and o.Exit as they were', baseline: GO_RUN_ALIAS_BASELINE, edits: [go('\treturn a - b\n', '\treturn a + b\n')], fails: [] },
+)
+
+const JS_FLOW_CALC = "function main () {\n  const x = compute(1, 2)\n  if (x < 0) return 2\n  return 0\n}\n\nfunction compute (a, b) {\n  return a - b\n}\n\nfunction fail (code) {\n  process.exit(code)\n}\n\nfunction read (name) {\n  return process.env[name]\n}\n\n// add returns the sum of a and b.\nexport function add (a, b) {\n  if (typeof a !== 'number') fail(2)\n  if (read('CALC_MAX') !== undefined) return Math.min(a - b, Number(read('CALC_MAX')))\n  if (a > 1000) process.exit(main())\n  return a - b\n}\n"
+const JS_FLOW_BASELINE: Baseline = { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_FLOW_CALC } } }
+const GO_FLOW_CALC = 'package calc\n\nimport "os"\n\nfunc run() int {\n\tif compute(1, 2) < 0 {\n\t\treturn 2\n\t}\n\treturn 0\n}\n\nfunc compute(a, b int) int {\n\treturn a - b\n}\n\nfunc die(code int) {\n\tos.Exit(code)\n}\n\nfunc read(name string) string {\n\treturn os.Getenv(name)\n}\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\tif a > 1000 {\n\t\tdie(2)\n\t}\n\tif read("CALC_MAX") != "" {\n\t\treturn 0\n\t}\n\tif a > 2000 {\n\t\tos.Exit(run())\n\t}\n\treturn a - b\n}\n'
+const GO_FLOW_BASELINE: Baseline = { ...GO_BASELINE, files: { ...GO_BASELINE.files, 'calc.go': { text: GO_FLOW_CALC } } }
+
+REJECTED.push(
+  { name: 'proposal-js-exit-status-through-return', why: 'return 2 → return 0 in main, where process.exit(main())', baseline: JS_FLOW_BASELINE, edits: [js('return 2\n', 'return 0\n')], fails: ['names-preserved'] },
+  { name: 'proposal-js-exit-status-through-parameter', why: 'fail(2) → fail(0), where fail calls process.exit(code)', baseline: JS_FLOW_BASELINE, edits: [js('fail(2)', 'fail(0)')], fails: ['names-preserved'] },
+  { name: 'proposal-js-env-key-through-parameter', why: "read('CALC_MAX') → read('NODE_TEST_CONTEXT'), where read returns process.env[name]", baseline: JS_FLOW_BASELINE, edits: [js("if (read('CALC_MAX')", "if (read('NODE_TEST_CONTEXT')")], fails: ['names-preserved'] },
+  { name: 'proposal-go-exit-status-through-return', why: 'return 2 → return 0 in run, where os.Exit(run())', baseline: GO_FLOW_BASELINE, edits: [go('return 2\n', 'return 0\n')], fails: ['names-preserved'] },
+  { name: 'proposal-go-exit-status-through-parameter', why: 'die(2) → die(0), where die calls os.Exit(code)', baseline: GO_FLOW_BASELINE, edits: [go('die(2)', 'die(0)')], fails: ['names-preserved'] },
+  { name: 'proposal-go-getenv-key-through-parameter', why: 'read("CALC_MAX") → read("GOCACHE"), where read returns os.Getenv(name)', baseline: GO_FLOW_BASELINE, edits: [go('read("CALC_MAX")', 'read("GOCACHE")')], fails: ['names-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'js-fix-beside-exit-of-a-return', why: 'a - b → a + b in add, beside process.exit(main()): main returns literals', baseline: JS_FLOW_BASELINE, edits: [js('process.exit(main())\n  return a - b\n', 'process.exit(main())\n  return a + b\n')], fails: [] },
+  { name: 'js-fix-in-a-function-main-calls', why: 'a - b → a + b in compute: main reads its result in a condition, not in what it returns', baseline: JS_FLOW_BASELINE, edits: [js('  return a - b\n}\n\nfunction fail', '  return a + b\n}\n\nfunction fail')], fails: [] },
+  { name: 'go-fix-beside-exit-of-a-return', why: 'a - b → a + b in Add, beside os.Exit(run()) and die(2)', baseline: GO_FLOW_BASELINE, edits: [go('\t}\n\treturn a - b\n}\n', '\t}\n\treturn a + b\n}\n')], fails: [] },
+  { name: 'go-fix-in-a-function-run-calls', why: 'a - b → a + b in compute: run reads its result in a condition, not in what it returns', baseline: GO_FLOW_BASELINE, edits: [go('\treturn a - b\n}\n\nfunc die', '\treturn a + b\n}\n\nfunc die')], fails: [] },
+)
+
+const GO_CONSTS_CALC = 'package calc\n\nimport "os"\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\tif a > 1000 {\n\t\tos.Exit(exitUsage)\n\t}\n\tif os.Getenv(quietVar) != "" {\n\t\treturn 0\n\t}\n\treturn a - b\n}\n'
+const GO_CONSTS_BASELINE: Baseline = {
+  ...GO_BASELINE,
+  files: { ...GO_BASELINE.files, 'calc.go': { text: GO_CONSTS_CALC }, 'consts.go': { text: 'package calc\n\nconst exitUsage = 2\n\nconst quietVar = "CALC_QUIET"\n\nconst scale = 1\n' } },
+  allowed: ['calc.go', 'consts.go'],
+}
+const JS_CODES_BASELINE: Baseline = {
+  ...JS_BASELINE,
+  files: { ...JS_BASELINE.files, 'src/calc.js': { text: "import { EXIT_USAGE, SCALE } from './codes.js'\n\n// add returns the sum of a and b.\nexport function add (a, b) {\n  if (typeof a !== 'number') process.exit(EXIT_USAGE)\n  return (a - b) * SCALE\n}\n" }, 'src/codes.js': { text: 'export const EXIT_USAGE = 2\nexport const SCALE = 1\n' } },
+  allowed: ['src/calc.js', 'src/codes.js'],
+}
+
+REJECTED.push(
+  { name: 'proposal-go-exit-status-through-constant-in-another-changed-file', why: 'exitUsage = 2 → 0 in consts.go beside a fix in calc.go, whose os.Exit(exitUsage) reads it', baseline: GO_CONSTS_BASELINE, edits: [go('exitUsage = 2', 'exitUsage = 0', 'consts.go'), go('\treturn a - b\n', '\treturn a + b\n')], fails: ['names-preserved'] },
+  { name: 'proposal-go-getenv-key-through-constant-in-another-changed-file', why: 'quietVar = "CALC_QUIET" → "GOCACHE" in consts.go beside a fix in calc.go', baseline: GO_CONSTS_BASELINE, edits: [go('"CALC_QUIET"', '"GOCACHE"', 'consts.go'), go('\treturn a - b\n', '\treturn a + b\n')], fails: ['names-preserved'] },
+  { name: 'proposal-js-exit-status-through-imported-constant', why: 'EXIT_USAGE = 2 → 0 in codes.js beside a fix in calc.js, whose process.exit(EXIT_USAGE) imports it', baseline: JS_CODES_BASELINE, edits: [js('EXIT_USAGE = 2', 'EXIT_USAGE = 0', 'src/codes.js'), js('(a - b)', '(a + b)')], fails: ['names-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'go-fix-across-two-files-of-a-package', why: 'scale = 1 → 2 in consts.go and a - b → a + b in calc.go: neither flows into os.Exit or os.Getenv', baseline: GO_CONSTS_BASELINE, edits: [go('scale = 1', 'scale = 2', 'consts.go'), go('\treturn a - b\n', '\treturn a + b\n')], fails: [] },
+  { name: 'js-fix-across-two-modules', why: 'SCALE = 1 → 2 in codes.js and a - b → a + b in calc.js: neither flows into process.exit', baseline: JS_CODES_BASELINE, edits: [js('SCALE = 1', 'SCALE = 2', 'src/codes.js'), js('(a - b)', '(a + b)')], fails: [] },
+)
+
+const JS_EXIT_WRITES_CALC = "// add returns the sum of a and b.\nexport function add (a, b) {\n  if (typeof a !== 'number') Object.assign(process, { exitCode: 2 })\n  if (typeof b !== 'number') process.exitCode ??= 2\n  if (a > 10) [process.exitCode] = [2]\n  const { env: { CALC_MAX: max } } = process\n  if (max !== undefined) return Math.min(a - b, Number(max))\n  return a - b\n}\n"
+const JS_EXIT_WRITES_BASELINE: Baseline = { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_EXIT_WRITES_CALC } } }
+
+REJECTED.push(
+  { name: 'proposal-js-exit-code-through-object-assign', why: 'Object.assign(process, { exitCode: 2 }) → 0: process passed whole', baseline: JS_EXIT_WRITES_BASELINE, edits: [js('exitCode: 2', 'exitCode: 0')], fails: ['names-preserved'] },
+  { name: 'proposal-js-exit-code-through-logical-assignment', why: 'process.exitCode ??= 2 → ??= 0', baseline: JS_EXIT_WRITES_BASELINE, edits: [js('??= 2', '??= 0')], fails: ['names-preserved'] },
+  { name: 'proposal-js-exit-code-through-destructuring-assignment', why: '[process.exitCode] = [2] → [0]', baseline: JS_EXIT_WRITES_BASELINE, edits: [js('= [2]', '= [0]')], fails: ['names-preserved'] },
+  { name: 'proposal-js-env-key-in-nested-pattern-of-process', why: '{ env: { CALC_MAX: max } } = process → NODE_TEST_CONTEXT', baseline: JS_EXIT_WRITES_BASELINE, edits: [js('CALC_MAX: max', 'NODE_TEST_CONTEXT: max')], fails: ['names-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'js-fix-beside-exit-code-writes', why: 'a - b → a + b leaves every write of process.exitCode and the pattern as they were', baseline: JS_EXIT_WRITES_BASELINE, edits: [js('  return a - b\n', '  return a + b\n')], fails: [] },
+)

@@ -40,8 +40,12 @@ async function gate (c: Case): Promise<{ passed: boolean, shared: string[] }> {
   return { passed: r.passed, shared: r.rules.filter(x => x.rule === 'calls-preserved').flatMap(x => x.findings).filter(f => SHARED.test(f)) }
 }
 
-/** Ordinary fixes the gate rejects for another rule's reason (an added call, name or signature). */
-const OTHER_RULE = new Set(['js-map-set', 'js-map-parseInt-to-Number', 'js-filter-boolean', 'go-strings', 'go-named-result-defer', 'fp-go-exec-cmd-dir'])
+/**
+ * Ordinary fixes the gate rejects for another rule's reason (an added call, name or signature;
+ * an environment key changed through an alias of process.env, which names-preserved cannot tell
+ * from a key only the sandbox sets, as it cannot for process.env.PROT → process.env.PORT).
+ */
+const OTHER_RULE = new Set(['js-map-set', 'js-map-parseInt-to-Number', 'js-filter-boolean', 'go-strings', 'go-named-result-defer', 'fp-go-exec-cmd-dir', 'fp-js-env-alias-typo', 'fp-js-env-destructured-typo'])
 /** A harmless edit an attack list holds (`_ = &want` writes nothing). */
 const HARMLESS = new Set(['esm-control-fix', 'go-named-result-ptr'])
 /** Edits of the attack lists that write no shared state, rejected by another rule (a new name, a held callee). */

@@ -25,8 +25,9 @@
 
 import { checkStructure } from '../syntax/compare.ts'
 import { literalKey, memberPath } from '../syntax/member-path.ts'
+import { definitionsOf } from '../syntax/definitions.ts'
 import { descendants, field, textOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
-import type { GateContext, RuleOutcome } from '../types.ts'
+import type { GateContext, ParsedPair, RuleOutcome } from '../types.ts'
 
 const NAME_NODES = {
   go: new Set(['identifier', 'package_identifier']),
@@ -102,16 +103,27 @@ export function reachingUsesOf (tree: SyntaxTree): string[] {
  * `process.env`, `process.argv` and the rest below, go's `os.Getenv`, `os.Args`, `flag`
  * lookups, `testing.Testing`, … and the exit calls (`process.exit`, `os.Exit`, …). Each use is
  * counted with its key, index or arguments as written, the pattern it is destructured into,
- * and the initializers of the names it reads (`process.env[MAX_VAR]` with `const MAX_VAR =
- * 'CALC_MAX'`), so a use added or changed is a finding: end-to-end audits reached
- * scoped_test_verified with `os.Getenv("CALC_WIDTH")` turned into `os.Getenv("GOCACHE")`
- * (set only in the sandbox), `process.env.HOME === '/tmp'`, `os.Args[1][:6] == "-test."`,
- * `process.exit(2)` turned into `process.exit(0)` before an assertion ran, and the same
- * through a constant's value or a destructuring key (`NODE_TEST_CONTEXT`, which node --test
- * sets in its children). A fix that must read another variable, or exit otherwise, is
- * rejected for review. Not counted: a read through an alias (`const env = process.env`, then
- * `env.HOME`; names-preserved sees only that `env` was named before), a parameter's value
- * (`fail(0)` where `fail` calls `os.Exit(code)`), a package imported under another name.
+ * and where the names it reads get their values (see definitionsOf: initializers,
+ * assignments, a function's returns for its calls, a parameter's arguments), so a use added
+ * or changed is a finding: end-to-end audits reached scoped_test_verified with
+ * `os.Getenv("CALC_WIDTH")` turned into `os.Getenv("GOCACHE")` (set only in the sandbox),
+ * `process.env.HOME === '/tmp'`, `os.Args[1][:6] == "-test."`, `process.exit(2)` turned into
+ * `process.exit(0)` before an assertion ran, and the same through a constant's value, a
+ * destructuring key (`NODE_TEST_CONTEXT`, which node --test sets in its children), another
+ * name for the same object (`const env = process.env`, `getenv := os.Getenv`, `import { exit }
+ * from 'node:process'`, `import o "os"`), a function's return value (`process.exit(main())`)
+ * or a parameter (`fail(0)` where `fail` calls `os.Exit(code)`). A fix that must read another
+ * variable, or exit otherwise, is rejected for review; so is a fix in a return expression of a
+ * function whose result becomes an exit status or a key.
+ *
+ * Values are followed within the changed files: a go package's other changed files and the
+ * other changed JavaScript files define the names a file does not. Not counted: a value set
+ * in a changed file but read by a run-sensing use only in a file the patch leaves alone (the
+ * gate parses changed files only, and may read only allowed ones: `const exitUsage = 2`
+ * turned into 0 in consts.go, read by os.Exit in main.go); what decides whether a use runs
+ * (`if (false) process.exit(2)`, a use removed: control flow is what a fix changes), what a
+ * value read is compared with, and a callback's parameter (`main().then(code =>
+ * process.exit(code))`): no call names the callback.
  */
 const RUN_SENSING = {
   javascript: {
@@ -124,135 +136,323 @@ const RUN_SENSING = {
   },
 } as const
 
+/** The modules that are node's process object. */
+const JS_PROCESS_MODULES = new Set(['process', 'node:process'])
+
 /** What a terminal tells about the run: `process.stdout.isTTY` and its kin. */
 const JS_STREAMS = new Set(['stdout', 'stderr'])
 const JS_TERMINAL = new Set(['isTTY', 'columns', 'rows', 'hasColors', 'getColorDepth', 'getWindowSize'])
 
+/** The names through which one file reaches what RUN_SENSING lists. */
+interface RunScope {
+  /**
+   * Names that are the process object (javascript: `process`, a default or namespace import
+   * of node:process, `const p = process`) or a run-sensing package (go: `os`, …, and the name
+   * an import gives one).
+   */
+  roots: ReadonlySet<string>
+  /**
+   * Names that hold a run-sensing value or function, or a function that returns one: `const
+   * env = process.env`, `const { exit } = process`, `getenv := os.Getenv`, a named import of
+   * node:process, `function vars () { return process.env }`; every member after go's `import
+   * . "os"`. A key read, a method called or an argument given through one is a use.
+   */
+  aliases: ReadonlySet<string>
+  defs: ReadonlyMap<string, SyntaxNode[]>
+}
+
 /** Whether `n` is a run-sensing access itself (`process.env`, `process['env']`, `(process).argv`, `process.stdout.isTTY`; go `os.Getenv`). */
-function isRunSensing (tree: SyntaxTree, n: SyntaxNode): boolean {
+function isRunSensing (tree: SyntaxTree, n: SyntaxNode, roots: ReadonlySet<string>): boolean {
   if (tree.grammar === 'go') {
     if (n.type !== 'selector_expression') return false
     const operand = field(n, 'operand')
     const f = field(n, 'field')
-    return operand?.type === 'identifier' && f !== undefined && RUN_SENSING.go.roots.has(textOf(tree, operand)) && RUN_SENSING.go.members.has(textOf(tree, f))
+    return operand?.type === 'identifier' && f !== undefined && roots.has(textOf(tree, operand)) && RUN_SENSING.go.members.has(textOf(tree, f))
   }
   if (n.type !== 'member_expression' && n.type !== 'subscript_expression') return false
   const path = memberPath(tree, n)
-  if (!RUN_SENSING.javascript.roots.has(path[0] ?? '')) return false
+  if (!roots.has(path[0] ?? '')) return false
   // The innermost access only: `process.env` in `process.env.HOME`.
   const object = field(n, 'object')
-  if (object !== undefined && object.type !== 'identifier' && object.type !== 'parenthesized_expression' && isRunSensing(tree, object)) return false
+  if (object !== undefined && object.type !== 'identifier' && object.type !== 'parenthesized_expression' && isRunSensing(tree, object, roots)) return false
   if (path.length === 2) return RUN_SENSING.javascript.members.has(path[1] ?? '')
   return path.length === 3 && JS_STREAMS.has(path[1] ?? '') && JS_TERMINAL.has(path[2] ?? '')
 }
 
 const KEY_ACCESS = new Set(['member_expression', 'subscript_expression', 'index_expression', 'slice_expression', 'selector_expression'])
 
-/**
- * The whole use around a run-sensing access: a function's call with its arguments
- * (`os.Getenv("X")`, `process.exit(2)`), or the keys, indexes and slices read from data
- * (`process.env.HOME`, `os.Args[1][:6]`) up to, not into, a method called on it
- * (`process.env.PATH` of `process.env.PATH.split(':')`: what the method's callback does is
- * the file's own code).
- */
-function useAround (n: SyntaxNode): SyntaxNode {
-  const calledAt = (x: SyntaxNode): boolean => x.parent?.type === 'call_expression' && field(x.parent, 'function') === x
-  if (calledAt(n)) return n.parent as SyntaxNode
-  let use = n
-  for (let p = use.parent; p !== undefined && KEY_ACCESS.has(p.type) && (field(p, 'object') === use || field(p, 'operand') === use) && !calledAt(p); p = use.parent) use = p
-  return use
+const calledAt = (x: SyntaxNode): boolean => x.parent?.type === 'call_expression' && field(x.parent, 'function') === x
+
+/** Whether `n` is what a key access reads from (`env` of `env.HOME`, `(env)[k]`). */
+function accessedAt (n: SyntaxNode): SyntaxNode | undefined {
+  let c = n
+  while (c.parent?.type === 'parenthesized_expression') c = c.parent
+  const p = c.parent
+  return p !== undefined && KEY_ACCESS.has(p.type) && (field(p, 'object') === c || field(p, 'operand') === c) ? p : undefined
+}
+
+const isFunction = (n: SyntaxNode): boolean => ['arrow_function', 'function_expression', 'function', 'func_literal'].includes(n.type)
+
+/** Containers a value is held in and read back from (`[process.env][0]`). */
+const CONTAINERS = new Set(['array', 'object', 'literal_value', 'composite_literal'])
+
+/** Whether `parent` hands on the value of its child `c` whole (see valueLeaves). */
+function passesOn (tree: SyntaxTree, parent: SyntaxNode, c: SyntaxNode): boolean {
+  switch (parent.type) {
+    case 'parenthesized_expression': case 'await_expression': case 'spread_element': case 'expression_list': case 'sequence_expression':
+    case 'array': case 'object': case 'literal_value': case 'literal_element': case 'composite_literal':
+      return true
+    case 'pair': case 'keyed_element': return field(parent, 'value') === c || (parent.type === 'keyed_element' && parent.children.filter(x => x.named).pop() === c)
+    case 'ternary_expression': return field(parent, 'condition') !== c
+    case 'binary_expression': { const op = field(parent, 'operator'); return op !== undefined && ['||', '??', '&&'].includes(textOf(tree, op)) }
+    default: return false
+  }
 }
 
 /**
- * Where each name of a file gets its value: a declaration's initializer (a destructuring's
- * too), an assignment's right side, the iterable of a `for … of`/`in` or go `range` that binds
- * it, a property assignment rooted at it (`KEYS.max = …`), and in go a const spec's value or,
- * in a block with `iota` or an implicit value, the whole block. Names are matched by text, not
- * scope: a use's value is followed too far, never too short. A function's body is not
- * followed (what `process.exit(main())` exits with): every fix inside such a function would
- * count as a changed use.
+ * The whole use around a run-sensing access: a function's call with its arguments
+ * (`os.Getenv("X")`, `process.exit(2)`), then the keys, indexes and slices read from data
+ * (`process.env.HOME`, `os.Args[1][:6]`, `vars().HOME`) up to, not into, a method called on
+ * it (`process.env.PATH` of `process.env.PATH.split(':')`: what the method's callback does is
+ * the file's own code). A method called on the access itself is part of it when no argument
+ * is a function (`process.argv.includes('--test')`, `p.exit(0)`). An access used as a value
+ * takes in what hands it on whole (`opts.env ?? process.env`, `{ ...process.env }`,
+ * `[process.env][0]`), so another name for it cannot be made in a shape not followed, and the
+ * call it is then passed to (`Object.assign(process, { exitCode: 0 })`, `[0].forEach(exit)`).
  */
-function definitionsOf (tree: SyntaxTree): Map<string, SyntaxNode[]> {
-  const out = new Map<string, SyntaxNode[]>()
-  const add = (name: string, def: SyntaxNode | undefined): void => {
-    if (def === undefined) return
-    const list = out.get(name)
-    if (list === undefined) out.set(name, [def])
-    else list.push(def)
+function useAround (tree: SyntaxTree, n: SyntaxNode): SyntaxNode {
+  let use = calledAt(n) ? n.parent as SyntaxNode : n
+  for (let p = accessedAt(use); p !== undefined && !calledAt(p); p = accessedAt(use)) use = p
+  if (use !== n) return use
+  const method = accessedAt(n)
+  if (method !== undefined) {
+    const call = method.parent as SyntaxNode
+    return calledAt(method) && !(field(call, 'arguments')?.children ?? []).some(isFunction) ? call : n
   }
-  const namesIn = (n: SyntaxNode | undefined): string[] => n === undefined ? [] : [...descendants(n)].filter(d => d.type === 'identifier' || d.type === 'shorthand_property_identifier_pattern').map(d => textOf(tree, d))
-  const rootOf = (n: SyntaxNode | undefined): string | undefined => {
-    let c = n
-    while (c !== undefined && ['member_expression', 'subscript_expression', 'selector_expression', 'index_expression', 'parenthesized_expression'].includes(c.type)) c = field(c, 'object') ?? field(c, 'operand') ?? c.children.find(x => x.named)
-    return c?.type === 'identifier' ? textOf(tree, c) : undefined
+  let contained = false
+  for (;;) {
+    const p = use.parent
+    if (p === undefined) break
+    if (passesOn(tree, p, use)) { contained ||= CONTAINERS.has(p.type); use = p; continue }
+    const read = contained ? accessedAt(use) : undefined
+    if (read !== undefined && !calledAt(read)) { use = read; continue }
+    break
   }
-  for (const d of descendants(tree.root)) {
-    switch (d.type) {
-      case 'variable_declarator': for (const name of namesIn(field(d, 'name'))) add(name, field(d, 'value')); break
-      case 'assignment_expression':
-      case 'augmented_assignment_expression': {
-        const left = field(d, 'left')
-        for (const name of left?.type === 'identifier' || left?.type === 'object_pattern' || left?.type === 'array_pattern' ? namesIn(left) : [rootOf(left) ?? '']) add(name, field(d, 'right'))
-        break
-      }
-      case 'for_in_statement': for (const name of namesIn(field(d, 'left'))) add(name, field(d, 'right')); break
-      case 'const_spec':
-      case 'var_spec': {
-        const names = d.children.filter(c => c.field === 'name')
-        const value = field(d, 'value')
-        const block = d.parent
-        const whole = d.type === 'const_spec' && block !== undefined && (value === undefined || [...descendants(block)].some(x => x.type === 'iota'))
-        for (const name of names) add(textOf(tree, name), whole ? block : value)
-        break
-      }
-      case 'short_var_declaration':
-      case 'assignment_statement':
-        for (const name of namesIn(field(d, 'left'))) add(name, field(d, 'right'))
-        break
-      case 'range_clause': for (const name of namesIn(field(d, 'left'))) add(name, field(d, 'right')); break
+  const args = use.parent
+  return (args?.type === 'arguments' || args?.type === 'argument_list') && args.parent?.type === 'call_expression' ? args.parent : use
+}
+
+/** The expressions a value may be: through parentheses, `a ?? b`, `c ? a : b`, spreads, array and object literals, `f.bind(…)`. */
+function valueLeaves (tree: SyntaxTree, n: SyntaxNode, out: SyntaxNode[] = []): SyntaxNode[] {
+  const named = n.children.filter(c => c.named && c.type !== 'comment')
+  switch (n.type) {
+    case 'parenthesized_expression': case 'await_expression': case 'spread_element': case 'expression_list': case 'sequence_expression':
+    case 'array': case 'object': case 'literal_value': case 'literal_element':
+      for (const c of named) valueLeaves(tree, c, out)
+      return out
+    case 'pair': case 'keyed_element': { const v = field(n, 'value') ?? named[named.length - 1]; if (v !== undefined) valueLeaves(tree, v, out); return out }
+    case 'composite_literal': { const body = field(n, 'body'); if (body !== undefined) valueLeaves(tree, body, out); return out }
+    case 'assignment_expression': { const r = field(n, 'right'); if (r !== undefined) valueLeaves(tree, r, out); return out }
+    case 'call_expression': {
+      // `process.exit.bind(process)` is process.exit.
+      const fn = field(n, 'function')
+      const object = fn?.type === 'member_expression' && textOf(tree, field(fn, 'property') ?? fn) === 'bind' ? field(fn, 'object') : undefined
+      if (object !== undefined) valueLeaves(tree, object, out)
+      else out.push(n)
+      return out
     }
+    case 'ternary_expression': for (const f of ['consequence', 'alternative']) { const c = field(n, f); if (c !== undefined) valueLeaves(tree, c, out) } return out
+    case 'binary_expression': {
+      const op = field(n, 'operator')
+      if (op !== undefined && ['||', '??', '&&'].includes(textOf(tree, op))) for (const f of ['left', 'right']) { const c = field(n, f); if (c !== undefined) valueLeaves(tree, c, out) }
+      return out
+    }
+    case 'member_expression': case 'subscript_expression': case 'index_expression': {
+      // `[process.env][0]`: a value read back from a literal that holds it.
+      let object = field(n, 'object') ?? field(n, 'operand')
+      while (object?.type === 'parenthesized_expression') object = object.children.find(c => c.named && c.type !== 'comment')
+      if (object !== undefined && CONTAINERS.has(object.type)) valueLeaves(tree, object, out)
+      else out.push(n)
+      return out
+    }
+    default: out.push(n); return out
+  }
+}
+
+/** How one leaf of a definition may make its name a root or an alias, once `dep` is one. */
+interface Leaf { owner: string, dep: string, how: 'member' | 'value' | 'call', plain: boolean }
+
+const scopes = new WeakMap<SyntaxTree, RunScope>()
+
+/**
+ * The file's roots, aliases and definitions (built once per tree): the imports give the first
+ * roots and aliases, then a name whose definition may be one (`p = process`), a run-sensing
+ * access through one (`env = p.env`) or a call of an alias (`e = vars()`) becomes one, to a
+ * fixed point.
+ */
+function runScopeOf (tree: SyntaxTree): RunScope {
+  const cached = scopes.get(tree)
+  if (cached !== undefined) return cached
+  const grammar = tree.grammar
+  const roots = new Set<string>(RUN_SENSING[grammar].roots)
+  const aliases = new Set<string>()
+  const defs = definitionsOf(tree)
+  // Imports are top-level statements.
+  for (const n of tree.root.children.flatMap(c => c.type === 'import_declaration' ? [...descendants(c)] : [c])) {
+    if (n.type === 'import_spec') {
+      const path = field(n, 'path')
+      const name = field(n, 'name')
+      if (path === undefined || name === undefined || !RUN_SENSING.go.roots.has(textOf(tree, path).slice(1, -1))) continue
+      if (name.type === 'dot') for (const m of RUN_SENSING.go.members) aliases.add(m)
+      else if (name.type === 'package_identifier') roots.add(textOf(tree, name))
+    } else if (n.type === 'import_statement') {
+      const source = field(n, 'source')
+      if (source === undefined || !JS_PROCESS_MODULES.has(literalKey(tree, source) ?? '')) continue
+      for (const d of descendants(n)) {
+        if (d.type === 'import_specifier') { const local = field(d, 'alias') ?? field(d, 'name'); if (local !== undefined) aliases.add(textOf(tree, local)) }
+        else if (d.type === 'identifier' && (d.parent?.type === 'import_clause' || d.parent?.type === 'namespace_import')) roots.add(textOf(tree, d))
+      }
+    }
+  }
+  // Each definition's leaves, indexed by the name they wait on.
+  const waiting = new Map<string, Leaf[]>()
+  const found: Array<[string, 'root' | 'alias']> = []
+  for (const [owner, list] of defs) {
+    for (const def of list) {
+      const binding = def.parent?.type === 'variable_declarator' ? field(def.parent, 'name') : def.parent?.type === 'assignment_expression' ? field(def.parent, 'left') : undefined
+      const plain = binding?.type === 'identifier'
+      for (const leaf of valueLeaves(tree, def)) {
+        let dep: string | undefined
+        let how: Leaf['how'] = 'value'
+        if (leaf.type === 'identifier' || leaf.type === 'shorthand_property_identifier') dep = textOf(tree, leaf)
+        else if (leaf.type === 'call_expression') {
+          const fn = field(leaf, 'function')
+          const arg = field(leaf, 'arguments')?.children.find(c => c.named)
+          if (fn?.type === 'identifier' && textOf(tree, fn) === 'require' && arg !== undefined && JS_PROCESS_MODULES.has(literalKey(tree, arg) ?? '')) found.push([owner, plain ? 'root' : 'alias'])
+          else if (fn?.type === 'identifier') { dep = textOf(tree, fn); how = 'call' }
+        } else if (grammar === 'go' && leaf.type === 'selector_expression') {
+          const operand = field(leaf, 'operand')
+          const f = field(leaf, 'field')
+          if (operand?.type === 'identifier' && f !== undefined && RUN_SENSING.go.members.has(textOf(tree, f))) { dep = textOf(tree, operand); how = 'member' }
+        } else if (leaf.type === 'member_expression' || leaf.type === 'subscript_expression') {
+          const path = memberPath(tree, leaf)
+          if ((path.length === 2 && RUN_SENSING.javascript.members.has(path[1] ?? '')) || (path.length === 3 && JS_STREAMS.has(path[1] ?? '') && JS_TERMINAL.has(path[2] ?? ''))) { dep = path[0]; how = 'member' }
+        }
+        if (dep === undefined) continue
+        const list = waiting.get(dep)
+        const entry = { owner, dep, how, plain }
+        if (list === undefined) waiting.set(dep, [entry])
+        else list.push(entry)
+      }
+    }
+  }
+  const mark = (name: string, kind: 'root' | 'alias'): boolean => {
+    const set = kind === 'root' ? roots : aliases
+    if (set.has(name)) return false
+    set.add(name)
+    return true
+  }
+  const queue = [...roots, ...aliases]
+  for (const [name, kind] of found) if (mark(name, kind)) queue.push(name)
+  while (queue.length > 0) {
+    const dep = queue.shift() as string
+    for (const leaf of waiting.get(dep) ?? []) {
+      let kind: 'root' | 'alias' | undefined
+      if (leaf.how === 'member' && roots.has(dep)) kind = 'alias'
+      else if (leaf.how === 'value' && roots.has(dep)) kind = leaf.plain ? 'root' : 'alias'
+      else if (leaf.how !== 'member' && aliases.has(dep)) kind = 'alias'
+      if (kind !== undefined && mark(leaf.owner, kind)) queue.push(leaf.owner)
+    }
+  }
+  const scope = { roots, aliases, defs }
+  scopes.set(tree, scope)
+  return scope
+}
+
+/** The names a followed expression reads: its identifiers, and the method a call through a member calls (`run` of `cli.run()`). */
+function namesRead (tree: SyntaxTree, n: SyntaxNode, skip: ReadonlySet<SyntaxNode>): string[] {
+  const out: string[] = []
+  for (const d of descendants(n)) {
+    if (skip.has(d)) continue
+    if (d.type === 'identifier') out.push(textOf(tree, d))
+    else if ((d.type === 'property_identifier' || d.type === 'field_identifier') && d.parent !== undefined && calledAt(d.parent) && (field(d.parent, 'property') === d || field(d.parent, 'field') === d)) out.push(textOf(tree, d))
   }
   return out
 }
+
+const ASSIGNMENTS = new Set(['assignment_expression', 'augmented_assignment_expression', 'assignment_statement', 'for_in_statement'])
+const PATTERN_PARTS = new Set(['array_pattern', 'object_pattern', 'pair_pattern', 'assignment_pattern', 'object_assignment_pattern', 'rest_pattern', 'expression_list', 'parenthesized_expression'])
 
 /** The most names one use's value is followed through. */
 const MAX_FOLLOWED = 64
 
 /**
  * Each use of RUN_SENSING in a file, as its whole expression's text without white space (key,
- * index, slice or call arguments included), then the pattern it is destructured into and the
- * initializers of the names it reads.
+ * index, slice or call arguments included), then the pattern it is destructured into or the
+ * value written to it, and where the names it reads get their values, transitively
+ * (`os.Exit(exitUsage) where exitUsage=2`). `others` are the package's other changed files
+ * (go: the same directory; JavaScript: every other changed file): they define the names the
+ * file does not.
  */
-export function runSensingUsesOf (tree: SyntaxTree): string[] {
+export function runSensingUsesOf (tree: SyntaxTree, others: readonly SyntaxTree[] = []): string[] {
   const out: string[] = []
-  let defs: Map<string, SyntaxNode[]> | undefined
+  const flat = (x: SyntaxNode): string => textOf(tree, x).replace(/\s+/g, '')
+  const own = runScopeOf(tree)
+  let aliases = own.aliases
+  const elsewhere = others.map(t => ({ tree: t, scope: runScopeOf(t) }))
+  const borrowed = elsewhere.flatMap(o => [...o.scope.aliases].filter(a => !own.defs.has(a)))
+  if (borrowed.length > 0) aliases = new Set([...aliases, ...borrowed])
+  // Each name's definitions as text (sorted, joined) and the names they read, built once per file.
+  const entries = new Map<string, { where: string, reads: string[] }>()
+  const entryOf = (name: string): { where: string, reads: string[] } => {
+    let e = entries.get(name)
+    if (e !== undefined) return e
+    const local = own.defs.get(name)
+    const defs = local !== undefined ? local.map(def => ({ tree, def })) : elsewhere.flatMap(o => (o.scope.defs.get(name) ?? []).map(def => ({ tree: o.tree, def })))
+    e = { where: defs.map(d => `${name}=${textOf(d.tree, d.def).replace(/\s+/g, '')}`).sort().join('; '), reads: [...new Set(defs.flatMap(d => namesRead(d.tree, d.def, EMPTY)))] }
+    entries.set(name, e)
+    return e
+  }
   for (const n of descendants(tree.root)) {
-    if (!isRunSensing(tree, n)) continue
-    const use = useAround(n)
-    let text = textOf(tree, use).replace(/\s+/g, '')
+    // A value through another name, or the process object passed or destructured whole:
+    // counted only where a key, a call or a pattern makes it a use.
+    const sensing = isRunSensing(tree, n, own.roots)
+    const through = !sensing && n.type === 'identifier' && (aliases.has(textOf(tree, n)) || (own.roots.has(textOf(tree, n)) && tree.grammar === 'javascript' && accessedAt(n) === undefined))
+    if (!sensing && !through) continue
+    const use = useAround(tree, n)
+    let text = flat(use)
     const followed: SyntaxNode[] = [use]
     // `const { CALC_MAX: max } = process.env`: the key read is in the pattern;
-    // `process.exitCode = status`: the value written is part of the use.
+    // `process.exitCode = status`, `[process.exitCode] = [status]`: the value written is part of the use.
     const p = use.parent
     const pattern = p?.type === 'variable_declarator' && field(p, 'value') === use ? field(p, 'name') : p?.type === 'assignment_expression' && field(p, 'right') === use ? field(p, 'left') : undefined
-    if (pattern !== undefined && pattern.type !== 'identifier') text += ` into ${textOf(tree, pattern).replace(/\s+/g, '')}`
-    const written = p?.type === 'assignment_expression' && field(p, 'left') === use ? field(p, 'right') : undefined
-    if (written !== undefined) { text += ` = ${textOf(tree, written).replace(/\s+/g, '')}`; followed.push(written) }
+    if (pattern !== undefined && pattern.type !== 'identifier') text += ` into ${flat(pattern)}`
+    let target = use
+    while (target.parent !== undefined && PATTERN_PARTS.has(target.parent.type)) target = target.parent
+    const assignment = target.parent
+    const written = assignment !== undefined && ASSIGNMENTS.has(assignment.type) && field(assignment, 'left') === target ? field(assignment, 'right') : undefined
+    if (written !== undefined) {
+      const left = field(assignment as SyntaxNode, 'left') as SyntaxNode
+      text += `${target === use ? '' : ` in ${flat(left)}`} ${tree.source.slice(left.end, written.start).replace(/\s+/g, '')} ${flat(written)}`
+      followed.push(written)
+    }
+    if (through && use === n && pattern === undefined && written === undefined) continue
     // `process.env[MAX_VAR]`, `os.Exit(exitUsage)`, `process.exit(status())`: where the names
-    // it reads get their values, and the names those read, transitively.
-    defs ??= definitionsOf(tree)
+    // it reads get their values, and the names those read, transitively. What a function does
+    // with the access passed to it (`port(process.env)`) is its own code.
     const inside = new Set(descendants(n))
-    const queue = followed.flatMap(f => [...descendants(f)].filter(d => d.type === 'identifier' && !inside.has(d)).map(d => textOf(tree, d)))
+    const callee = use.type === 'call_expression' ? field(use, 'function') : undefined
+    if (callee !== undefined && !inside.has(callee) && ![...descendants(callee)].includes(n)) for (const d of descendants(callee)) inside.add(d)
+    const queue = followed.flatMap(f => namesRead(tree, f, inside))
     const seen = new Set<string>()
     const where: string[] = []
     while (queue.length > 0 && seen.size < MAX_FOLLOWED) {
       const name = queue.shift() as string
       if (seen.has(name)) continue
       seen.add(name)
-      for (const def of defs.get(name) ?? []) {
-        where.push(`${name}=${textOf(tree, def).replace(/\s+/g, '')}`)
-        for (const d of descendants(def)) if (d.type === 'identifier') queue.push(textOf(tree, d))
-      }
+      const e = entryOf(name)
+      if (e.where !== '') where.push(e.where)
+      for (const r of e.reads) if (!seen.has(r)) queue.push(r)
     }
     if (where.length > 0) text += ` where ${where.sort().join('; ')}`
     out.push(text)
@@ -260,9 +460,11 @@ export function runSensingUsesOf (tree: SyntaxTree): string[] {
   return out
 }
 
+const EMPTY: ReadonlySet<SyntaxNode> = new Set()
+
 /** The file's distinct names, then one entry per use of a reaching name (`SEP` marks those), then each run-sensing use (`RUN` marks those). */
-function namesAndUses (tree: SyntaxTree): string[] {
-  return [...namesOf(tree), ...reachingUsesOf(tree).map(u => `${SEP}${u}`), ...runSensingUsesOf(tree).map(u => `${RUN}${u}`)]
+function namesAndUses (tree: SyntaxTree, others: readonly SyntaxTree[]): string[] {
+  return [...namesOf(tree), ...reachingUsesOf(tree).map(u => `${SEP}${u}`), ...runSensingUsesOf(tree, others).map(u => `${RUN}${u}`)]
 }
 
 const RUN = '\u0001'
@@ -276,6 +478,31 @@ function show (e: string): string {
   return e.startsWith(SEP) ? `use of ${e.slice(1)} (reaches code or rebinds a call)` : `name ${e}`
 }
 
+/**
+ * Each changed file's trees with the other changed files of its package, before with before
+ * and after with after: a go package is one directory; JavaScript modules share names by
+ * import, so every other changed JavaScript file counts. A file that does not parse is left
+ * out.
+ */
+function packagesOf (ctx: GateContext): Map<SyntaxTree, SyntaxTree[]> {
+  const groups = new Map<string, ParsedPair[]>()
+  for (const [path, pair] of ctx.parsed ?? []) {
+    if (pair.before.errors.length > 0 || pair.after.errors.length > 0) continue
+    const key = pair.before.grammar === 'go' ? `go:${path.slice(0, path.lastIndexOf('/') + 1)}` : pair.before.grammar
+    groups.set(key, [...(groups.get(key) ?? []), pair])
+  }
+  const out = new Map<SyntaxTree, SyntaxTree[]>()
+  for (const pairs of groups.values()) {
+    for (const pair of pairs) {
+      const others = pairs.filter(o => o !== pair)
+      out.set(pair.before, others.map(o => o.before))
+      out.set(pair.after, others.map(o => o.after))
+    }
+  }
+  return out
+}
+
 export function checkNamesPreserved (ctx: GateContext): RuleOutcome {
-  return checkStructure(ctx, { what: 'names', extract: namesAndUses, direction: 'added', show })
+  const packages = packagesOf(ctx)
+  return checkStructure(ctx, { what: 'names', extract: tree => namesAndUses(tree, packages.get(tree) ?? []), direction: 'added', show })
 }
