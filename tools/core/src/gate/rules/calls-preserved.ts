@@ -26,6 +26,12 @@
 //     `Math.round(…)`) counts too, since an alias reaches the same object;
 //   - an assignment to a binding the module exports (`add = double`, also inside an
 //     initializer: `const LIMIT = (add = double, 100)`), which swaps what importers call;
+//     since checker version 11 also to a property of one (`add.calls = …`, `Counter.n++`):
+//     every importer holds that object, and state kept on it outlives a call, so a counter
+//     there tells the test's one call from later ones. State the file keeps in its own
+//     unexported bindings (a module-level `let`, a go package var: `base++` then `base == 3`)
+//     is not followed: like a special-cased input (`a === 2 && b === 3 ? 5 : a - b`), it is
+//     value-level control flow a red-then-green run does not tell from a fix;
 //   - a `with` statement, which rebinds every name in its body;
 //   - a changed value of a binding the file calls (`const show = String` → `= format`), or
 //     of a property or class field it calls as a method (`{ run: f }` → `{ run: g }` beside
@@ -504,6 +510,13 @@ function jsRebindingsOf (tree: SyntaxTree): string[] {
     // every importer, the tests first, call something else.
     if (path.length === 1 && exported.has(path[0] ?? '')) {
       out.push(`${how} of exported binding ${path[0] ?? ''}${assigned}`)
+      return
+    }
+    // So is a property of one: every importer holds the same function, class or object, and
+    // state kept on it outlives the call (`add.calls = (add.calls ?? 0) + 1` then `add.calls
+    // > 1 ? a - b : a + b` is right for the test's one call only; an eleventh audit).
+    if (path.length >= 2 && exported.has(path[0] ?? '')) {
+      out.push(`${how} of ${path.join('.')}, a property of exported binding ${path[0] ?? ''}${assigned}`)
       return
     }
     if (callees.some(c => samePath(c, path))) {

@@ -21,7 +21,9 @@
 // decoded — and a use added is rejected. Uses already in the baseline may stay or move, so a
 // file that already calls `n.toString(16)` can still be fixed around it. A computed key
 // assembled from strings (`a['constr' + 'uctor']`, `` { [`value${''}Of`]: f } ``) can spell
-// any of them, so each such key counts as a use too.
+// any of them, so each such key counts as a use too. Since checker version 11 the properties
+// that tell who called (CALLER_NAMES: `stack`, `captureStackTrace`, `stackTraceLimit`) are
+// counted the same way, except as a plain identifier: a stack names the test file that called.
 
 import { checkStructure } from '../syntax/compare.ts'
 import { literalKey, memberPath } from '../syntax/member-path.ts'
@@ -52,6 +54,13 @@ export const REACHING_NAMES: ReadonlySet<string> = new Set([
   'defineProperty', 'defineProperties', 'getPrototypeOf', 'setPrototypeOf', 'getOwnPropertyDescriptor', 'getOwnPropertyDescriptors',
   '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__', 'prepareStackTrace',
 ])
+
+/**
+ * Properties that tell who called: a stack names each caller's file (`new TypeError(…).stack`
+ * holds `calc.test.js` under the test, an eleventh audit), so a use added is counted like a
+ * reaching name's. As properties, keys and strings only: a variable named `stack` is data.
+ */
+export const CALLER_NAMES: ReadonlySet<string> = new Set(['stack', 'stackTraceLimit', 'captureStackTrace'])
 
 const PROPERTY_NODES = new Set(['identifier', 'property_identifier', 'shorthand_property_identifier', 'shorthand_property_identifier_pattern', 'string', 'template_string'])
 
@@ -93,10 +102,18 @@ export function reachingUsesOf (tree: SyntaxTree): string[] {
     if (key !== undefined && builtFromStrings(key)) out.push(BUILT_KEY)
     if (!PROPERTY_NODES.has(n.type)) continue
     const name = n.type === 'string' || n.type === 'template_string' ? literalKey(tree, n) : textOf(tree, n)
-    if (name !== undefined && REACHING_NAMES.has(name)) out.push(name)
+    if (name !== undefined && (REACHING_NAMES.has(name) || (CALLER_NAMES.has(name) && n.type !== 'identifier'))) out.push(name)
   }
   return out
 }
+
+/**
+ * What reads the file system or starts a program, by path or command line: `/proc/self/cmdline`
+ * is the argv, `/src` is where the sandbox mounts the tree, a shell is any of these (an
+ * eleventh audit: an existing read's or spawn's arguments changed).
+ */
+const JS_FILE_READS = ['existsSync', 'readFileSync', 'statSync', 'lstatSync', 'accessSync', 'readdirSync', 'readlinkSync', 'realpathSync', 'openSync', 'opendirSync', 'readFile', 'stat', 'lstat', 'access', 'readdir', 'readlink', 'realpath', 'open', 'opendir', 'exists', 'createReadStream', 'promises']
+const JS_SPAWNS = ['exec', 'execSync', 'execFile', 'execFileSync', 'spawn', 'spawnSync', 'fork']
 
 /**
  * What tells one run of the code from another, where the file can already reach it: node's
@@ -124,20 +141,52 @@ export function reachingUsesOf (tree: SyntaxTree): string[] {
  * (`if (false) process.exit(2)`, a use removed: control flow is what a fix changes), what a
  * value read is compared with, and a callback's parameter (`main().then(code =>
  * process.exit(code))`): no call names the callback.
+ *
+ * Since checker version 11 (an eleventh audit) also where the module was loaded from and by
+ * whom (JS_LOCATION_VALUES, JS_LOADER_MEMBERS: `import.meta`, `__dirname`, `require.main`),
+ * and what reads a path or starts a program (JS_FILE_READS, JS_SPAWNS through node:fs and
+ * node:child_process; go's os.ReadFile, os.Stat, … and io/ioutil), whose changed path or
+ * command line (`/proc/self/cmdline`, `/src`) reads the run as surely as process.argv. Still
+ * not counted: a value already read and kept (`const HERE = __dirname` compared anew, as
+ * above), a call whose result depends on the working directory without naming it
+ * (`path.resolve('x')`, go `filepath.Abs("x")`), and a read through a module object that is
+ * no binding (`require('node:fs').readFileSync(p)`: the use is the require alone).
  */
 const RUN_SENSING = {
   javascript: {
     roots: new Set(['process']),
-    members: new Set(['env', 'argv', 'argv0', 'execArgv', 'execPath', 'title', 'pid', 'ppid', 'exit', 'exitCode', 'reallyExit', 'abort', 'kill', 'cwd', 'getuid', 'geteuid', 'getgid', 'uptime', 'hrtime', 'platform', 'arch', 'release', 'version', 'versions', 'config', 'features', 'stdin', 'umask']),
+    members: new Set([
+      'env', 'argv', 'argv0', 'execArgv', 'execPath', 'title', 'pid', 'ppid', 'exit', 'exitCode', 'reallyExit', 'abort', 'kill', 'cwd', 'getuid', 'geteuid', 'getgid', 'uptime', 'hrtime', 'platform', 'arch', 'release', 'version', 'versions', 'config', 'features', 'stdin', 'umask', 'mainModule',
+      // node:fs and node:child_process through a default or namespace import (JS_SENSING_MODULES).
+      ...JS_FILE_READS, ...JS_SPAWNS,
+    ]),
   },
   go: {
-    roots: new Set(['os', 'syscall', 'flag', 'testing', 'runtime']),
-    members: new Set(['Getenv', 'LookupEnv', 'Environ', 'ExpandEnv', 'Args', 'Arg', 'NArg', 'Executable', 'Hostname', 'Getpid', 'Getppid', 'Getuid', 'Geteuid', 'Getwd', 'UserHomeDir', 'TempDir', 'Exit', 'Lookup', 'Parsed', 'Testing', 'Short', 'Verbose', 'CommandLine', 'Caller', 'Goexit', 'GOOS', 'GOARCH']),
+    roots: new Set(['os', 'syscall', 'flag', 'testing', 'runtime', 'ioutil', 'io/ioutil']),
+    members: new Set([
+      'Getenv', 'LookupEnv', 'Environ', 'ExpandEnv', 'Args', 'Arg', 'NArg', 'Executable', 'Hostname', 'Getpid', 'Getppid', 'Getuid', 'Geteuid', 'Getwd', 'UserHomeDir', 'TempDir', 'Exit', 'Lookup', 'Parsed', 'Testing', 'Short', 'Verbose', 'CommandLine', 'Caller', 'Goexit', 'GOOS', 'GOARCH',
+      'ReadFile', 'ReadDir', 'Stat', 'Lstat', 'Open', 'OpenFile', 'Readlink', 'DirFS',
+    ]),
   },
 } as const
 
-/** The modules that are node's process object. */
-const JS_PROCESS_MODULES = new Set(['process', 'node:process'])
+/**
+ * The modules whose default or namespace import is a root and whose named imports are aliases:
+ * node's process object, the file system and child processes.
+ */
+const JS_SENSING_MODULES = new Set(['process', 'node:process', 'fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'child_process', 'node:child_process'])
+
+/**
+ * What tells where the module was loaded from and by whom, whatever it is compared with or read
+ * through (an eleventh audit: `import.meta.url < 'file:///src0'` is true only where the sandbox
+ * mounts the tree): `import.meta` and CommonJS's `__dirname` and `__filename` are such values
+ * whole, and these members of `require` and `module` are (`require.main`, `module.parent`).
+ */
+const JS_LOCATION_VALUES = new Set(['__dirname', '__filename'])
+const JS_LOADER_MEMBERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['require', new Set(['main', 'cache'])],
+  ['module', new Set(['parent', 'children', 'filename', 'id', 'path', 'paths', 'loaded'])],
+])
 
 /** What a terminal tells about the run: `process.stdout.isTTY` and its kin. */
 const JS_STREAMS = new Set(['stdout', 'stderr'])
@@ -169,8 +218,11 @@ function isRunSensing (tree: SyntaxTree, n: SyntaxNode, roots: ReadonlySet<strin
     const f = field(n, 'field')
     return operand?.type === 'identifier' && f !== undefined && roots.has(textOf(tree, operand)) && RUN_SENSING.go.members.has(textOf(tree, f))
   }
+  if (n.type === 'meta_property') return textOf(tree, n).startsWith('import')
+  if (n.type === 'identifier') return JS_LOCATION_VALUES.has(textOf(tree, n))
   if (n.type !== 'member_expression' && n.type !== 'subscript_expression') return false
   const path = memberPath(tree, n)
+  if (path.length === 2 && JS_LOADER_MEMBERS.get(path[0] ?? '')?.has(path[1] ?? '') === true) return true
   if (!roots.has(path[0] ?? '')) return false
   // The innermost access only: `process.env` in `process.env.HOME`.
   const object = field(n, 'object')
@@ -307,7 +359,7 @@ function runScopeOf (tree: SyntaxTree): RunScope {
       else if (name.type === 'package_identifier') roots.add(textOf(tree, name))
     } else if (n.type === 'import_statement') {
       const source = field(n, 'source')
-      if (source === undefined || !JS_PROCESS_MODULES.has(literalKey(tree, source) ?? '')) continue
+      if (source === undefined || !JS_SENSING_MODULES.has(literalKey(tree, source) ?? '')) continue
       for (const d of descendants(n)) {
         if (d.type === 'import_specifier') { const local = field(d, 'alias') ?? field(d, 'name'); if (local !== undefined) aliases.add(textOf(tree, local)) }
         else if (d.type === 'identifier' && (d.parent?.type === 'import_clause' || d.parent?.type === 'namespace_import')) roots.add(textOf(tree, d))
@@ -328,7 +380,7 @@ function runScopeOf (tree: SyntaxTree): RunScope {
         else if (leaf.type === 'call_expression') {
           const fn = field(leaf, 'function')
           const arg = field(leaf, 'arguments')?.children.find(c => c.named)
-          if (fn?.type === 'identifier' && textOf(tree, fn) === 'require' && arg !== undefined && JS_PROCESS_MODULES.has(literalKey(tree, arg) ?? '')) found.push([owner, plain ? 'root' : 'alias'])
+          if (fn?.type === 'identifier' && textOf(tree, fn) === 'require' && arg !== undefined && JS_SENSING_MODULES.has(literalKey(tree, arg) ?? '')) found.push([owner, plain ? 'root' : 'alias'])
           else if (fn?.type === 'identifier') { dep = textOf(tree, fn); how = 'call' }
         } else if (grammar === 'go' && leaf.type === 'selector_expression') {
           const operand = field(leaf, 'operand')
@@ -475,6 +527,7 @@ const BUILT_KEY = 'a computed key built from strings'
 function show (e: string): string {
   if (e.startsWith(RUN)) return `use of ${e.slice(1)} (it can tell one run from another, or ends the run: a patch may not add or change one)`
   if (e === `${SEP}${BUILT_KEY}`) return `use of ${BUILT_KEY} (it can spell any name that reaches code)`
+  if (e.startsWith(SEP) && CALLER_NAMES.has(e.slice(1))) return `use of ${e.slice(1)} (it tells who called: a stack names the test file)`
   return e.startsWith(SEP) ? `use of ${e.slice(1)} (reaches code or rebinds a call)` : `name ${e}`
 }
 
