@@ -93,4 +93,12 @@ test('parseLsTree: sizes, gitlinks, unreadable blobs, invalid UTF-8 paths and ga
   assert.deepEqual(mixed.entries.map(e => e.path), ['b.go'])
   assert.throws(() => parseLsTree(Buffer.from('not ls-tree output\0')), { code: 'GIT_FAILED' })
   assert.throws(() => parseLsTree(rec('100644 blob nothex 1', 'x')), { code: 'GIT_FAILED' })
+  // A path holding a tab or spaces is the path; a last record without its NUL still parses.
+  const tabbed = parseLsTree(Buffer.concat([rec(`100644 blob ${OID}       3`, 'a\tb c'), Buffer.from(`100644 blob ${OID}       4\tlast`)]))
+  assert.deepEqual(tabbed.entries.map(e => [e.path, e.size]), [['a\tb c', 3], ['last', 4]])
+  // Each field out of shape, and a record cut short or doubled NULs, is refused, never skipped.
+  for (const bad of [
+    rec(`10064 4 blob ${OID} 1`, 'x'), rec(`1006440 blob ${OID} 1`, 'x'), rec(`100644 blob ${OID.toUpperCase()} 1`, 'x'),
+    rec(`100644 blob ${OID}x 1`, 'x'), Buffer.from(`100644 blob ${OID}\0`), Buffer.concat([rec(`100644 blob ${OID} 1`, 'x'), Buffer.from([0])]),
+  ]) assert.throws(() => parseLsTree(bad), { code: 'GIT_FAILED' }, JSON.stringify(bad.toString()))
 })
