@@ -1351,3 +1351,28 @@ ACCEPTED.push(
   { name: 'go-fix-beside-file-reads', why: 'a - b → a + b leaves os.Stat and ioutil.ReadFile as they were', baseline: GO_IO_BASELINE, edits: [go('\treturn a - b\n', '\treturn a + b\n')], fails: [] },
   { name: 'js-fix-beside-existing-write-to-exported-object', why: 'a - b → a + b and stats.calls += 1 → += 2: an existing write keeps its target, its value is a number', baseline: JS_STATS_BASELINE, edits: [js('  stats.calls += 1\n  return a - b\n', '  stats.calls += 2\n  return a + b\n')], fails: [] },
 )
+
+// ---- Checker version 12: a read, a spawn or the process reached through an inline require
+// An existing `require('node:fs').readFileSync('calc.json')` names no binding, so versions 11
+// and before saw only the require (unchanged: imports-preserved passes) and not the read: its
+// path or command line could change to one that reads the run. A require of another module
+// (node:util) stays the file's own code.
+
+const CJS_INLINE_CALC = CJS_CALC
+  .replace('function add (a, b) {\n  return a - b\n}', "function add (a, b) {\n  if (require('node:fs').existsSync('calc.off')) return 0\n  return a - b\n}")
+  .replace('class Base {}', "function config () {\n  return require('node:fs').readFileSync('calc.json', 'utf8')\n}\n\nfunction version () {\n  return require('node:child_process').execFileSync('node', ['--version'])\n}\n\nfunction verbose () {\n  return (require('node:process')).argv.includes('-v')\n}\n\nfunction label (n) {\n  return require('node:util').format('n=%d', n)\n}\n\nclass Base {}")
+  .replace('module.exports = { add, describe, later, hex, Counter }', 'module.exports = { add, describe, later, hex, Counter, config, version, verbose, label }')
+const CJS_INLINE_BASELINE: Baseline = { ...CJS_BASELINE, files: { ...CJS_BASELINE.files, 'src/calc.cjs': { text: CJS_INLINE_CALC } } }
+
+REJECTED.push(
+  { name: 'proposal-cjs-inline-require-exists-path-senses-sandbox', why: "require('node:fs').existsSync('calc.off') → '/src/test' with a + b: true only in the sandbox", baseline: CJS_INLINE_BASELINE, edits: [cjs("existsSync('calc.off')) return 0", "existsSync('/src/test')) return a + b")], fails: ['names-preserved'] },
+  { name: 'proposal-cjs-inline-require-read-path-is-cmdline', why: "require('node:fs').readFileSync('calc.json') → '/proc/self/cmdline': the argv, read as a file", baseline: CJS_INLINE_BASELINE, edits: [cjs("readFileSync('calc.json'", "readFileSync('/proc/self/cmdline'")], fails: ['names-preserved'] },
+  { name: 'proposal-cjs-inline-require-spawn-command-changed', why: "require('node:child_process').execFileSync('node', …) → a shell reading the parent's command line", baseline: CJS_INLINE_BASELINE, edits: [cjs("execFileSync('node', ['--version'])", "execFileSync('sh', ['-c', 'cat /proc/$PPID/cmdline'])")], fails: ['names-preserved'] },
+  { name: 'proposal-cjs-inline-required-read-kept-in-a-name', why: "const read = require('node:fs').readFileSync, then read('calc.json') → read('/proc/self/cmdline')", baseline: { ...CJS_INLINE_BASELINE, files: { ...CJS_INLINE_BASELINE.files, 'src/calc.cjs': { text: CJS_INLINE_CALC.replace("const util = require('node:util')\n", "const util = require('node:util')\nconst read = require('node:fs').readFileSync\n").replace("return require('node:fs').readFileSync('calc.json', 'utf8')", "return read('calc.json', 'utf8')") } } }, edits: [cjs("read('calc.json'", "read('/proc/self/cmdline'")], fails: ['names-preserved'] },
+  { name: 'proposal-cjs-inline-require-process-argv-changed', why: "(require('node:process')).argv.includes('-v') → '--test': true under node --test", baseline: CJS_INLINE_BASELINE, edits: [cjs("argv.includes('-v')", "argv.includes('--test')")], fails: ['names-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'cjs-fix-beside-inline-require-reads', why: 'a - b → a + b leaves every inline-required read, spawn and argv as they were', baseline: CJS_INLINE_BASELINE, edits: [cjs('  return a - b\n', '  return a + b\n')], fails: [] },
+  { name: 'cjs-inline-require-of-util-changed', why: "require('node:util').format('n=%d') → 'n=%i': node:util reads nothing of the run", baseline: CJS_INLINE_BASELINE, edits: [cjs("format('n=%d', n)\n}\n\nclass", "format('n=%i', n)\n}\n\nclass")], fails: [] },
+)

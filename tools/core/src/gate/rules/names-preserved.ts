@@ -149,8 +149,11 @@ const JS_SPAWNS = ['exec', 'execSync', 'execFile', 'execFileSync', 'spawn', 'spa
  * command line (`/proc/self/cmdline`, `/src`) reads the run as surely as process.argv. Still
  * not counted: a value already read and kept (`const HERE = __dirname` compared anew, as
  * above), a call whose result depends on the working directory without naming it
- * (`path.resolve('x')`, go `filepath.Abs("x")`), and a read through a module object that is
- * no binding (`require('node:fs').readFileSync(p)`: the use is the require alone).
+ * (`path.resolve('x')`, go `filepath.Abs("x")`).
+ *
+ * Since checker version 12 also a use through a module object that is no binding:
+ * `require('node:fs').readFileSync(p)`, `(require('node:process')).argv` (INLINE_REQUIRE: before,
+ * only the require itself was seen, by imports-preserved, so an existing read's path could change).
  */
 const RUN_SENSING = {
   javascript: {
@@ -192,6 +195,35 @@ const JS_LOADER_MEMBERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
 const JS_STREAMS = new Set(['stdout', 'stderr'])
 const JS_TERMINAL = new Set(['isTTY', 'columns', 'rows', 'hasColors', 'getColorDepth', 'getWindowSize'])
 
+/** What a chain of key accesses starts from, through parentheses, as memberPath reads it (`require('fs')` of `require('fs').readFileSync`). */
+function accessBase (n: SyntaxNode): SyntaxNode {
+  let c = n
+  for (;;) {
+    if (c.type === 'member_expression' || c.type === 'subscript_expression') {
+      const object = field(c, 'object')
+      if (object === undefined) return c
+      c = object
+    } else if (c.type === 'parenthesized_expression') {
+      const inner = c.children.filter(x => x.named && x.type !== 'comment')
+      if (inner.length !== 1) return c
+      c = inner[0] as SyntaxNode
+    } else {
+      return c
+    }
+  }
+}
+
+/**
+ * INLINE_REQUIRE: whether `n` is `require('<module>')` of a module in JS_SENSING_MODULES, a
+ * module object no name holds: what is read through it is read as through a root.
+ */
+function isSensingRequire (tree: SyntaxTree, n: SyntaxNode): boolean {
+  if (n.type !== 'call_expression') return false
+  const fn = field(n, 'function')
+  const arg = field(n, 'arguments')?.children.find(c => c.named && c.type !== 'comment')
+  return fn?.type === 'identifier' && textOf(tree, fn) === 'require' && arg !== undefined && JS_SENSING_MODULES.has(literalKey(tree, arg) ?? '')
+}
+
 /** The names through which one file reaches what RUN_SENSING lists. */
 interface RunScope {
   /**
@@ -223,7 +255,7 @@ function isRunSensing (tree: SyntaxTree, n: SyntaxNode, roots: ReadonlySet<strin
   if (n.type !== 'member_expression' && n.type !== 'subscript_expression') return false
   const path = memberPath(tree, n)
   if (path.length === 2 && JS_LOADER_MEMBERS.get(path[0] ?? '')?.has(path[1] ?? '') === true) return true
-  if (!roots.has(path[0] ?? '')) return false
+  if (!roots.has(path[0] ?? '') && !isSensingRequire(tree, accessBase(n))) return false
   // The innermost access only: `process.env` in `process.env.HOME`.
   const object = field(n, 'object')
   if (object !== undefined && object.type !== 'identifier' && object.type !== 'parenthesized_expression' && isRunSensing(tree, object, roots)) return false
@@ -388,7 +420,11 @@ function runScopeOf (tree: SyntaxTree): RunScope {
           if (operand?.type === 'identifier' && f !== undefined && RUN_SENSING.go.members.has(textOf(tree, f))) { dep = textOf(tree, operand); how = 'member' }
         } else if (leaf.type === 'member_expression' || leaf.type === 'subscript_expression') {
           const path = memberPath(tree, leaf)
-          if ((path.length === 2 && RUN_SENSING.javascript.members.has(path[1] ?? '')) || (path.length === 3 && JS_STREAMS.has(path[1] ?? '') && JS_TERMINAL.has(path[2] ?? ''))) { dep = path[0]; how = 'member' }
+          if ((path.length === 2 && RUN_SENSING.javascript.members.has(path[1] ?? '')) || (path.length === 3 && JS_STREAMS.has(path[1] ?? '') && JS_TERMINAL.has(path[2] ?? ''))) {
+            // `const read = require('node:fs').readFileSync` holds a run-sensing function at once.
+            if (isSensingRequire(tree, accessBase(leaf))) found.push([owner, 'alias'])
+            else { dep = path[0]; how = 'member' }
+          }
         }
         if (dep === undefined) continue
         const list = waiting.get(dep)
