@@ -1376,3 +1376,16 @@ ACCEPTED.push(
   { name: 'cjs-fix-beside-inline-require-reads', why: 'a - b → a + b leaves every inline-required read, spawn and argv as they were', baseline: CJS_INLINE_BASELINE, edits: [cjs('  return a - b\n', '  return a + b\n')], fails: [] },
   { name: 'cjs-inline-require-of-util-changed', why: "require('node:util').format('n=%d') → 'n=%i': node:util reads nothing of the run", baseline: CJS_INLINE_BASELINE, edits: [cjs("format('n=%d', n)\n}\n\nclass", "format('n=%i', n)\n}\n\nclass")], fails: [] },
 )
+
+// The same through a dynamic import: awaited inline, or held in a name.
+const JS_DYNAMIC_CALC = JS_CALC.replace('export class Counter {', "export async function config () {\n  return (await import('node:fs')).readFileSync('calc.json', 'utf8')\n}\n\nexport async function version () {\n  const cp = await import('node:child_process')\n  return cp.execFileSync('node', ['--version'])\n}\n\nexport class Counter {")
+const JS_DYNAMIC_BASELINE: Baseline = { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_DYNAMIC_CALC } } }
+
+REJECTED.push(
+  { name: 'proposal-js-awaited-import-read-path-is-cmdline', why: "(await import('node:fs')).readFileSync('calc.json') → '/proc/self/cmdline'", baseline: JS_DYNAMIC_BASELINE, edits: [js("readFileSync('calc.json'", "readFileSync('/proc/self/cmdline'")], fails: ['names-preserved'] },
+  { name: 'proposal-js-imported-module-in-a-name-spawn-changed', why: "cp = await import('node:child_process'), then cp.execFileSync('node', …) → a shell reading the parent's command line", baseline: JS_DYNAMIC_BASELINE, edits: [js("execFileSync('node', ['--version'])", "execFileSync('sh', ['-c', 'cat /proc/$PPID/cmdline'])")], fails: ['names-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'js-fix-beside-dynamic-imports', why: 'a - b → a + b leaves the dynamically imported read and spawn as they were', baseline: JS_DYNAMIC_BASELINE, edits: [js('  return a - b\n', '  return a + b\n')], fails: [] },
+)

@@ -151,9 +151,11 @@ const JS_SPAWNS = ['exec', 'execSync', 'execFile', 'execFileSync', 'spawn', 'spa
  * above), a call whose result depends on the working directory without naming it
  * (`path.resolve('x')`, go `filepath.Abs("x")`).
  *
- * Since checker version 12 also a use through a module object that is no binding:
- * `require('node:fs').readFileSync(p)`, `(require('node:process')).argv` (INLINE_REQUIRE: before,
- * only the require itself was seen, by imports-preserved, so an existing read's path could change).
+ * Since checker version 12 also a use through a module object that is no binding, or a
+ * binding of an awaited `import()`: `require('node:fs').readFileSync(p)`,
+ * `(require('node:process')).argv`, `(await import('node:fs')).readFileSync(p)`, `cp = await
+ * import('node:child_process')` (INLINE_REQUIRE: before, only the require or import itself was
+ * seen, by imports-preserved, so an existing read's path could change).
  */
 const RUN_SENSING = {
   javascript: {
@@ -195,7 +197,7 @@ const JS_LOADER_MEMBERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
 const JS_STREAMS = new Set(['stdout', 'stderr'])
 const JS_TERMINAL = new Set(['isTTY', 'columns', 'rows', 'hasColors', 'getColorDepth', 'getWindowSize'])
 
-/** What a chain of key accesses starts from, through parentheses, as memberPath reads it (`require('fs')` of `require('fs').readFileSync`). */
+/** What a chain of key accesses starts from, through parentheses and `await` (`require('fs')` of `require('fs').readFileSync`). */
 function accessBase (n: SyntaxNode): SyntaxNode {
   let c = n
   for (;;) {
@@ -203,7 +205,7 @@ function accessBase (n: SyntaxNode): SyntaxNode {
       const object = field(c, 'object')
       if (object === undefined) return c
       c = object
-    } else if (c.type === 'parenthesized_expression') {
+    } else if (c.type === 'parenthesized_expression' || c.type === 'await_expression') {
       const inner = c.children.filter(x => x.named && x.type !== 'comment')
       if (inner.length !== 1) return c
       c = inner[0] as SyntaxNode
@@ -214,14 +216,16 @@ function accessBase (n: SyntaxNode): SyntaxNode {
 }
 
 /**
- * INLINE_REQUIRE: whether `n` is `require('<module>')` of a module in JS_SENSING_MODULES, a
- * module object no name holds: what is read through it is read as through a root.
+ * INLINE_REQUIRE: whether `n` loads a module in JS_SENSING_MODULES and yields its object:
+ * `require('<module>')`, or `import('<module>')` (awaited: valueLeaves and accessBase see
+ * through `await` and parentheses). What is read through it is read as through a root.
  */
-function isSensingRequire (tree: SyntaxTree, n: SyntaxNode): boolean {
+function isSensingModuleLoad (tree: SyntaxTree, n: SyntaxNode): boolean {
   if (n.type !== 'call_expression') return false
   const fn = field(n, 'function')
   const arg = field(n, 'arguments')?.children.find(c => c.named && c.type !== 'comment')
-  return fn?.type === 'identifier' && textOf(tree, fn) === 'require' && arg !== undefined && JS_SENSING_MODULES.has(literalKey(tree, arg) ?? '')
+  const loads = fn?.type === 'import' || (fn?.type === 'identifier' && textOf(tree, fn) === 'require')
+  return loads && arg !== undefined && JS_SENSING_MODULES.has(literalKey(tree, arg) ?? '')
 }
 
 /** The names through which one file reaches what RUN_SENSING lists. */
@@ -255,7 +259,7 @@ function isRunSensing (tree: SyntaxTree, n: SyntaxNode, roots: ReadonlySet<strin
   if (n.type !== 'member_expression' && n.type !== 'subscript_expression') return false
   const path = memberPath(tree, n)
   if (path.length === 2 && JS_LOADER_MEMBERS.get(path[0] ?? '')?.has(path[1] ?? '') === true) return true
-  if (!roots.has(path[0] ?? '') && !isSensingRequire(tree, accessBase(n))) return false
+  if (!roots.has(path[0] ?? '') && !isSensingModuleLoad(tree, accessBase(n))) return false
   // The innermost access only: `process.env` in `process.env.HOME`.
   const object = field(n, 'object')
   if (object !== undefined && object.type !== 'identifier' && object.type !== 'parenthesized_expression' && isRunSensing(tree, object, roots)) return false
@@ -411,8 +415,7 @@ function runScopeOf (tree: SyntaxTree): RunScope {
         if (leaf.type === 'identifier' || leaf.type === 'shorthand_property_identifier') dep = textOf(tree, leaf)
         else if (leaf.type === 'call_expression') {
           const fn = field(leaf, 'function')
-          const arg = field(leaf, 'arguments')?.children.find(c => c.named)
-          if (fn?.type === 'identifier' && textOf(tree, fn) === 'require' && arg !== undefined && JS_SENSING_MODULES.has(literalKey(tree, arg) ?? '')) found.push([owner, plain ? 'root' : 'alias'])
+          if (isSensingModuleLoad(tree, leaf)) found.push([owner, plain ? 'root' : 'alias'])
           else if (fn?.type === 'identifier') { dep = textOf(tree, fn); how = 'call' }
         } else if (grammar === 'go' && leaf.type === 'selector_expression') {
           const operand = field(leaf, 'operand')
@@ -422,7 +425,7 @@ function runScopeOf (tree: SyntaxTree): RunScope {
           const path = memberPath(tree, leaf)
           if ((path.length === 2 && RUN_SENSING.javascript.members.has(path[1] ?? '')) || (path.length === 3 && JS_STREAMS.has(path[1] ?? '') && JS_TERMINAL.has(path[2] ?? ''))) {
             // `const read = require('node:fs').readFileSync` holds a run-sensing function at once.
-            if (isSensingRequire(tree, accessBase(leaf))) found.push([owner, 'alias'])
+            if (isSensingModuleLoad(tree, accessBase(leaf))) found.push([owner, 'alias'])
             else { dep = path[0]; how = 'member' }
           }
         }
