@@ -1389,3 +1389,18 @@ REJECTED.push(
 ACCEPTED.push(
   { name: 'js-fix-beside-dynamic-imports', why: 'a - b → a + b leaves the dynamically imported read and spawn as they were', baseline: JS_DYNAMIC_BASELINE, edits: [js('  return a - b\n', '  return a + b\n')], fails: [] },
 )
+
+// Version 12 too: process reached as a property of the global object.
+const JS_GLOBAL_CALC = JS_CALC.replace('export class Counter {', "export function width () {\n  return Number(globalThis.process.env.CALC_WIDTH ?? 80)\n}\n\nexport class Counter {")
+const JS_GLOBAL_BASELINE: Baseline = { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_GLOBAL_CALC } } }
+const CJS_GLOBAL_BASELINE: Baseline = { ...CJS_BASELINE, files: { ...CJS_BASELINE.files, 'src/calc.cjs': { text: CJS_CALC.replace('class Base {}', "function verbose () {\n  return global.process.argv.includes('-v')\n}\n\nclass Base {}") } } }
+
+REJECTED.push(
+  { name: 'proposal-js-globalthis-process-env-key-changed', why: 'globalThis.process.env.CALC_WIDTH → GOCACHE: set only in the sandbox', baseline: JS_GLOBAL_BASELINE, edits: [js('env.CALC_WIDTH', 'env.GOCACHE')], fails: ['names-preserved'] },
+  { name: 'proposal-js-globalthis-process-kept-in-a-name', why: 'const p = globalThis.process, then p.env.CALC_WIDTH → p.env.GOCACHE', baseline: { ...JS_GLOBAL_BASELINE, files: { ...JS_GLOBAL_BASELINE.files, 'src/calc.js': { text: JS_GLOBAL_CALC.replace('  return Number(globalThis.process.env.CALC_WIDTH ?? 80)\n', '  const p = globalThis.process\n  return Number(p.env.CALC_WIDTH ?? 80)\n') } } }, edits: [js('env.CALC_WIDTH', 'env.GOCACHE')], fails: ['names-preserved'] },
+  { name: 'proposal-cjs-global-process-argv-changed', why: "global.process.argv.includes('-v') → '--test'", baseline: CJS_GLOBAL_BASELINE, edits: [cjs("argv.includes('-v')", "argv.includes('--test')")], fails: ['names-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'js-fix-beside-globalthis-process-env', why: 'a - b → a + b leaves globalThis.process.env.CALC_WIDTH as it was', baseline: JS_GLOBAL_BASELINE, edits: [js('  return a - b\n', '  return a + b\n')], fails: [] },
+)

@@ -197,6 +197,18 @@ const JS_LOADER_MEMBERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
 const JS_STREAMS = new Set(['stdout', 'stderr'])
 const JS_TERMINAL = new Set(['isTTY', 'columns', 'rows', 'hasColors', 'getColorDepth', 'getWindowSize'])
 
+/**
+ * The global object's names: `globalThis.process` and `global['process']` are the process
+ * object (since checker version 12: before, `globalThis.process.env.CALC_WIDTH` turned into
+ * `.GOCACHE` was no run-sensing use).
+ */
+const JS_GLOBAL_OBJECTS = new Set(['globalThis', 'global'])
+
+/** A member path with a leading global object dropped before `process`: `globalThis.process.env` reads as `process.env`. */
+function withoutGlobalObject (path: string[]): string[] {
+  return path.length >= 2 && JS_GLOBAL_OBJECTS.has(path[0] ?? '') && path[1] === 'process' ? path.slice(1) : path
+}
+
 /** What a chain of key accesses starts from, through parentheses and `await` (`require('fs')` of `require('fs').readFileSync`). */
 function accessBase (n: SyntaxNode): SyntaxNode {
   let c = n
@@ -257,7 +269,7 @@ function isRunSensing (tree: SyntaxTree, n: SyntaxNode, roots: ReadonlySet<strin
   if (n.type === 'meta_property') return textOf(tree, n).startsWith('import')
   if (n.type === 'identifier') return JS_LOCATION_VALUES.has(textOf(tree, n))
   if (n.type !== 'member_expression' && n.type !== 'subscript_expression') return false
-  const path = memberPath(tree, n)
+  const path = withoutGlobalObject(memberPath(tree, n))
   if (path.length === 2 && JS_LOADER_MEMBERS.get(path[0] ?? '')?.has(path[1] ?? '') === true) return true
   if (!roots.has(path[0] ?? '') && !isSensingModuleLoad(tree, accessBase(n))) return false
   // The innermost access only: `process.env` in `process.env.HOME`.
@@ -422,8 +434,10 @@ function runScopeOf (tree: SyntaxTree): RunScope {
           const f = field(leaf, 'field')
           if (operand?.type === 'identifier' && f !== undefined && RUN_SENSING.go.members.has(textOf(tree, f))) { dep = textOf(tree, operand); how = 'member' }
         } else if (leaf.type === 'member_expression' || leaf.type === 'subscript_expression') {
-          const path = memberPath(tree, leaf)
-          if ((path.length === 2 && RUN_SENSING.javascript.members.has(path[1] ?? '')) || (path.length === 3 && JS_STREAMS.has(path[1] ?? '') && JS_TERMINAL.has(path[2] ?? ''))) {
+          const path = withoutGlobalObject(memberPath(tree, leaf))
+          // `const p = globalThis.process` is the process object.
+          if (path.length === 1 && path[0] === 'process') found.push([owner, plain ? 'root' : 'alias'])
+          else if ((path.length === 2 && RUN_SENSING.javascript.members.has(path[1] ?? '')) || (path.length === 3 && JS_STREAMS.has(path[1] ?? '') && JS_TERMINAL.has(path[2] ?? ''))) {
             // `const read = require('node:fs').readFileSync` holds a run-sensing function at once.
             if (isSensingModuleLoad(tree, accessBase(leaf))) found.push([owner, 'alias'])
             else { dep = path[0]; how = 'member' }
