@@ -1404,3 +1404,17 @@ REJECTED.push(
 ACCEPTED.push(
   { name: 'js-fix-beside-globalthis-process-env', why: 'a - b → a + b leaves globalThis.process.env.CALC_WIDTH as it was', baseline: JS_GLOBAL_BASELINE, edits: [js('  return a - b\n', '  return a + b\n')], fails: [] },
 )
+
+// Version 12 too: go's os/exec, whose changed command line reads the run as node's
+// child_process does (covered since version 11).
+const GO_EXEC_CALC = 'package calc\n\nimport (\n\t"os/exec"\n\t"syscall"\n)\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n\n// Version is the go version line.\nfunc Version() string {\n\treturn output(exec.Command("go", "version"))\n}\n\nfunc output(c *exec.Cmd) string {\n\tout, _ := c.Output()\n\treturn string(out)\n}\n\n// Replace runs go in place of the process.\nfunc Replace() error {\n\treturn syscall.Exec("/usr/bin/go", []string{"go", "version"}, nil)\n}\n'
+const GO_EXEC_BASELINE: Baseline = { ...GO_BASELINE, files: { ...GO_BASELINE.files, 'calc.go': { text: GO_EXEC_CALC } } }
+
+REJECTED.push(
+  { name: 'proposal-go-exec-command-reads-cmdline', why: 'exec.Command("go", "version") → a shell reading the parent\'s command line', baseline: GO_EXEC_BASELINE, edits: [go('exec.Command("go", "version")', 'exec.Command("sh", "-c", "cat /proc/$PPID/cmdline")')], fails: ['names-preserved'] },
+  { name: 'proposal-go-syscall-exec-changed', why: 'syscall.Exec of go → of a shell that reads the run', baseline: GO_EXEC_BASELINE, edits: [go('syscall.Exec("/usr/bin/go", []string{"go", "version"}, nil)', 'syscall.Exec("/bin/sh", []string{"sh", "-c", "cat /proc/$PPID/cmdline"}, nil)')], fails: ['names-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'go-fix-beside-exec', why: 'a - b → a + b leaves exec.Command and syscall.Exec as they were', baseline: GO_EXEC_BASELINE, edits: [go('\treturn a - b\n', '\treturn a + b\n')], fails: [] },
+)

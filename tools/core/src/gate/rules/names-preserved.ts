@@ -167,10 +167,12 @@ const RUN_SENSING = {
     ]),
   },
   go: {
-    roots: new Set(['os', 'syscall', 'flag', 'testing', 'runtime', 'ioutil', 'io/ioutil']),
+    roots: new Set(['os', 'syscall', 'flag', 'testing', 'runtime', 'ioutil', 'io/ioutil', 'exec', 'os/exec']),
     members: new Set([
       'Getenv', 'LookupEnv', 'Environ', 'ExpandEnv', 'Args', 'Arg', 'NArg', 'Executable', 'Hostname', 'Getpid', 'Getppid', 'Getuid', 'Geteuid', 'Getwd', 'UserHomeDir', 'TempDir', 'Exit', 'Lookup', 'Parsed', 'Testing', 'Short', 'Verbose', 'CommandLine', 'Caller', 'Goexit', 'GOOS', 'GOARCH',
       'ReadFile', 'ReadDir', 'Stat', 'Lstat', 'Open', 'OpenFile', 'Readlink', 'DirFS',
+      // A program started (checker version 12): os/exec, os.StartProcess, syscall.Exec and ForkExec.
+      'Command', 'CommandContext', 'LookPath', 'StartProcess', 'Exec', 'ForkExec',
     ]),
   },
 } as const
