@@ -167,12 +167,15 @@ const RUN_SENSING = {
     ]),
   },
   go: {
-    roots: new Set(['os', 'syscall', 'flag', 'testing', 'runtime', 'ioutil', 'io/ioutil', 'exec', 'os/exec']),
+    roots: new Set(['os', 'syscall', 'flag', 'testing', 'runtime', 'ioutil', 'io/ioutil', 'exec', 'os/exec', 'filepath', 'path/filepath']),
     members: new Set([
       'Getenv', 'LookupEnv', 'Environ', 'ExpandEnv', 'Args', 'Arg', 'NArg', 'Executable', 'Hostname', 'Getpid', 'Getppid', 'Getuid', 'Geteuid', 'Getwd', 'UserHomeDir', 'TempDir', 'Exit', 'Lookup', 'Parsed', 'Testing', 'Short', 'Verbose', 'CommandLine', 'Caller', 'Goexit', 'GOOS', 'GOARCH',
       'ReadFile', 'ReadDir', 'Stat', 'Lstat', 'Open', 'OpenFile', 'Readlink', 'DirFS',
-      // A program started (checker version 12): os/exec, os.StartProcess, syscall.Exec and ForkExec.
-      'Command', 'CommandContext', 'LookPath', 'StartProcess', 'Exec', 'ForkExec',
+      // Since checker version 12: a program started (os/exec, os.StartProcess, syscall.Exec and
+      // ForkExec), and path/filepath's reads by pattern or link. Not Walk and WalkDir: a use is
+      // counted with its arguments, and their callback is the file's own code, where a fix may
+      // well be; nor Abs, which reads the working directory whatever its argument.
+      'Command', 'CommandContext', 'LookPath', 'StartProcess', 'Exec', 'ForkExec', 'Glob', 'EvalSymlinks',
     ]),
   },
 } as const
