@@ -1431,3 +1431,16 @@ ACCEPTED.push(
   { name: 'go-fix-beside-glob-and-walk', why: 'a - b → a + b leaves filepath.Glob and WalkDir as they were', baseline: GO_GLOB_BASELINE, edits: [go('\treturn a - b\n', '\treturn a + b\n')], fails: [] },
   { name: 'go-fix-inside-walkdir-callback', why: 'a change inside the callback WalkDir calls is the file\'s own code: WalkDir is not counted with its arguments', baseline: GO_GLOB_BASELINE, edits: [go('{ n++; return nil }', '{ n += 1; return nil }')], fails: [] },
 )
+
+// A callback given to a counted read is the file's own code: a fix inside it passes, a
+// changed path still does not.
+const JS_CALLBACK_CALC = JS_CALC.replace('export class Counter {', "export function size (cb) {\n  fs.readFile('calc.json', 'utf8', (err, text) => {\n    cb(err, err ? 0 : text.length - 1)\n  })\n}\n\nexport class Counter {").replace("import { format } from 'node:util'\n", "import { format } from 'node:util'\nimport fs from 'node:fs'\n")
+const JS_CALLBACK_BASELINE: Baseline = { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CALLBACK_CALC } } }
+
+REJECTED.push(
+  { name: 'proposal-js-callback-read-path-is-cmdline', why: "fs.readFile('calc.json', …, callback) → '/proc/self/cmdline', the callback unchanged", baseline: JS_CALLBACK_BASELINE, edits: [js("fs.readFile('calc.json'", "fs.readFile('/proc/self/cmdline'")], fails: ['names-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'js-fix-inside-read-callback', why: 'text.length - 1 → text.length inside the callback fs.readFile calls: the read keeps its path', baseline: JS_CALLBACK_BASELINE, edits: [js('text.length - 1', 'text.length')], fails: [] },
+)

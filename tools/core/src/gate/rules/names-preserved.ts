@@ -530,7 +530,11 @@ export function runSensingUsesOf (tree: SyntaxTree, others: readonly SyntaxTree[
     const through = !sensing && n.type === 'identifier' && (aliases.has(textOf(tree, n)) || (own.roots.has(textOf(tree, n)) && tree.grammar === 'javascript' && accessedAt(n) === undefined))
     if (!sensing && !through) continue
     const use = useAround(tree, n)
-    let text = flat(use)
+    // A function passed to the call (`fs.readFile(p, (err, text) => …)`) is the file's own
+    // code: it is shown as <function>, and the names in it are not followed (its own uses of
+    // RUN_SENSING are counted where they are).
+    const callbacks = use.type === 'call_expression' ? (field(use, 'arguments')?.children ?? []).filter(isFunction) : []
+    let text = callbacks.length === 0 ? flat(use) : flatWithout(tree, use, callbacks)
     const followed: SyntaxNode[] = [use]
     // `const { CALC_MAX: max } = process.env`: the key read is in the pattern;
     // `process.exitCode = status`, `[process.exitCode] = [status]`: the value written is part of the use.
@@ -551,6 +555,7 @@ export function runSensingUsesOf (tree: SyntaxTree, others: readonly SyntaxTree[
     // it reads get their values, and the names those read, transitively. What a function does
     // with the access passed to it (`port(process.env)`) is its own code.
     const inside = new Set(descendants(n))
+    for (const c of callbacks) for (const d of descendants(c)) inside.add(d)
     const callee = use.type === 'call_expression' ? field(use, 'function') : undefined
     if (callee !== undefined && !inside.has(callee) && ![...descendants(callee)].includes(n)) for (const d of descendants(callee)) inside.add(d)
     const queue = followed.flatMap(f => namesRead(tree, f, inside))
@@ -571,6 +576,17 @@ export function runSensingUsesOf (tree: SyntaxTree, others: readonly SyntaxTree[
 }
 
 const EMPTY: ReadonlySet<SyntaxNode> = new Set()
+
+/** `n`'s text without white space, each of `holes` (children of it, in order) shown as <function>. */
+function flatWithout (tree: SyntaxTree, n: SyntaxNode, holes: readonly SyntaxNode[]): string {
+  let text = ''
+  let at = n.start
+  for (const h of holes) {
+    text += `${tree.source.slice(at, h.start)}<function>`
+    at = h.end
+  }
+  return (text + tree.source.slice(at, n.end)).replace(/\s+/g, '')
+}
 
 /** The file's distinct names, then one entry per use of a reaching name (`SEP` marks those), then each run-sensing use (`RUN` marks those). */
 function namesAndUses (tree: SyntaxTree, others: readonly SyntaxTree[]): string[] {
