@@ -172,10 +172,10 @@ const RUN_SENSING = {
       'Getenv', 'LookupEnv', 'Environ', 'ExpandEnv', 'Args', 'Arg', 'NArg', 'Executable', 'Hostname', 'Getpid', 'Getppid', 'Getuid', 'Geteuid', 'Getwd', 'UserHomeDir', 'TempDir', 'Exit', 'Lookup', 'Parsed', 'Testing', 'Short', 'Verbose', 'CommandLine', 'Caller', 'Goexit', 'GOOS', 'GOARCH',
       'ReadFile', 'ReadDir', 'Stat', 'Lstat', 'Open', 'OpenFile', 'Readlink', 'DirFS',
       // Since checker version 12: a program started (os/exec, os.StartProcess, syscall.Exec and
-      // ForkExec), and path/filepath's reads by pattern or link. Not Walk and WalkDir: a use is
-      // counted with its arguments, and their callback is the file's own code, where a fix may
-      // well be; nor Abs, which reads the working directory whatever its argument.
-      'Command', 'CommandContext', 'LookPath', 'StartProcess', 'Exec', 'ForkExec', 'Glob', 'EvalSymlinks',
+      // ForkExec), and path/filepath's reads by pattern, link or tree (a callback passed is the
+      // file's own code: see runSensingUsesOf); not Abs, which reads the working directory
+      // whatever its argument.
+      'Command', 'CommandContext', 'LookPath', 'StartProcess', 'Exec', 'ForkExec', 'Glob', 'EvalSymlinks', 'Walk', 'WalkDir',
     ]),
   },
 } as const
