@@ -1445,3 +1445,14 @@ REJECTED.push(
 ACCEPTED.push(
   { name: 'js-fix-inside-read-callback', why: 'text.length - 1 → text.length inside the callback fs.readFile calls: the read keeps its path', baseline: JS_CALLBACK_BASELINE, edits: [js('text.length - 1', 'text.length')], fails: [] },
 )
+
+// Version 12 too: require.resolve finds a file by path, as existsSync does.
+const CJS_RESOLVE_BASELINE: Baseline = { ...CJS_BASELINE, files: { ...CJS_BASELINE.files, 'src/calc.cjs': { text: CJS_CALC.replace('function add (a, b) {\n  return a - b\n}', "function add (a, b) {\n  try {\n    require.resolve('./calc.off')\n    return 0\n  } catch {\n    return a - b\n  }\n}") } } }
+
+REJECTED.push(
+  { name: 'proposal-cjs-require-resolve-senses-sandbox', why: "require.resolve('./calc.off') → '/src/test/calc.test.js' with a + b: resolves only in the sandbox", baseline: CJS_RESOLVE_BASELINE, edits: [cjs("require.resolve('./calc.off')\n    return 0", "require.resolve('/src/test/calc.test.js')\n    return a + b")], fails: ['names-preserved'] },
+)
+
+ACCEPTED.push(
+  { name: 'cjs-fix-beside-require-resolve', why: 'a - b → a + b leaves require.resolve as it was', baseline: CJS_RESOLVE_BASELINE, edits: [cjs('    return a - b\n', '    return a + b\n')], fails: [] },
+)

@@ -194,7 +194,8 @@ const JS_SENSING_MODULES = new Set(['process', 'node:process', 'fs', 'node:fs', 
  */
 const JS_LOCATION_VALUES = new Set(['__dirname', '__filename'])
 const JS_LOADER_MEMBERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  ['require', new Set(['main', 'cache'])],
+  // require.resolve finds a file by path, as existsSync does (checker version 12).
+  ['require', new Set(['main', 'cache', 'resolve'])],
   ['module', new Set(['parent', 'children', 'filename', 'id', 'path', 'paths', 'loaded'])],
 ])
 
