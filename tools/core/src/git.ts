@@ -82,8 +82,8 @@ export function gitStreaming (repo: string, args: readonly string[]): StreamingC
 }
 
 /** Runs git in `repo` under the hermetic environment with stdout written to `stdoutFd` (stdin: runToFd's). */
-export async function gitToFd (repo: string, args: readonly string[], stdin: number | Uint8Array | string, stdoutFd: number): Promise<ToFdResult> {
-  return await runToFd(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV }, stdin, stdoutFd, timeoutMs: GIT_TIMEOUT_MS })
+export async function gitToFd (repo: string, args: readonly string[], stdin: number | Uint8Array | string, stdoutFd: number, o: { signal?: AbortSignal } = {}): Promise<ToFdResult> {
+  return await runToFd(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV }, stdin, stdoutFd, timeoutMs: GIT_TIMEOUT_MS, ...o })
 }
 
 export interface RepoInfo {
@@ -128,7 +128,7 @@ async function configMatching (root: string, regexp: string): Promise<Buffer> {
  * writing into .git) (shared metadata, DESIGN §8). Runs before any git command that reads an
  * object.
  */
-export async function assertNoSharedMetadata (root: string, info: RepoInfo): Promise<void> {
+export async function assertNoSharedMetadata (root: string, info: RepoInfo, config?: Promise<Buffer>): Promise<void> {
   const refuse = (what: string): never => {
     throw toolError('TREE_SHARED_METADATA', `the repository has ${what}: objects or history are shared with another repository`, { hint: 'run repairline on a standalone, full clone' })
   }
@@ -143,8 +143,8 @@ export async function assertNoSharedMetadata (root: string, info: RepoInfo): Pro
   }
   const promisorPack = packs.find(name => name.endsWith('.promisor'))
   if (promisorPack !== undefined) refuse(`objects/pack/${promisorPack} (a partial clone's promisor pack)`)
-  const config = await configMatching(root, '^extensions\\.partialclone$|^remote\\..*\\.promisor$')
-  for (const record of config.toString('utf8').split('\0').filter(Boolean)) {
+  // `config`, when given, was started beside repoInfo and is observed by its caller; else it starts now.
+  for (const record of (await (config ?? promisorConfig(root))).toString('utf8').split('\0').filter(Boolean)) {
     const nl = record.indexOf('\n')
     const key = nl === -1 ? record : record.slice(0, nl)
     // A key without a value is true; git's false spellings (an empty value included) are false.
@@ -152,6 +152,14 @@ export async function assertNoSharedMetadata (root: string, info: RepoInfo): Pro
     if (key === 'extensions.partialclone') refuse('extensions.partialClone set (a partial clone)')
     if (value === undefined || !['false', 'no', 'off', '0', ''].includes(value)) refuse(`${key} set (a partial clone's promisor remote)`)
   }
+}
+
+/**
+ * The repository config's partial-clone keys, for assertNoSharedMetadata. `git config` reads
+ * no object, so it may start beside repoInfo (extract-tree does: one git start less in turn).
+ */
+export async function promisorConfig (root: string): Promise<Buffer> {
+  return await configMatching(root, '^extensions\\.partialclone$|^remote\\..*\\.promisor$')
 }
 
 /** Resolves a full 40-hex id to a commit, refusing short, unknown or non-commit ids. */

@@ -168,10 +168,14 @@ export interface ToFdResult extends StreamExit { stderr: Buffer, timedOut: boole
  * current offset), or bytes piped in. stderr is kept up to `maxStderr` bytes. For bulk output
  * the caller reads back as the child writes (cat-file --batch into a spool).
  */
-export async function runToFd (file: string, args: readonly string[], o: { env: Record<string, string>, stdin: number | Uint8Array | string, stdoutFd: number, maxStderr?: number, cwd?: string, timeoutMs?: number }): Promise<ToFdResult> {
+export async function runToFd (file: string, args: readonly string[], o: { env: Record<string, string>, stdin: number | Uint8Array | string, stdoutFd: number, maxStderr?: number, cwd?: string, timeoutMs?: number, signal?: AbortSignal }): Promise<ToFdResult> {
   const child: ChildProcess = spawn(file, args, { env: o.env, cwd: o.cwd, shell: false, stdio: [typeof o.stdin === 'number' ? o.stdin : 'pipe', o.stdoutFd, 'pipe'] })
   let timedOut = false
   const timer = o.timeoutMs === undefined ? undefined : setTimeout(() => { timedOut = true; child.kill('SIGKILL') }, o.timeoutMs)
+  // The caller has read enough (a listing past its bound): SIGKILL, as for a timeout.
+  const onAbort = (): void => { child.kill('SIGKILL') }
+  if (o.signal?.aborted === true) onAbort()
+  else o.signal?.addEventListener('abort', onAbort, { once: true })
   if (typeof o.stdin !== 'number') {
     // A child that exits early closes its stdin: the exit status reports it, not an EPIPE here.
     child.stdin?.on('error', () => {})
@@ -189,5 +193,6 @@ export async function runToFd (file: string, args: readonly string[], o: { env: 
     })
   } finally {
     clearTimeout(timer)
+    o.signal?.removeEventListener('abort', onAbort)
   }
 }

@@ -5,7 +5,10 @@
 
 import { isUtf8 } from 'node:buffer'
 import { toolError, type ErrorCode } from './errors.ts'
-import { git, gitFailure } from './git.ts'
+import { closeSync, fstatSync, readSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { git, gitFailure, gitToFd } from './git.ts'
+import { openUnnamedFile } from './unnamed-file.ts'
 import { boundViolations, MAX_TREE_ENTRIES } from './tree-rules/bounds.ts'
 import { PathCollisions } from './tree-rules/collisions.ts'
 import { entryKindViolation } from './tree-rules/entry-kind.ts'
@@ -38,26 +41,62 @@ const SIZE = /^ *([0-9]{1,15})$/
 
 /** Parses `ls-tree -r -z --long` output. Paths that are not valid UTF-8 become violations. */
 export function parseLsTree (out: Buffer): { entries: TreeEntry[], violations: TreeViolation[] } {
-  // Almost always the whole output is valid UTF-8: decode it once and slice strings, which is
-  // several times faster than decoding 20,000 records one by one.
-  if (isUtf8(out)) return { entries: parseRecords(out.toString('utf8')), violations: [] }
-  const entries: TreeEntry[] = []
-  const violations: TreeViolation[] = []
-  let start = 0
-  while (start < out.length) {
-    let end = out.indexOf(0, start)
-    if (end === -1) end = out.length
-    const raw = out.subarray(start, end)
-    start = end + 1
-    const tab = raw.indexOf(9)
-    if (tab !== -1 && !isUtf8(raw.subarray(tab + 1))) {
-      const shown = raw.subarray(tab + 1).toString('latin1')
-      violations.push({ code: 'TREE_PATH_UNSAFE', path: shown, message: `path ${JSON.stringify(shown)} is not valid UTF-8` })
-      continue
+  const parser = new LsTreeParser()
+  parser.push(out)
+  return parser.finish()
+}
+
+/**
+ * Parses `ls-tree -r -z --long` output in pieces, as git writes it: each piece's complete
+ * records when it comes, the same entries, violations and errors as the whole output at once.
+ * A piece is not kept (its caller may reuse the buffer): only an unfinished record is copied.
+ */
+export class LsTreeParser {
+  readonly entries: TreeEntry[] = []
+  readonly violations: TreeViolation[] = []
+  /** The bytes of a record whose NUL has not come yet. */
+  private rest: Buffer | undefined
+
+  push (piece: Buffer): void {
+    const data = this.rest === undefined ? piece : Buffer.concat([this.rest, piece])
+    const last = data.lastIndexOf(0)
+    if (last === -1) {
+      this.rest = Buffer.from(data)
+      return
     }
-    entries.push(...parseRecords(raw.toString('utf8')))
+    this.rest = last + 1 < data.length ? Buffer.from(data.subarray(last + 1)) : undefined
+    this.parse(data.subarray(0, last + 1))
   }
-  return { entries, violations }
+
+  /** The whole listing; a last record without its NUL is parsed too. */
+  finish (): { entries: TreeEntry[], violations: TreeViolation[] } {
+    if (this.rest !== undefined) this.parse(this.rest)
+    this.rest = undefined
+    return { entries: this.entries, violations: this.violations }
+  }
+
+  private parse (out: Buffer): void {
+    // Almost always the whole stretch is valid UTF-8: decode it once and slice strings, which
+    // is several times faster than decoding records one by one.
+    if (isUtf8(out)) {
+      parseRecords(out.toString('utf8'), this.entries)
+      return
+    }
+    let start = 0
+    while (start < out.length) {
+      let end = out.indexOf(0, start)
+      if (end === -1) end = out.length
+      const raw = out.subarray(start, end)
+      start = end + 1
+      const tab = raw.indexOf(9)
+      if (tab !== -1 && !isUtf8(raw.subarray(tab + 1))) {
+        const shown = raw.subarray(tab + 1).toString('latin1')
+        this.violations.push({ code: 'TREE_PATH_UNSAFE', path: shown, message: `path ${JSON.stringify(shown)} is not valid UTF-8` })
+        continue
+      }
+      parseRecords(raw.toString('utf8'), this.entries)
+    }
+  }
 }
 
 /**
@@ -68,9 +107,8 @@ export function parseLsTree (out: Buffer): { entries: TreeEntry[], violations: T
  */
 const RECORD = /([0-7]{5,6}) ([^ \t\0]*) ([0-9a-f]{40}) ([^\t\0]*)\t([^\0]*)(?:\0|$)/y
 
-/** Parses decoded records. */
-function parseRecords (text: string): TreeEntry[] {
-  const entries: TreeEntry[] = []
+/** Parses decoded records into `entries`. */
+function parseRecords (text: string, entries: TreeEntry[]): void {
   RECORD.lastIndex = 0
   while (RECORD.lastIndex < text.length) {
     const start = RECORD.lastIndex
@@ -83,7 +121,15 @@ function parseRecords (text: string): TreeEntry[] {
     const m = SIZE.exec(r[4] as string)
     entries.push({ mode: r[1] as string, type: r[2] as string, oid: r[3] as string, size: m === null ? -1 : Number(m[1]), path: r[5] as string })
   }
-  return entries
+}
+
+/** How the listing is read. */
+export interface ListingOptions {
+  /**
+   * Where ls-tree's output may be spooled, in order (default /dev/shm, then the OS temp
+   * directory); where none takes an unnamed file, it is piped.
+   */
+  spoolDirs?: readonly string[]
 }
 
 /** Where the tree will be written, when the caller knows it. */
@@ -125,27 +171,106 @@ const LS_TREE_MAX_BYTES = 256 << 20
  * that are not UTF-8); the path rules are not applied (checkTreeListing does that). A blob
  * whose size git cannot read is GIT_FAILED. No blob body is read.
  */
-export async function readTreeListing (root: string, sha: string): Promise<{ entries: TreeEntry[], violations: TreeViolation[] }> {
+export async function readTreeListing (root: string, sha: string, o: ListingOptions = {}): Promise<{ entries: TreeEntry[], violations: TreeViolation[] }> {
   const args = ['ls-tree', '-r', '-z', '--long', '--full-tree', sha]
   // git is stopped at entry 20,001 (one NUL each): with -r only blobs and gitlinks are
   // listed, and a gitlink is refused anyway, so the tree is over its bound whichever they
   // are, and a tree bomb (one tree named a million times) costs no more than that to refuse.
   // A listing over the byte cap (paths over the length bound) is refused the same way.
-  const listed = await git(root, args, { maxBuffer: LS_TREE_MAX_BYTES, stopAfter: { byte: 0, max: MAX_TREE_ENTRIES } })
-  if (listed.truncated) return { entries: [], violations: [{ code: 'TREE_TOO_MANY_ENTRIES', path: '', message: `the tree at ${sha.slice(0, 12)} lists more than ${MAX_TREE_ENTRIES} entries (or more than ${LS_TREE_MAX_BYTES >> 20} MiB of them)` }] }
-  if (listed.exitCode !== 0) throw toolError(listed.timedOut ? 'GIT_FAILED' : 'SOURCE_SHA_UNKNOWN', `ls-tree ${sha}: git ls-tree failed: ${gitFailure(listed)}`)
-  const parsed = parseLsTree(listed.stdout)
+  const listed = await listedThroughSpool(root, args, o.spoolDirs ?? ['/dev/shm', tmpdir()]) ?? await listedThroughPipe(root, args)
+  if (listed === 'over') return { entries: [], violations: [{ code: 'TREE_TOO_MANY_ENTRIES', path: '', message: `the tree at ${sha.slice(0, 12)} lists more than ${MAX_TREE_ENTRIES} entries (or more than ${LS_TREE_MAX_BYTES >> 20} MiB of them)` }] }
+  const { git: r, parsed } = listed
+  if (r.exitCode !== 0) throw toolError(r.timedOut ? 'GIT_FAILED' : 'SOURCE_SHA_UNKNOWN', `ls-tree ${sha}: git ls-tree failed: ${gitFailure(r)}`)
+  const listing = parsed()
   // A blob whose size ls-tree could not read: the store is incomplete.
-  const unreadable = parsed.entries.find(e => e.type === 'blob' && e.size < 0)
+  const unreadable = listing.entries.find(e => e.type === 'blob' && e.size < 0)
   if (unreadable !== undefined) {
     throw toolError('GIT_FAILED', `blob ${unreadable.oid} of ${unreadable.path} is missing from the repository`, { path: unreadable.path, hint: 'the object store is incomplete; run git fsck in source_root' })
   }
-  return parsed
+  return listing
+}
+
+/**
+ * How ls-tree ended, and its listing (which throws what parsing found, asked only once git
+ * succeeded); 'over' past the bounds.
+ */
+type Listed = 'over' | { git: Parameters<typeof gitFailure>[0] & { exitCode: number | undefined }, parsed: () => { entries: TreeEntry[], violations: TreeViolation[] } }
+
+/** The pipe, where no unnamed file can be made: git's output is held whole and parsed when it exits. */
+async function listedThroughPipe (root: string, args: string[]): Promise<Listed> {
+  const r = await git(root, args, { maxBuffer: LS_TREE_MAX_BYTES, stopAfter: { byte: 0, max: MAX_TREE_ENTRIES } })
+  return r.truncated ? 'over' : { git: r, parsed: () => parseLsTree(r.stdout) }
+}
+
+/** Bytes read from the spool at once. */
+const SPOOL_PIECE = 1 << 20
+
+/**
+ * ls-tree writes into an unnamed file (/dev/shm, else the temp directory), never blocking on
+ * this process, which reads and parses what is there every millisecond while git works on the
+ * other core, and stops git past the bounds. Through a pipe the two took turns on one core (git
+ * blocked on the full pipe while the parse ran): on the 20,000-file bench commit ls-tree and
+ * its parse took ~60 ms in a cold step, one after the other. Undefined where no unnamed file
+ * can be made.
+ */
+async function listedThroughSpool (root: string, args: string[], dirs: readonly string[]): Promise<Listed | undefined> {
+  let fd: number | undefined
+  for (const dir of dirs) {
+    try {
+      fd = openUnnamedFile(dir)
+      break
+    } catch {}
+  }
+  if (fd === undefined) return undefined
+  const parser = new LsTreeParser()
+  const stop = new AbortController()
+  let exited = false
+  const child = gitToFd(root, args, '', fd, { signal: stop.signal }).then(r => { exited = true; return r })
+  let failure: unknown
+  let over = false
+  try {
+    const piece = Buffer.allocUnsafe(SPOOL_PIECE)
+    let pos = 0
+    let records = 0
+    for (;;) {
+      const last = exited
+      const size = fstatSync(fd).size
+      while (pos < size && !over) {
+        const n = readSync(fd, piece, 0, Math.min(SPOOL_PIECE, size - pos), pos)
+        if (n <= 0) break
+        const bytes = piece.subarray(0, n)
+        for (let i = bytes.indexOf(0); i !== -1 && records <= MAX_TREE_ENTRIES; i = bytes.indexOf(0, i + 1)) records++
+        pos += n
+        over = records > MAX_TREE_ENTRIES || pos > LS_TREE_MAX_BYTES
+        if (over) stop.abort()
+        // What parsing throws counts only once git succeeded (its output may be cut short).
+        else if (failure === undefined) {
+          try {
+            parser.push(bytes)
+          } catch (e) {
+            failure = e
+          }
+        }
+      }
+      if (over || last) break
+      await new Promise(resolve => setTimeout(resolve, 1))
+    }
+    const r = await child
+    if (over) return 'over'
+    return { git: r, parsed: () => { if (failure !== undefined) throw failure; return parser.finish() } }
+  } catch (e) {
+    // No git outlives the step.
+    stop.abort()
+    await child
+    throw e
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** Lists the commit's tree; returns entries and all violations (sizes only, no blob read). A blob whose size git cannot read is GIT_FAILED. */
-export async function listTree (root: string, sha: string, o: TreeRuleOptions = {}): Promise<TreeListing & { violations: TreeViolation[] }> {
-  const parsed = await readTreeListing(root, sha)
+export async function listTree (root: string, sha: string, o: TreeRuleOptions & ListingOptions = {}): Promise<TreeListing & { violations: TreeViolation[] }> {
+  const parsed = await readTreeListing(root, sha, o)
   const checked = checkTreeListing(parsed.entries, o)
   return { entries: parsed.entries, blobCount: checked.blobCount, blobBytes: checked.blobBytes, violations: [...parsed.violations, ...checked.violations] }
 }

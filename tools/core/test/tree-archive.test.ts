@@ -10,13 +10,13 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  buildTreeArchive, CatFileBatchParser, GIT_TIMEOUT_MS, gitBlobId, jsonFileBytes, listTree, materializeTree, openTreeReader, paxPathRecord, readTreeFile,
-  readTreeManifest, run, streamTreeArchive, toolError, treeManifestFor, type TreeArchive, type TreeEntry,
+  buildTreeArchive, CatFileBatchParser, GIT_TIMEOUT_MS, gitBlobId, jsonFileBytes, listTree, materializeTree, MAX_TREE_ENTRIES, openTreeReader, paxPathRecord, readTreeFile,
+  readTreeListing, readTreeManifest, run, streamTreeArchive, toolError, treeManifestFor, type TreeArchive, type TreeEntry,
 } from '@repairline/core'
 import type { TreeManifest } from '@repairline/schemas'
 import { tempDir } from '../../../test/helpers/tmp.ts'
 import { createRepo, gitT, type FileSpec } from '../../../test/helpers/git.ts'
-import { loosePath, writeLooseObject } from '../../../test/helpers/trees.ts'
+import { commitTree, hashBlob, loosePath, mktree, writeLooseObject } from '../../../test/helpers/trees.ts'
 import { readWithTarStream } from './tar-stream.ts'
 
 const KEY = 'ab'.repeat(32)
@@ -532,4 +532,31 @@ test('materializeTree refuses a tampered archive, an existing or misplaced desti
   const fresh = join(b.attemptDir, 'work', 'fresh')
   assert.throws(() => materializeTree(b.attemptDir, fresh), { code: 'TREE_ARCHIVE_MISMATCH' })
   assert.equal(existsSync(fresh), false)
+})
+
+test('readTreeListing: ls-tree spooled to an unnamed file and read while git writes gives what the pipe gives; a tree past the bound, an unknown commit and a spool directory that takes no file alike', async t => {
+  const repo = join(tempDir(t), 'repo')
+  const sha = await createRepo(repo, FILES)
+  const spool = tempDir(t)
+  const viaPipe = await readTreeListing(repo, sha, { spoolDirs: [] })
+  assert.equal(viaPipe.entries.length, Object.keys(FILES).length)
+  assert.deepEqual(await readTreeListing(repo, sha, { spoolDirs: [spool] }), viaPipe)
+  // Where no unnamed file can be made, the pipe.
+  assert.deepEqual(await readTreeListing(repo, sha, { spoolDirs: [join(spool, 'missing')] }), viaPipe)
+  // 15,000 records with long names (~2.3 MB): read and parsed in several pieces, a record cut
+  // between two of them.
+  const blob = await hashBlob(repo, 'x\n')
+  const leaf = await mktree(repo, Array.from({ length: 1000 }, (_, i) => ({ mode: '100644', name: `f${String(i).padStart(4, '0')}`.padEnd(90, 'n'), oid: blob })))
+  const wide = await commitTree(repo, await mktree(repo, Array.from({ length: 15 }, (_, i) => ({ mode: '40000', name: `d${String(i).padStart(2, '0')}`, oid: leaf }))), null)
+  const widePiped = await readTreeListing(repo, wide, { spoolDirs: [] })
+  assert.equal(widePiped.entries.length, 15_000)
+  assert.deepEqual(await readTreeListing(repo, wide, { spoolDirs: [spool] }), widePiped)
+  // One tree named 30 times: 30,000 entries, over the bound, refused through both (git stopped).
+  const bomb = await commitTree(repo, await mktree(repo, Array.from({ length: 30 }, (_, i) => ({ mode: '40000', name: `d${String(i).padStart(2, '0')}`, oid: leaf }))), null)
+  for (const spoolDirs of [[spool], []]) {
+    const r = await readTreeListing(repo, bomb, { spoolDirs })
+    assert.deepEqual([r.entries.length, r.violations.map(v => v.code)], [0, ['TREE_TOO_MANY_ENTRIES']], `spoolDirs ${JSON.stringify(spoolDirs)}`)
+    assert.match(r.violations[0]?.message ?? '', new RegExp(`more than ${MAX_TREE_ENTRIES} entries`))
+    await assert.rejects(readTreeListing(repo, 'f'.repeat(40), { spoolDirs }), { code: 'SOURCE_SHA_UNKNOWN' })
+  }
 })
