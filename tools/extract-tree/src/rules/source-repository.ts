@@ -6,7 +6,7 @@
 // of the commit then run concurrently (none reads a blob body); their verdicts are taken in
 // the order above.
 
-import { assertCommit, assertNoSharedMetadata, readTreeListing, repoInfo } from '@repairline/core'
+import { assertCommit, assertNoSharedMetadata, promisorConfig, readTreeListing, repoInfo } from '@repairline/core'
 
 export type Listing = Awaited<ReturnType<typeof readTreeListing>>
 
@@ -17,7 +17,11 @@ function settled<T> (r: PromiseSettledResult<T>): T {
 
 /** Checks the repository and returns the commit's listing (its path rules not yet applied). */
 export async function readSourceListing (root: string, sha: string): Promise<Listing> {
-  await assertNoSharedMetadata(root, await repoInfo(root))
+  // The config's partial-clone keys are read while git finds the checkout (neither reads an
+  // object); their verdicts are still taken in that order.
+  const config = promisorConfig(root)
+  const [info] = await Promise.allSettled([repoInfo(root), config])
+  await assertNoSharedMetadata(root, settled(info), config)
   const [commit, listing] = await Promise.allSettled([assertCommit(root, sha), readTreeListing(root, sha)])
   settled(commit)
   return settled(listing)
