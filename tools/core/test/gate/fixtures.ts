@@ -1456,9 +1456,3 @@ REJECTED.push(
 ACCEPTED.push(
   { name: 'cjs-fix-beside-require-resolve', why: 'a - b → a + b leaves require.resolve as it was', baseline: CJS_RESOLVE_BASELINE, edits: [cjs('    return a - b\n', '    return a + b\n')], fails: [] },
 )
-
-// Version 12 too: a name that holds a location value is one for its keys and methods.
-REJECTED.push(
-  { name: 'proposal-cjs-kept-dirname-length-senses-sandbox', why: 'HERE = __dirname kept; HERE.length === 8 is true only for /src/src', baseline: CJS_LOCATION_BASELINE, edits: [cjs('return a - b', 'return HERE.length === 8 ? a + b : a - b')], fails: ['names-preserved'] },
-  { name: 'proposal-cjs-kept-dirname-index-senses-sandbox', why: "HERE[1] === 's': the sandbox's /src", baseline: CJS_LOCATION_BASELINE, edits: [cjs('return a - b', "return HERE[1] === 's' ? a + b : a - b")], fails: ['names-preserved'] },
-)

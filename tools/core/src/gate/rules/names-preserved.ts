@@ -147,9 +147,8 @@ const JS_SPAWNS = ['exec', 'execSync', 'execFile', 'execFileSync', 'spawn', 'spa
  * and what reads a path or starts a program (JS_FILE_READS, JS_SPAWNS through node:fs and
  * node:child_process; go's os.ReadFile, os.Stat, … and io/ioutil), whose changed path or
  * command line (`/proc/self/cmdline`, `/src`) reads the run as surely as process.argv. Still
- * not counted: a value already read and kept and compared anew (`const HERE = __dirname`, then
- * `HERE === '/src/src'`, as above; since version 12 HERE is an alias, so `HERE.length` and
- * `HERE[1]` are uses), a call whose result depends on the working directory without naming it
+ * not counted: a value already read and kept (`const HERE = __dirname` compared anew, as
+ * above), a call whose result depends on the working directory without naming it
  * (`path.resolve('x')`, go `filepath.Abs("x")`).
  *
  * Since checker version 12 also a use through a module object that is no binding, or a
@@ -214,16 +213,6 @@ const JS_GLOBAL_OBJECTS = new Set(['globalThis', 'global'])
 /** A member path with a leading global object dropped before `process`: `globalThis.process.env` reads as `process.env`. */
 function withoutGlobalObject (path: string[]): string[] {
   return path.length >= 2 && JS_GLOBAL_OBJECTS.has(path[0] ?? '') && path[1] === 'process' ? path.slice(1) : path
-}
-
-/** Whether `n` is, or is read from, where the module was loaded from or by whom: `__dirname`, `import.meta.url`, `require.main`. */
-function isLocationValue (tree: SyntaxTree, n: SyntaxNode): boolean {
-  if (n.type === 'identifier') return JS_LOCATION_VALUES.has(textOf(tree, n))
-  if (n.type !== 'member_expression' && n.type !== 'subscript_expression') return n.type === 'meta_property' && textOf(tree, n).startsWith('import')
-  const base = accessBase(n)
-  if (base.type === 'meta_property' || (base.type === 'identifier' && JS_LOCATION_VALUES.has(textOf(tree, base)))) return true
-  const path = memberPath(tree, n)
-  return JS_LOADER_MEMBERS.get(path[0] ?? '')?.has(path[1] ?? '') === true
 }
 
 /** What a chain of key accesses starts from, through parentheses and `await` (`require('fs')` of `require('fs').readFileSync`). */
@@ -441,10 +430,7 @@ function runScopeOf (tree: SyntaxTree): RunScope {
       for (const leaf of valueLeaves(tree, def)) {
         let dep: string | undefined
         let how: Leaf['how'] = 'value'
-        // A location value kept in a name (`const HERE = __dirname`, `url = import.meta.url`,
-        // `m = require.main`): its keys and methods are uses (checker version 12).
-        if (grammar === 'javascript' && isLocationValue(tree, leaf)) found.push([owner, 'alias'])
-        else if (leaf.type === 'identifier' || leaf.type === 'shorthand_property_identifier') dep = textOf(tree, leaf)
+        if (leaf.type === 'identifier' || leaf.type === 'shorthand_property_identifier') dep = textOf(tree, leaf)
         else if (leaf.type === 'call_expression') {
           const fn = field(leaf, 'function')
           if (isSensingModuleLoad(tree, leaf)) found.push([owner, plain ? 'root' : 'alias'])
