@@ -8,7 +8,7 @@ import { toolError, type ErrorCode } from './errors.ts'
 import { closeSync, fstatSync, readSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { git, gitFailure, gitToFd } from './git.ts'
-import { openUnnamedFile } from './unnamed-file.ts'
+import { openUnnamedFileIn } from './unnamed-file.ts'
 import { boundViolations, MAX_TREE_ENTRIES } from './tree-rules/bounds.ts'
 import { PathCollisions } from './tree-rules/collisions.ts'
 import { entryKindViolation } from './tree-rules/entry-kind.ts'
@@ -194,7 +194,7 @@ export async function readTreeListing (root: string, sha: string, o: ListingOpti
  * How ls-tree ended, and its listing (which throws what parsing found, asked only once git
  * succeeded); 'over' past the bounds.
  */
-type Listed = 'over' | { git: Parameters<typeof gitFailure>[0] & { exitCode: number | undefined }, parsed: () => { entries: TreeEntry[], violations: TreeViolation[] } }
+type Listed = 'over' | { git: Parameters<typeof gitFailure>[0], parsed: () => { entries: TreeEntry[], violations: TreeViolation[] } }
 
 /** The pipe, where no unnamed file can be made: git's output is held whole and parsed when it exits. */
 async function listedThroughPipe (root: string, args: string[]): Promise<Listed> {
@@ -214,13 +214,7 @@ const SPOOL_PIECE = 1 << 20
  * can be made.
  */
 async function listedThroughSpool (root: string, args: string[], dirs: readonly string[]): Promise<Listed | undefined> {
-  let fd: number | undefined
-  for (const dir of dirs) {
-    try {
-      fd = openUnnamedFile(dir)
-      break
-    } catch {}
-  }
+  const fd = openUnnamedFileIn(dirs)
   if (fd === undefined) return undefined
   const parser = new LsTreeParser()
   const stop = new AbortController()

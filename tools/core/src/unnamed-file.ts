@@ -12,6 +12,16 @@ export function openUnnamedFile (dir: string): number {
   return openSync(dir, constants.O_RDWR | O_TMPFILE, 0o600)
 }
 
+/** An unnamed read-write file in the first of `dirs` that takes one; undefined when none does. */
+export function openUnnamedFileIn (dirs: readonly string[]): number | undefined {
+  for (const dir of dirs) {
+    try {
+      return openUnnamedFile(dir)
+    } catch {}
+  }
+  return undefined
+}
+
 /**
  * An unnamed file holding `bytes`, its offset at 0 (where a reader starts), in the first of
  * `dirs` that takes it; undefined when none does.
