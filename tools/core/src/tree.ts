@@ -57,6 +57,11 @@ export class LsTreeParser {
   /** The bytes of a record whose NUL has not come yet. */
   private rest: Buffer | undefined
 
+  /** Complete records parsed so far. */
+  get records (): number {
+    return this.entries.length + this.violations.length
+  }
+
   push (piece: Buffer): void {
     const data = this.rest === undefined ? piece : Buffer.concat([this.rest, piece])
     const last = data.lastIndexOf(0)
@@ -173,9 +178,10 @@ const LS_TREE_MAX_BYTES = 256 << 20
  */
 export async function readTreeListing (root: string, sha: string, o: ListingOptions = {}): Promise<{ entries: TreeEntry[], violations: TreeViolation[] }> {
   const args = ['ls-tree', '-r', '-z', '--long', '--full-tree', sha]
-  // git is stopped at entry 20,001 (one NUL each): with -r only blobs and gitlinks are
-  // listed, and a gitlink is refused anyway, so the tree is over its bound whichever they
-  // are, and a tree bomb (one tree named a million times) costs no more than that to refuse.
+  // git is stopped once entry 20,001 is read (through the spool, at the end of the 1 MiB piece
+  // that holds it): with -r only blobs and gitlinks are listed, and a gitlink is refused
+  // anyway, so the tree is over its bound whichever they are, and a tree bomb (one tree named
+  // a million times) costs no more than that to refuse.
   // A listing over the byte cap (paths over the length bound) is refused the same way.
   const listed = await listedThroughSpool(root, args, o.spoolDirs ?? ['/dev/shm', tmpdir()]) ?? await listedThroughPipe(root, args)
   if (listed === 'over') return { entries: [], violations: [{ code: 'TREE_TOO_MANY_ENTRIES', path: '', message: `the tree at ${sha.slice(0, 12)} lists more than ${MAX_TREE_ENTRIES} entries (or more than ${LS_TREE_MAX_BYTES >> 20} MiB of them)` }] }
@@ -216,42 +222,21 @@ const SPOOL_PIECE = 1 << 20
 async function listedThroughSpool (root: string, args: string[], dirs: readonly string[]): Promise<Listed | undefined> {
   const fd = openUnnamedFileIn(dirs)
   if (fd === undefined) return undefined
-  const parser = new LsTreeParser()
   const stop = new AbortController()
   let exited = false
   const child = gitToFd(root, args, '', fd, { signal: stop.signal }).then(r => { exited = true; return r })
-  let failure: unknown
-  let over = false
+  const reader = new ListingSpoolReader(fd)
   try {
-    const piece = Buffer.allocUnsafe(SPOOL_PIECE)
-    let pos = 0
-    let records = 0
     for (;;) {
       const last = exited
-      const size = fstatSync(fd).size
-      while (pos < size && !over) {
-        const n = readSync(fd, piece, 0, Math.min(SPOOL_PIECE, size - pos), pos)
-        if (n <= 0) break
-        const bytes = piece.subarray(0, n)
-        for (let i = bytes.indexOf(0); i !== -1 && records <= MAX_TREE_ENTRIES; i = bytes.indexOf(0, i + 1)) records++
-        pos += n
-        over = records > MAX_TREE_ENTRIES || pos > LS_TREE_MAX_BYTES
-        if (over) stop.abort()
-        // What parsing throws counts only once git succeeded (its output may be cut short).
-        else if (failure === undefined) {
-          try {
-            parser.push(bytes)
-          } catch (e) {
-            failure = e
-          }
-        }
-      }
-      if (over || last) break
+      reader.readTo(fstatSync(fd).size)
+      if (reader.over) stop.abort()
+      if (reader.over || last) break
       await new Promise(resolve => setTimeout(resolve, 1))
     }
     const r = await child
-    if (over) return 'over'
-    return { git: r, parsed: () => { if (failure !== undefined) throw failure; return parser.finish() } }
+    if (reader.over) return 'over'
+    return { git: r, parsed: () => reader.finish() }
   } catch (e) {
     // No git outlives the step.
     stop.abort()
@@ -260,6 +245,56 @@ async function listedThroughSpool (root: string, args: string[], dirs: readonly 
   } finally {
     closeSync(fd)
   }
+}
+
+/**
+ * listedThroughSpool's synchronous part: reads and parses what git has written so far. Kept
+ * out of the async function for the reason SpoolReader is (tree-archive/build.ts): a hot loop
+ * there made V8 optimize the whole resumable function with the parser inlined into it.
+ */
+class ListingSpoolReader {
+  private readonly parser = new LsTreeParser()
+  private readonly piece = Buffer.allocUnsafe(SPOOL_PIECE)
+  private pos = 0
+  private records = 0
+  /** What parsing threw: it counts only once git succeeded (its output may be cut short). */
+  private failure: unknown
+  /** Past the bounds: git is stopped and nothing more is read. */
+  over = false
+
+  constructor (private readonly fd: number) {}
+
+  readTo (size: number): void {
+    const { piece } = this
+    while (this.pos < size && !this.over) {
+      const n = readSync(this.fd, piece, 0, Math.min(SPOOL_PIECE, size - this.pos), this.pos)
+      if (n <= 0) break
+      const bytes = piece.subarray(0, n)
+      this.pos += n
+      if (this.failure === undefined) {
+        try {
+          this.parser.push(bytes)
+        } catch (e) {
+          this.failure = e
+        }
+      }
+      // Every complete record became an entry or a violation; once parsing failed, NULs are
+      // counted (from there on: a malformed bomb is stopped at most one piece later).
+      this.records = this.failure === undefined ? this.parser.records : countRecords(bytes, this.records)
+      this.over = this.records > MAX_TREE_ENTRIES || this.pos > LS_TREE_MAX_BYTES
+    }
+  }
+
+  finish (): { entries: TreeEntry[], violations: TreeViolation[] } {
+    if (this.failure !== undefined) throw this.failure
+    return this.parser.finish()
+  }
+}
+
+/** `records` plus the NULs in `bytes`, counted no further than one past the entry bound. */
+function countRecords (bytes: Buffer, records: number): number {
+  for (let i = bytes.indexOf(0); i !== -1 && records <= MAX_TREE_ENTRIES; i = bytes.indexOf(0, i + 1)) records++
+  return records
 }
 
 /** Lists the commit's tree; returns entries and all violations (sizes only, no blob read). A blob whose size git cannot read is GIT_FAILED. */
