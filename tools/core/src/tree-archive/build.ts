@@ -122,33 +122,30 @@ const WINDOW_BYTES = 4 << 20
 
 async function archiveTree (sourceRoot: string, listing: CheckedListing, o: BuildOptions, stream: { sink: (bytes: Buffer) => void, windowBytes: number } | undefined): Promise<{ archive: StreamedTreeArchive, window: Buffer }> {
   assertNoViolations(listing.violations)
-  // The bounds, counted as checkTreeListing counts them, before git is started.
-  let count = 0
-  let bytes = 0
-  for (const e of listing.entries) {
-    if (e.type === 'blob' && e.size >= 0) {
-      count++
-      bytes += e.size
-    }
-  }
-  const bound = boundViolations(count, bytes)[0]
+  const plan = planRequest(listing.entries)
+  const bound = boundViolations(plan.count, plan.bytes)[0]
   if (bound !== undefined) throw toolError(bound.code, bound.message)
-  // git is asked only for regular files; anything else is refused below, before a byte is read.
-  const files = listing.entries.filter(e => entryKindViolation(e) === undefined).map(e => ({ path: e.path, mode: e.mode as FileMode, size: e.size, oid: e.oid }))
+  const { files } = plan
   // git starts first: its work overlaps with the caller's rules and laying out the archive.
-  const spool = files.length === 0 || o.spool === false ? undefined : startSpool(sourceRoot, files, o.spool ?? tmpdir(), o.requestDirs ?? ['/dev/shm', tmpdir()])
+  const spool = files.length === 0 || o.spool === false ? undefined : startSpool(sourceRoot, plan, o.spool ?? tmpdir(), o.requestDirs ?? ['/dev/shm', tmpdir()])
   try {
     o.whileGitRuns?.()
-    for (const e of listing.entries) {
+    // Every entry a regular file with a size, then all in canonical order (a canonical listing
+    // is already in archive order; anything else is TREE_MALFORMED). One pass, same precedence.
+    const listed = listing.entries
+    let unordered: number | undefined
+    for (let i = 0; i < listed.length; i++) {
+      const e = listed[i] as TreeEntry
       const kind = entryKindViolation(e)
       if (kind !== undefined) throw toolError(kind.code, kind.message, { path: e.path })
       if (!Number.isSafeInteger(e.size) || e.size < 0) throw toolError('INTERNAL', `${e.path}: listed without a size`)
+      const a = listed[i - 1]
+      if (unordered === undefined && a !== undefined && compareUtf8(a.path, e.path) >= 0) unordered = i
     }
-    // A canonical listing is already in archive order; anything else was refused (TREE_MALFORMED).
-    for (let i = 1; i < listing.entries.length; i++) {
-      const a = listing.entries[i - 1]
-      const b = listing.entries[i]
-      if (a !== undefined && b !== undefined && compareUtf8(a.path, b.path) >= 0) throw toolError('TREE_MALFORMED', `${b.path} is listed after ${a.path}: the listing is not in git's canonical order`, { path: b.path })
+    if (unordered !== undefined) {
+      const a = listed[unordered - 1] as TreeEntry
+      const b = listed[unordered] as TreeEntry
+      throw toolError('TREE_MALFORMED', `${b.path} is listed after ${a.path}: the listing is not in git's canonical order`, { path: b.path })
     }
   } catch (e) {
     if (spool !== undefined) await abandonSpool(spool)
@@ -222,7 +219,7 @@ async function archiveTree (sourceRoot: string, listing: CheckedListing, o: Buil
         written = 0
       },
     })
-    await streamBlobs(sourceRoot, requestOf(files), parser)
+    await streamBlobs(sourceRoot, plan.request, parser)
   }
   let totalBytes = 0
   for (const f of files) totalBytes += f.size
@@ -278,9 +275,46 @@ class ArchiveWindow {
 /** Bytes of finished archive gathered before they are hashed and given to the sink. */
 const FLUSH_STEP = 256 << 10
 
-/** cat-file's input: one id per line, in archive order. */
-function requestOf (files: ReadonlyArray<{ oid: string }>): string {
-  return files.map(f => f.oid).join('\n') + '\n'
+/** A listed regular file: what git is asked for and the archive holds. */
+type ListedFile = TreeEntry & { mode: FileMode }
+
+/** What cat-file is asked for, worked out in one pass over the listing before git starts. */
+interface RequestPlan {
+  /** The regular files, in listing order (the listing's own entries when all of them are). */
+  files: readonly ListedFile[]
+  /** Blobs and their bytes, counted as checkTreeListing counts them (the bounds). */
+  count: number
+  bytes: number
+  /** cat-file's input: one id per line, in archive order. */
+  request: string
+  /** The exact length of cat-file's output for that input: "<oid> blob <size>\n", the content, "\n". */
+  expected: number
+}
+
+function planRequest (entries: readonly TreeEntry[]): RequestPlan {
+  let count = 0
+  let bytes = 0
+  let expected = 0
+  const oids: string[] = []
+  // A copy only once an entry is left out.
+  let files: ListedFile[] | undefined
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i] as TreeEntry
+    if (e.type === 'blob' && e.size >= 0) {
+      count++
+      bytes += e.size
+    }
+    // git is asked only for regular files; anything else is refused before a byte of its output is read.
+    if (entryKindViolation(e) !== undefined) {
+      files ??= entries.slice(0, i) as ListedFile[]
+      continue
+    }
+    files?.push(e as ListedFile)
+    oids.push(e.oid)
+    expected += e.oid.length + ' blob '.length + String(e.size).length + 1 + e.size + 1
+  }
+  // Every entry passed entryKindViolation, whose regular files are exactly the FileModes.
+  return { files: files ?? entries as readonly ListedFile[], count, bytes, request: oids.length === 0 ? '' : `${oids.join('\n')}\n`, expected }
 }
 
 interface Spool { fd: number, dir: string, child: Promise<ToFdResult>, expected: number }
@@ -290,16 +324,14 @@ interface Spool { fd: number, dir: string, child: Promise<ToFdResult>, expected:
  * `dir`, or returns undefined when `dir` cannot hold one (the caller then streams).
  * `expected` is the exact output the listing implies.
  */
-function startSpool (sourceRoot: string, files: ReadonlyArray<{ oid: string, size: number }>, dir: string, requestDirs: readonly string[]): Spool | undefined {
+function startSpool (sourceRoot: string, plan: RequestPlan, dir: string, requestDirs: readonly string[]): Spool | undefined {
   let fd: number
   try {
     fd = openUnnamedFile(dir)
   } catch {
     return undefined
   }
-  let expected = 0
-  for (const f of files) expected += f.oid.length + ' blob '.length + String(f.size).length + 1 + f.size + 1
-  const request = Buffer.from(requestOf(files), 'latin1')
+  const request = Buffer.from(plan.request, 'latin1')
   // The request (820 KB for 20,000 ids) from an unnamed file in the first of requestDirs that
   // takes it (/dev/shm keeps it in memory), else piped. A pipe holds 64 KiB, and this process
   // refills it only when its event loop turns, which it does not while it checks the rules or
@@ -308,7 +340,7 @@ function startSpool (sourceRoot: string, files: ReadonlyArray<{ oid: string, siz
   // for the spool and the archive.
   const requestFd = unnamedFileWith(request, requestDirs)
   const child = gitToFd(sourceRoot, ['cat-file', '--batch', '--buffer'], requestFd ?? request, fd)
-  return { fd, dir, child: requestFd === undefined ? child : child.finally(() => { closeSync(requestFd) }), expected }
+  return { fd, dir, child: requestFd === undefined ? child : child.finally(() => { closeSync(requestFd) }), expected: plan.expected }
 }
 
 /** Waits for git to finish its bounded work (no child outlives the step) and drops its output unread. */
