@@ -158,7 +158,8 @@ export function checkTreeListing (entries: readonly TreeEntry[], o: TreeRuleOpti
     const kind = entryKindViolation(e)
     if (kind !== undefined) violations.push({ ...kind, path: e.path })
     if (isInNodeModules(e.path)) violations.push({ code: 'TREE_NODE_MODULES', path: e.path, message: `${e.path} is tracked inside node_modules, the dependency mount point` })
-    violations.push(...collisions.add(e.path))
+    const clashes = collisions.add(e.path)
+    if (clashes.length > 0) violations.push(...clashes)
     if (e.type === 'blob' && e.size >= 0) {
       blobCount++
       blobBytes += e.size

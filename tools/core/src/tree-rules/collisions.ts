@@ -8,6 +8,9 @@ import type { ErrorCode } from '../errors.ts'
 
 export interface CollisionViolation { code: ErrorCode, path: string, message: string }
 
+/** What `add` returns for a path that collides with nothing (almost every path): no array each. */
+const NONE: readonly CollisionViolation[] = Object.freeze([])
+
 // eslint-disable-next-line no-control-regex
 const ASCII = /^[\u0000-\u007f]*$/
 // UTF-16 code-unit order equals UTF-8 byte order except where a surrogate (an astral code
@@ -37,14 +40,14 @@ export class PathCollisions {
   private prevHigh = false
   private prevParent: string | undefined
 
-  add (path: string): CollisionViolation[] {
-    const out: CollisionViolation[] = []
+  add (path: string): readonly CollisionViolation[] {
+    let out: CollisionViolation[] | undefined
     const ascii = ASCII.test(path)
     const high = !ascii && HIGH.test(path)
     const prev = this.prev
     if (prev !== undefined) {
       const after = high || this.prevHigh ? Buffer.compare(Buffer.from(prev), Buffer.from(path)) > 0 : prev > path
-      if (after) out.push({ code: 'TREE_MALFORMED', path, message: `${path} is listed after ${prev}: the tree is not in git's canonical order` })
+      if (after) (out ??= []).push({ code: 'TREE_MALFORMED', path, message: `${path} is listed after ${prev}: the tree is not in git's canonical order` })
     }
     this.prev = path
     this.prevHigh = high
@@ -52,9 +55,9 @@ export class PathCollisions {
     const priorFile = this.files.get(folded)
     const priorDir = this.dirs.get(folded)
     if (priorFile !== undefined) {
-      out.push({ code: 'TREE_PATH_DUPLICATE', path, message: priorFile === path ? `${path} appears twice in the tree` : `${path} and ${priorFile} differ only in case or Unicode normalization` })
+      (out ??= []).push({ code: 'TREE_PATH_DUPLICATE', path, message: priorFile === path ? `${path} appears twice in the tree` : `${path} and ${priorFile} differ only in case or Unicode normalization` })
     } else if (priorDir !== undefined) {
-      out.push({ code: 'TREE_PATH_DUPLICATE', path, message: priorDir === path ? `${path} is both a file and a directory` : `${path} and the directory ${priorDir} differ only in case or Unicode normalization` })
+      (out ??= []).push({ code: 'TREE_PATH_DUPLICATE', path, message: priorDir === path ? `${path} is both a file and a directory` : `${path} and the directory ${priorDir} differ only in case or Unicode normalization` })
     } else {
       this.files.set(folded, path)
     }
@@ -72,14 +75,14 @@ export class PathCollisions {
           this.seenDirs.add(dir)
           const dirFolded = ascii ? folded.slice(0, cut) : foldPath(dir)
           const file = this.files.get(dirFolded)
-          if (file !== undefined) out.push({ code: 'TREE_PATH_DUPLICATE', path, message: `${dir} is both a file (${file}) and a directory` })
+          if (file !== undefined) (out ??= []).push({ code: 'TREE_PATH_DUPLICATE', path, message: `${dir} is both a file (${file}) and a directory` })
           const other = this.dirs.get(dirFolded)
           if (other === undefined) this.dirs.set(dirFolded, dir)
-          else out.push({ code: 'TREE_PATH_DUPLICATE', path, message: `directories ${dir} and ${other} differ only in case or Unicode normalization` })
+          else (out ??= []).push({ code: 'TREE_PATH_DUPLICATE', path, message: `directories ${dir} and ${other} differ only in case or Unicode normalization` })
         }
         cut = path.indexOf('/', cut + 1)
       }
     }
-    return out
+    return out ?? NONE
   }
 }
