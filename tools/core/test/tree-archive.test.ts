@@ -399,6 +399,40 @@ test('rules run while git works: what they throw ends the build, and the spool i
   assert.deepEqual(ok.entries.map(e => e.path), ['a.txt', 'b.txt'])
 })
 
+test('git is asked for the regular files only; an entry of another kind is refused once the rules ran, git\'s output unread', async t => {
+  const repo = join(tempDir(t), 'repo')
+  await createRepo(repo, { 'a.txt': 'first\n', 'c.txt': 'third\n' })
+  const a = await hashBlob(repo, 'first\n')
+  const c = await hashBlob(repo, 'third\n')
+  const target = await hashBlob(repo, 'a.txt')
+  const withLink = await commitTree(repo, await mktree(repo, [{ mode: '100644', oid: a, name: 'a.txt' }, { mode: '120000', oid: target, name: 'b-link' }, { mode: '100644', oid: c, name: 'c.txt' }]))
+  // The listing without the rules (as extract-tree leaves them to whileGitRuns).
+  const listing = await readTreeListing(repo, withLink)
+  assert.deepEqual(listing.entries.map(e => e.mode), ['100644', '120000', '100644'])
+  // What git was asked, read from the unnamed request file while this process still holds it
+  // (git itself may have read it and exited already).
+  const requestDir = tempDir(t)
+  let request = ''
+  const asked = (): void => {
+    request = 'no request file'
+    for (const fd of readdirSync('/proc/self/fd')) {
+      let link: string
+      try { link = readlinkSync(`/proc/self/fd/${fd}`) } catch { continue }
+      if (link.startsWith(`${requestDir}/`)) request = readFileSync(`/proc/self/fd/${fd}`, 'latin1')
+    }
+  }
+  const fds = (): number => readdirSync('/proc/self/fd').length
+  const before = fds()
+  await assert.rejects(buildTreeArchive(repo, listing, { spool: tempDir(t), requestDirs: [requestDir], whileGitRuns: asked }), { code: 'TREE_SYMLINK', path: 'b-link' })
+  assert.equal(request, `${a}\n${c}\n`, 'the symlink\'s blob was never asked for')
+  assert.equal(fds(), before, 'the spool and the request were closed')
+  // Positive control: the same files without the link are built from the same request.
+  const plain = await commitTree(repo, await mktree(repo, [{ mode: '100644', oid: a, name: 'a.txt' }, { mode: '100644', oid: c, name: 'c.txt' }]))
+  const ok = await buildTreeArchive(repo, await readTreeListing(repo, plain), { spool: tempDir(t), requestDirs: [requestDir], whileGitRuns: asked })
+  assert.equal(request, `${a}\n${c}\n`)
+  assert.deepEqual(ok.entries.map(e => e.path), ['a.txt', 'c.txt'])
+})
+
 test('the sink takes the archive in order, in stretches, while it is built; what it throws ends the build with git finished and the spool closed', async t => {
   // 600 files of 1,000 bytes: a 1.2 MB archive, several of the sink's 256 KiB stretches.
   const files: Record<string, FileSpec> = {}

@@ -125,9 +125,8 @@ async function archiveTree (sourceRoot: string, listing: CheckedListing, o: Buil
   const plan = planRequest(listing.entries)
   const bound = boundViolations(plan.count, plan.bytes)[0]
   if (bound !== undefined) throw toolError(bound.code, bound.message)
-  const { files } = plan
   // git starts first: its work overlaps with the caller's rules and laying out the archive.
-  const spool = files.length === 0 || o.spool === false ? undefined : startSpool(sourceRoot, plan, o.spool ?? tmpdir(), o.requestDirs ?? ['/dev/shm', tmpdir()])
+  const spool = plan.request === '' || o.spool === false ? undefined : startSpool(sourceRoot, plan, o.spool ?? tmpdir(), o.requestDirs ?? ['/dev/shm', tmpdir()])
   try {
     o.whileGitRuns?.()
     // Every entry a regular file with a size, then all in canonical order (a canonical listing
@@ -151,6 +150,8 @@ async function archiveTree (sourceRoot: string, listing: CheckedListing, o: Buil
     if (spool !== undefined) await abandonSpool(spool)
     throw e
   }
+  // Every entry passed entryKindViolation, whose regular files are exactly the FileModes.
+  const files = listing.entries as ReadonlyArray<TreeEntry & { mode: FileMode }>
   const layout = tarLayout(files)
   /** The end of the archive bytes entry j touches: its padded content, one past it for the record's newline, the end blocks after the last. */
   const reachOf = (j: number): number => {
@@ -275,17 +276,15 @@ class ArchiveWindow {
 /** Bytes of finished archive gathered before they are hashed and given to the sink. */
 const FLUSH_STEP = 256 << 10
 
-/** A listed regular file: what git is asked for and the archive holds. */
-type ListedFile = TreeEntry & { mode: FileMode }
-
 /** What cat-file is asked for, worked out in one pass over the listing before git starts. */
 interface RequestPlan {
-  /** The regular files, in listing order (the listing's own entries when all of them are). */
-  files: readonly ListedFile[]
   /** Blobs and their bytes, counted as checkTreeListing counts them (the bounds). */
   count: number
   bytes: number
-  /** cat-file's input: one id per line, in archive order. */
+  /**
+   * cat-file's input: the regular files' ids, one per line, in archive order ('' for none).
+   * Anything else is refused before a byte of git's output is read, and never asked for.
+   */
   request: string
   /** The exact length of cat-file's output for that input: "<oid> blob <size>\n", the content, "\n". */
   expected: number
@@ -296,25 +295,16 @@ function planRequest (entries: readonly TreeEntry[]): RequestPlan {
   let bytes = 0
   let expected = 0
   const oids: string[] = []
-  // A copy only once an entry is left out.
-  let files: ListedFile[] | undefined
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i] as TreeEntry
+  for (const e of entries) {
     if (e.type === 'blob' && e.size >= 0) {
       count++
       bytes += e.size
     }
-    // git is asked only for regular files; anything else is refused before a byte of its output is read.
-    if (entryKindViolation(e) !== undefined) {
-      files ??= entries.slice(0, i) as ListedFile[]
-      continue
-    }
-    files?.push(e as ListedFile)
+    if (entryKindViolation(e) !== undefined) continue
     oids.push(e.oid)
     expected += e.oid.length + ' blob '.length + String(e.size).length + 1 + e.size + 1
   }
-  // Every entry passed entryKindViolation, whose regular files are exactly the FileModes.
-  return { files: files ?? entries as readonly ListedFile[], count, bytes, request: oids.length === 0 ? '' : `${oids.join('\n')}\n`, expected }
+  return { count, bytes, request: oids.length === 0 ? '' : `${oids.join('\n')}\n`, expected }
 }
 
 interface Spool { fd: number, dir: string, child: Promise<ToFdResult>, expected: number }
