@@ -7,11 +7,11 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: mkfifo/mknod fixtures, argv arrays
 import { createHash } from 'node:crypto'
-import { chmodSync, mkdirSync, readFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { assertValid, decodeMountinfoField, launchArgv, loaderPaths, parseMountinfo, runSandbox, sandboxPreflight, SANDBOX_LIMITS, type PlacedSandbox } from '../src/index.ts'
-import { TEST_LIMITS, leftoverCgroups, makeTree, runNodeProbe, sandboxTemp } from '../../../test/helpers/sandbox.ts'
+import { assertValid, decodeMountinfoField, launchArgv, loaderPaths, parseMountinfo, runSandbox, sandboxPreflight, SANDBOX_LIMITS, toolError, type PlacedSandbox } from '../src/index.ts'
+import { TEST_LIMITS, leftoverCgroups, makeTree, probeJson, processesWith, runNodeProbe, sandboxTemp } from '../../../test/helpers/sandbox.ts'
 
 const MiB = 1024 ** 2
 
@@ -78,6 +78,32 @@ test('every cgroup limit and rlimit is read back, and re-reads the same from the
   assertValid('sandbox-run', r.report, 'sandbox run report', 'INTERNAL')
   assert.equal(r.report.survivors, 0)
   assert.deepEqual(leftoverCgroups(), [])
+})
+
+test('whileStarting runs once bwrap is started and before the command: a file it adds to a mounted directory is seen inside; what it throws ends the run, nothing left behind', async t => {
+  const dir = sandboxTemp(t)
+  const tree = makeTree(dir, 'tree', {})
+  const steps: string[] = []
+  const probe = "import { readFileSync } from 'node:fs'; process.stdout.write(JSON.stringify({ seen: readFileSync('/src/added.txt', 'utf8') }))"
+  // A file added after the bind check and bwrap's start, before the command runs: the mount shows it.
+  const ok = await runNodeProbe(tree, probe, {
+    extra: {
+      whileStarting: () => { steps.push('whileStarting'); writeFileSync(join(tree, 'added.txt'), 'added while bwrap started\n', { mode: 0o644 }) },
+      onPlaced: () => { steps.push('onPlaced') },
+    },
+  })
+  assert.equal(ok.report.exit.code, 0, ok.stderr.toString())
+  assert.deepEqual(probeJson(ok), { seen: 'added while bwrap started\n' })
+  assert.deepEqual(steps, ['whileStarting', 'onPlaced'])
+  // What it throws is the run's error: the command never starts, bwrap and its child are gone.
+  let placed = false
+  await assert.rejects(runNodeProbe(tree, probe, { extra: { whileStarting: () => { throw toolError('SANDBOX_BIND_UNSAFE', 'a special file was seeded') }, onPlaced: () => { placed = true } } }), { code: 'SANDBOX_BIND_UNSAFE', message: 'a special file was seeded' })
+  assert.equal(placed, false)
+  assert.deepEqual(leftoverCgroups(), [])
+  // bwrap was killed; its held child follows it (--die-with-parent) within the kill grace.
+  const until = Date.now() + 2000
+  while (processesWith(tree).length > 0 && Date.now() < until) await new Promise(resolve => setTimeout(resolve, 20))
+  assert.deepEqual(processesWith(tree), [])
 })
 
 test('a limit the kernel does not take as written is a refusal before anything runs', async t => {

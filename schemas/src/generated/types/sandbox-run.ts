@@ -199,7 +199,7 @@ export interface SandboxRun {
      */
     ended_at: string
     /**
-     * Samples, bind checks, cgroups, spawn and readback.
+     * Samples, bind checks, cgroups, spawn, the work done while bwrap starts (a go run seeds its GOCACHE copy then) and readback.
      */
     setup_ms: number
     /**

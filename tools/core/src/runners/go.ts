@@ -175,16 +175,27 @@ export interface GoCacheCopy {
 }
 
 /**
- * Creates `dest` (0700) owned by uid/gid and fills it from the host build cache: its
- * directories are recreated (owned by the sandbox user, so go can add entries), its regular,
- * world-readable files are hard-linked when the cache is on the same filesystem (the
- * sandbox user cannot change a root-owned file, only its own links to it) and copied
- * otherwise. Copying stops at `maxCopyBytes`: a cache larger than that is not copied (the run
- * starts cold and says so).
+ * Creates `dest` (0700) owned by uid/gid and fills it from the host build cache (seedGoCache).
  */
 export function prepareGoCache (dest: string, host: string | undefined, uid: number, gid: number, maxCopyBytes = 1024 ** 3): GoCacheCopy {
+  createGoCacheDir(dest, uid, gid)
+  return seedGoCache(dest, host, uid, gid, maxCopyBytes)
+}
+
+/** Creates the empty copy `dest` (0700) owned by uid/gid: what a mount of it needs before it is seeded. */
+export function createGoCacheDir (dest: string, uid: number, gid: number): void {
   mkdirSync(dest, { mode: 0o700 })
   chownSync(dest, uid, gid)
+}
+
+/**
+ * Fills the copy `dest` (createGoCacheDir's) from the host build cache: its directories are
+ * recreated (owned by the sandbox user, so go can add entries), its regular, world-readable
+ * files are hard-linked when the cache is on the same filesystem (the sandbox user cannot
+ * change a root-owned file, only its own links to it) and copied otherwise. Copying stops at
+ * `maxCopyBytes`: a cache larger than that is not copied (the run starts cold and says so).
+ */
+export function seedGoCache (dest: string, host: string | undefined, uid: number, gid: number, maxCopyBytes = 1024 ** 3): GoCacheCopy {
   const out: GoCacheCopy = { dir: dest, files: 0, bytes: 0 }
   if (host === undefined) return { ...out, note: 'no host build cache in this environment' }
   let st

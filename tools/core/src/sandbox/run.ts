@@ -95,6 +95,12 @@ export interface SandboxSpec {
   diskPaths?: readonly string[]
   /** Stops the run like the deadline does. */
   signal?: AbortSignal
+  /**
+   * Runs right after bwrap is started, while it builds the sandbox on another core, and
+   * before anything in it runs (work a mount's contents still need: a bind mount shows what
+   * is added to its source later). What it throws ends the run as a setup failure does.
+   */
+  whileStarting?: () => void
   /** Called after placement and every readback, before the command starts (tests read the groups here). */
   onPlaced?: (p: PlacedSandbox) => void | Promise<void>
   /** Sees each stdout chunk as it arrives (live progress only; the result uses the kept bytes). */
@@ -391,6 +397,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     gate.on('error', () => {})
     // Consume the gate socket's read side, so it ends (and the child's 'close' fires) at exit.
     ;(c.stdio[BLOCK_FD] as Readable).resume()
+    spec.whileStarting?.()
 
     const startTimer = setTimeout(() => halt(performance.now() >= deadlineAt ? 'deadline' : 'aborted', `bwrap did not report its child within ${START_TIMEOUT_MS} ms`), Math.min(START_TIMEOUT_MS, Math.max(0, deadlineAt - performance.now())))
     const first = await Promise.race([status.first('child-pid'), exited.then(() => undefined)])
