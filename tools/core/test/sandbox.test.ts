@@ -106,6 +106,23 @@ test('whileStarting runs once bwrap is started and before the command: a file it
   assert.deepEqual(processesWith(tree), [])
 })
 
+test('whileStarting spends none of the command\'s budget; the command\'s own time does', async t => {
+  const dir = sandboxTemp(t)
+  const tree = makeTree(dir, 'tree', {})
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  const sleeper = (ms: number): string => `await new Promise(resolve => setTimeout(resolve, ${ms})); process.stdout.write(JSON.stringify({ done: true }))`
+  // 2 s in the hook and 1.5 s in the command, against a 3 s budget: the command finishes.
+  const r = await runNodeProbe(tree, sleeper(1500), { timeoutMs: 3000, extra: { whileStarting: () => { Atomics.wait(pause, 0, 0, 2000) } } })
+  assert.equal(r.report.stop, undefined, JSON.stringify(r.report.stop))
+  assert.equal(r.report.exit.code, 0, r.stderr.toString())
+  assert.deepEqual(probeJson(r), { done: true })
+  assert.ok(r.report.timing.setup_ms >= 2000, `setup_ms ${r.report.timing.setup_ms} includes the hook`)
+  // Control: the same 3.5 s spent by the command itself is stopped at the deadline.
+  const killed = await runNodeProbe(tree, sleeper(3500), { timeoutMs: 3000 })
+  assert.equal(killed.report.stop?.reason, 'deadline')
+  assert.deepEqual(leftoverCgroups(), [])
+})
+
 test('a limit the kernel does not take as written is a refusal before anything runs', async t => {
   const dir = sandboxTemp(t)
   const tree = makeTree(dir, 'tree', {})

@@ -86,7 +86,7 @@ export interface SandboxSpec {
   /** Host directories shown read-only at the same path (Node's prefix, GOROOT) when outside /usr. */
   systemDirs?: readonly string[]
   limits: SandboxLimits
-  /** Wall-clock budget from the call to the kill. */
+  /** Wall-clock budget from the call to the kill (whileStarting's time not counted). */
   timeoutMs: number
   /** The unprivileged host user and group when running as root (default 65534). */
   uid?: number
@@ -98,7 +98,8 @@ export interface SandboxSpec {
   /**
    * Runs right after bwrap is started, while it builds the sandbox on another core, and
    * before anything in it runs (work a mount's contents still need: a bind mount shows what
-   * is added to its source later). What it throws ends the run as a setup failure does.
+   * is added to its source later). What it throws ends the run as a setup failure does; the
+   * time it takes is added to the deadline (it is the caller's work, not the command's).
    */
   whileStarting?: () => void
   /** Called after placement and every readback, before the command starts (tests read the groups here). */
@@ -319,7 +320,7 @@ function readBackMounts (childPid: number, spec: SandboxSpec): LimitReading[] {
 export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   assertLimits(spec.limits)
   const t0 = performance.now()
-  const deadlineAt = t0 + spec.timeoutMs
+  let deadlineAt = t0 + spec.timeoutMs
   const startedAt = new Date()
   const missing = missingPrograms()
   if (missing.length > 0) throw toolError('SANDBOX_UNAVAILABLE', `sandbox programs missing: ${missing.join(', ')}`, { hint: 'install bubblewrap and util-linux' })
@@ -397,7 +398,12 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     gate.on('error', () => {})
     // Consume the gate socket's read side, so it ends (and the child's 'close' fires) at exit.
     ;(c.stdio[BLOCK_FD] as Readable).resume()
-    spec.whileStarting?.()
+    if (spec.whileStarting !== undefined) {
+      const before = performance.now()
+      spec.whileStarting()
+      // The caller's work, done here only to overlap bwrap's: it spends none of the command's budget.
+      deadlineAt += performance.now() - before
+    }
 
     const startTimer = setTimeout(() => halt(performance.now() >= deadlineAt ? 'deadline' : 'aborted', `bwrap did not report its child within ${START_TIMEOUT_MS} ms`), Math.min(START_TIMEOUT_MS, Math.max(0, deadlineAt - performance.now())))
     const first = await Promise.race([status.first('child-pid'), exited.then(() => undefined)])
