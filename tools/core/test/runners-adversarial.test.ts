@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { assertSandboxReady, GO_ADDRESS_SPACE_BYTES, GO_CACHE_DEST, goCommand, goEnv, goInstall, KILL_GRACE_MS, prepareGoCache, run, runSandbox, runTests, sandboxPreflight } from '../src/index.ts'
+import { assertSandboxReady, createGoCacheDir, GO_ADDRESS_SPACE_BYTES, GO_CACHE_DEST, goCommand, goEnv, goInstall, KILL_GRACE_MS, run, runSandbox, runTests, sandboxPreflight, seedGoCache } from '../src/index.ts'
 import type { TestEvent } from '@repairline/schemas'
 import { GO_FILES } from '../../../test/helpers/fixture.ts'
 import { ROOT } from '../../../test/helpers/bin.ts'
@@ -91,7 +91,8 @@ test('T2: a warm go test cache (the same tree, path and GOCACHE) cannot replay a
   // Positive control in the same sandbox: the runner's command minus -count=1, the same
   // environment, tree path and a GOCACHE copy seeded from the same host cache, replays the result.
   assert.deepEqual(r.command, command)
-  const copy = prepareGoCache(join(scratch, 'control-gocache'), cache, 65534, 65534)
+  createGoCacheDir(join(scratch, 'control-gocache'), 65534, 65534)
+  const copy = seedGoCache(join(scratch, 'control-gocache'), cache, 65534, 65534)
   const ctl = await runSandbox({
     command: uncounted, cwd: tree, env: goEnv(go.goroot, undefined),
     mounts: [{ source: tree, dest: tree }, { source: copy.dir, dest: GO_CACHE_DEST, writable: true }],

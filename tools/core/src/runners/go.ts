@@ -174,14 +174,6 @@ export interface GoCacheCopy {
   note?: string
 }
 
-/**
- * Creates `dest` (0700) owned by uid/gid and fills it from the host build cache (seedGoCache).
- */
-export function prepareGoCache (dest: string, host: string | undefined, uid: number, gid: number, maxCopyBytes = 1024 ** 3): GoCacheCopy {
-  createGoCacheDir(dest, uid, gid)
-  return seedGoCache(dest, host, uid, gid, maxCopyBytes)
-}
-
 /** Creates the empty copy `dest` (0700) owned by uid/gid: what a mount of it needs before it is seeded. */
 export function createGoCacheDir (dest: string, uid: number, gid: number): void {
   mkdirSync(dest, { mode: 0o700 })
