@@ -55,6 +55,43 @@ export function sha256File (path: string, maxBytes = Number.MAX_SAFE_INTEGER): {
   }
 }
 
+/** UTF-16 code units sha256Text encodes at a time: at most 3 bytes each in UTF-8. */
+const TEXT_PIECE = 1 << 16
+
+/** The buffer sha256Text reuses, taken while a call holds it (a nested call makes its own). */
+let textScratch: Buffer | undefined
+
+/**
+ * sha256 and UTF-8 byte count of `text`, encoded a piece at a time into one reused buffer;
+ * each piece also goes to `each`, in order (a view, valid only during the call), so a
+ * caller writes the file it hashes. The text is never held as one Buffer: for
+ * extract-tree's 5 MB manifest that copy took ~1,200 freshly touched pages (a page fault
+ * measured 15 µs on one of our machines) and ~15 ms. A surrogate pair is never split
+ * between pieces, so the bytes are exactly Buffer.from(text)'s.
+ */
+export function sha256Text (text: string, each?: (piece: Buffer) => void): { sha256: string, bytes: number } {
+  const buf = textScratch ?? Buffer.allocUnsafe(3 * TEXT_PIECE)
+  textScratch = undefined
+  try {
+    const hash = createHash('sha256')
+    let bytes = 0
+    for (let at = 0; at < text.length;) {
+      let end = Math.min(text.length, at + TEXT_PIECE)
+      const last = text.charCodeAt(end - 1)
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--
+      const n = buf.write(end - at === text.length ? text : text.slice(at, end), 'utf8')
+      const piece = buf.subarray(0, n)
+      hash.update(piece)
+      each?.(piece)
+      bytes += n
+      at = end
+    }
+    return { sha256: hash.digest('hex'), bytes }
+  } finally {
+    textScratch = buf
+  }
+}
+
 /** git's blob id: sha1("blob <n>\0" + bytes). */
 export function gitBlobId (bytes: Uint8Array): string {
   return hash('sha1', Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes]), 'hex')

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync, readFileSync, rmSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseJsonText, parseJsonBytes, findDuplicateKey, jcs, jcsSha256, sha256Hex, sha256File, gitBlobId, run } from '../src/index.ts'
+import { parseJsonText, parseJsonBytes, findDuplicateKey, jcs, jcsSha256, sha256Hex, sha256File, sha256Text, gitBlobId, run } from '../src/index.ts'
 
 test('strict JSON refuses duplicate keys at any depth, a BOM and invalid UTF-8', () => {
   assert.deepEqual(parseJsonText('{"a":1,"b":{"c":[1,{"d":2}]}}'), { ok: true, value: { a: 1, b: { c: [1, { d: 2 }] } } })
@@ -67,4 +67,36 @@ test('sha256File hashes each file whole with one reused buffer: a short file aft
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+})
+
+test('sha256Text: the bytes of Buffer.from(text), in pieces, a surrogate pair never split across a piece boundary', () => {
+  const PIECE = 1 << 16
+  const texts = [
+    '',
+    'a',
+    'x'.repeat(3 * PIECE + 17),
+    // A pair whose high half is the last code unit of the first piece, then of later ones.
+    'a'.repeat(PIECE - 1) + '\u{1F600}' + 'é'.repeat(PIECE) + '\u{10348}'.repeat(PIECE),
+    // Three-byte characters filling whole pieces, and a lone high surrogate at the very end.
+    '€'.repeat(2 * PIECE) + '\ud83d',
+  ]
+  for (const text of texts) {
+    const pieces: Buffer[] = []
+    const r = sha256Text(text, piece => { pieces.push(Buffer.from(piece)) })
+    const bytes = Buffer.from(text)
+    assert.deepEqual(r, { sha256: sha256Hex(bytes), bytes: bytes.length }, `text of ${text.length} code units`)
+    assert.ok(Buffer.concat(pieces).equals(bytes), 'the pieces are the text\'s UTF-8 bytes in order')
+    assert.ok(pieces.every(p => p.length <= 3 * PIECE))
+  }
+  // A call made from inside another's callback uses a buffer of its own.
+  const outer = 'o'.repeat(2 * PIECE)
+  const inner: string[] = []
+  const seen: Buffer[] = []
+  const r = sha256Text(outer, piece => {
+    inner.push(sha256Text('i'.repeat(PIECE)).sha256)
+    seen.push(Buffer.from(piece))
+  })
+  assert.equal(r.sha256, sha256Hex(outer))
+  assert.ok(Buffer.concat(seen).equals(Buffer.from(outer)), 'the outer piece is intact after the nested call')
+  assert.deepEqual(inner, [sha256Hex('i'.repeat(PIECE)), sha256Hex('i'.repeat(PIECE))])
 })

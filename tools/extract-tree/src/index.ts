@@ -7,7 +7,7 @@
 import { join } from 'node:path'
 import {
   EXIT, faultPoint, finishAttempt, hasErrno, jsonFileBytes, loadAttempt, openAtomicFile, openStep, readFileNoFollow, sha256Hex, streamTreeArchive,
-  assertValid, printableLine, readOutcome, toolError, treeManifestFor, TREE_MANIFEST, TREE_TAR, writeFileAtomic,
+  assertValid, printableLine, readOutcome, sha256Text, toolError, treeManifestFor, TREE_MANIFEST, TREE_TAR,
   type Attempt, type ToolIo, type ToolResult, type StreamedTreeArchive,
 } from '@repairline/core'
 import type { CheckRecord, TreeManifest } from '@repairline/schemas'
@@ -26,7 +26,8 @@ export interface ExtractTreeOptions {
 interface ComputedTree {
   archive: StreamedTreeArchive
   manifest: TreeManifest
-  manifestBytes: Buffer
+  /** tree-manifest.json's text: written, and hashed, as UTF-8 a piece at a time (sha256Text). */
+  manifestText: string
 }
 
 /**
@@ -41,7 +42,7 @@ async function computeTree (attempt: Attempt, sink: (bytes: Buffer) => void): Pr
   // The path rules run while git works; nothing git wrote is read unless they pass.
   const archive = await streamTreeArchive(root, listing, sink, { spool: attempt.dir, whileGitRuns: () => assertListingObeysRules(listing, attempt.dir) })
   const manifest = treeManifestFor(archive, attempt.key, sha)
-  return { archive, manifest, manifestBytes: Buffer.from(jsonFileBytes(manifest)) }
+  return { archive, manifest, manifestText: jsonFileBytes(manifest) }
 }
 
 export async function extractTree (o: ExtractTreeOptions, io: ToolIo): Promise<ToolResult> {
@@ -74,7 +75,15 @@ async function writeTree (dir: string, io: ToolIo): Promise<ToolResult> {
   faultPoint(io.env, 'extraction')
   // Validated, then the very bytes --check and the tree record hash are written.
   assertValid('tree-manifest', tree.manifest, `refusing to write ${TREE_MANIFEST}`, 'INTERNAL')
-  writeFileAtomic(join(attempt.dir, TREE_MANIFEST), tree.manifestBytes, { stateRoot })
+  const manifestFile = openAtomicFile(join(attempt.dir, TREE_MANIFEST), { stateRoot })
+  let written: { sha256: string, bytes: number }
+  try {
+    written = sha256Text(tree.manifestText, piece => { manifestFile.write(piece) })
+  } catch (e) {
+    manifestFile.discard()
+    throw e
+  }
+  manifestFile.commit()
   io.out.write({
     v: 1,
     kind: 'tree',
@@ -83,7 +92,7 @@ async function writeTree (dir: string, io: ToolIo): Promise<ToolResult> {
     bytes: tree.manifest.total_bytes,
     tar_bytes: tree.manifest.tar_bytes,
     tar_sha256: tree.manifest.tar_sha256,
-    manifest_sha256: sha256Hex(tree.manifestBytes),
+    manifest_sha256: written.sha256,
   })
   io.stderr.write(`extract-tree: extracted ${tree.manifest.entry_count} files (${tree.manifest.total_bytes} bytes) at ${tree.manifest.source_sha.slice(0, 12)} into ${attempt.dir}/${TREE_TAR}\n`)
   return { exit: EXIT.OK }
@@ -130,7 +139,7 @@ async function checkTree (dir: string, io: ToolIo): Promise<ToolResult> {
   const tree = await computeTree(attempt, () => {})
   const records = [
     checkRecord(TREE_TAR, keptTar, { bytes: tree.archive.tarBytes, sha256: tree.archive.tarSha256 }),
-    checkRecord(TREE_MANIFEST, keptManifest, { bytes: tree.manifestBytes.length, sha256: sha256Hex(tree.manifestBytes) }),
+    checkRecord(TREE_MANIFEST, keptManifest, sha256Text(tree.manifestText)),
   ]
   for (const r of records) {
     io.out.write(r)
