@@ -7,6 +7,9 @@
 //   - `git archive -o` of the same commit (the obvious alternative; issue goal ≤ 2.0×)
 //   - where the time goes: `node -e 0`, ls-tree alone, the raw plumbing floor (one
 //     cat-file --batch --buffer of every blob into /dev/null)
+//   - the page faults of the bin, `git archive` and `node -e 0`, and what one costs on this
+//     machine: on some of the VMs we measure on a fault costs ~15 µs, and the bin takes ~13×
+//     git's, so the ratio says as much about the machine as about the code
 //
 // and, in memory on the same 20,000 blobs, the hand-written tar writer against tar-stream
 // 3.2.2 (the listed package it replaces).
@@ -19,7 +22,7 @@ import {
 } from '@repairline/core'
 import { makeFixture, rewriteConfig } from '../../test/helpers/fixture.ts'
 import { admitDirect } from '../../test/helpers/admit-direct.ts'
-import { fmt, interleave, median, proc, type BenchRow, type Candidate } from './lib.ts'
+import { fmt, interleave, median, proc, SMOKE, type BenchRow, type Candidate } from './lib.ts'
 import { generateTree, onTmpfs } from './fixtures/tree.ts'
 import { packWithTarStream } from '../../tools/core/test/tar-stream.ts'
 
@@ -39,6 +42,36 @@ function writeOurs (blobs: readonly Blob[]): Buffer {
     writeEntryHeaders(tar, slot, { path: b.path, mode: b.mode, size: b.content.length })
   })
   return tar
+}
+
+/**
+ * Minor page faults of this process's waited-for children so far (cminflt, the 11th field of
+ * /proc/self/stat): a child's own and those of the children it waited for (git's, for the bin).
+ */
+function childFaults (): number {
+  const stat = readFileSync('/proc/self/stat', 'latin1')
+  // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return Number(fields[11 - 3])
+}
+
+/** Minor faults of one run of a candidate, read from this process's children's count. */
+async function faultsOf (c: Candidate): Promise<number> {
+  const before = childFaults()
+  await c.run()
+  return childFaults() - before
+}
+
+/** What a page fault costs here: fresh memory touched a page at a time, in µs per fault. */
+function faultCost (): { us: number, faults: number, ms: number } {
+  const bytes = (SMOKE ? 4 : 64) << 20
+  const f0 = process.resourceUsage().minorPageFault
+  const t0 = performance.now()
+  const b = Buffer.allocUnsafeSlow(bytes)
+  for (let i = 0; i < b.length; i += 4096) b[i] = 1
+  const ms = performance.now() - t0
+  const faults = process.resourceUsage().minorPageFault - f0
+  return { us: faults > 0 ? ms * 1000 / faults : 0, faults, ms }
 }
 
 export async function run (): Promise<BenchRow[]> {
@@ -116,13 +149,21 @@ export async function run (): Promise<BenchRow[]> {
       { name: 'tar writer: tar-stream', run: async () => { await packWithTarStream(packInput) } },
     ]
     const s = await interleave(candidates, ROUNDS, 1)
+    // After the timed rounds, so they run as they always did; each process once more, alone.
+    const byName = (name: string): Candidate => {
+      const c = candidates.find(x => x.name === name)
+      if (c === undefined) throw new Error(`no candidate ${name}`)
+      return c
+    }
+    const faults = { bin: await faultsOf(byName('extract-tree (bin)')), archive: await faultsOf(byName('git archive -o')), node: await faultsOf(byName('node -e 0')) }
+    const cost = faultCost()
     const m = (name: string): number => median(s.get(name) ?? [])
     const archiveMs = m('git archive -o')
     const tool = m('extract-tree (bin)')
     const inproc = m('in process')
     const tarBytes = readFileSync(join(attempt.dir, 'tree.tar')).length
     const where2 = `${gen.files} blobs, ${gen.bytes} B (tar ${tarBytes} B; git archive ${readFileSync(join(work, 'archive.tar')).length} B) on ${where}; ${ROUNDS} interleaved rounds, medians`
-    const breakdown = `node -e 0 ${fmt(m('node -e 0'))}, ls-tree ${fmt(m('ls-tree -r -z --long'))}, cat-file → /dev/null ${fmt(m('cat-file --batch --buffer > /dev/null'))}; in process: listing+rules ${fmt(median(phases.list))}, stream+rehash+tar written ${fmt(median(phases.build))}`
+    const breakdown = `node -e 0 ${fmt(m('node -e 0'))}, ls-tree ${fmt(m('ls-tree -r -z --long'))}, cat-file → /dev/null ${fmt(m('cat-file --batch --buffer > /dev/null'))}; in process: listing+rules ${fmt(median(phases.list))}, stream+rehash+tar written ${fmt(median(phases.build))}; minor page faults: bin ${faults.bin} (its gits' included), git archive ${faults.archive}, node -e 0 ${faults.node}; a page fault costs ${cost.us.toFixed(2)} µs here (${cost.faults} faults filling ${SMOKE ? 4 : 64} MiB of fresh memory in ${fmt(cost.ms)})`
     return [
       { name: 'extract-tree (bin: start-up, checks, tree.tar + manifest fsync\'d)', baseline: 'git archive -o', ratio: tool / archiveMs, detail: `${fmt(tool)} vs ${fmt(archiveMs)}; ${breakdown}; ${where2}`, goal: '≤ 2.0×' },
       { name: 'extraction in process (ls-tree, one cat-file stream, rehash, tar streamed to a file)', baseline: 'git archive -o', ratio: inproc / archiveMs, detail: `${fmt(inproc)} vs ${fmt(archiveMs)}` },
