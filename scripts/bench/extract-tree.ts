@@ -36,10 +36,8 @@ function writeOurs (blobs: readonly Blob[]): Buffer {
   const layout = tarLayout(blobs.map(b => ({ path: b.path, mode: b.mode, size: b.content.length })))
   const tar = Buffer.alloc(layout.size)
   blobs.forEach((b, i) => {
-    const slot = layout.slots[i]
-    if (slot === undefined) throw new Error('no slot')
-    b.content.copy(tar, slot.data)
-    writeEntryHeaders(tar, slot, { path: b.path, mode: b.mode, size: b.content.length })
+    b.content.copy(tar, layout.data[i] as number)
+    writeEntryHeaders(tar, layout, i, { path: b.path, mode: b.mode, size: b.content.length })
   })
   return tar
 }
@@ -95,9 +93,8 @@ export async function run (): Promise<BenchRow[]> {
     const archive = await buildTreeArchive(repo, listing)
     const layout = tarLayout(archive.entries.map(x => ({ path: x.path, mode: x.mode, size: x.bytes })))
     const blobs: Blob[] = archive.entries.map((e, i) => {
-      const slot = layout.slots[i]
-      if (slot === undefined) throw new Error('no slot')
-      return { path: e.path, mode: e.mode, content: Buffer.from(archive.tar.subarray(slot.data, slot.data + e.bytes)) }
+      const data = layout.data[i] as number
+      return { path: e.path, mode: e.mode, content: Buffer.from(archive.tar.subarray(data, data + e.bytes)) }
     })
     const ours = writeOurs(blobs)
     if (!ours.equals(archive.tar)) throw new Error('the writer alone does not reproduce buildTreeArchive')

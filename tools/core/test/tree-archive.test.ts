@@ -10,8 +10,8 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  buildTreeArchive, CatFileBatchParser, GIT_TIMEOUT_MS, gitBlobId, jsonFileBytes, listTree, materializeTree, MAX_TREE_ENTRIES, openTreeReader, paxPathRecord, readTreeFile,
-  readTreeListing, readTreeManifest, run, streamTreeArchive, toolError, treeManifestFor, type TreeArchive, type TreeEntry,
+  buildTreeArchive, CatFileBatchParser, GIT_TIMEOUT_MS, gitBlobId, jsonFileBytes, listTree, materializeTree, MAX_TREE_ENTRIES, openTreeReader, parseTarEntry, paxPathRecord, readTreeFile,
+  readTreeListing, readTreeManifest, run, streamTreeArchive, tarLayout, toolError, treeManifestFor, writeEntryHeaders, type TreeArchive, type TreeEntry,
 } from '@repairline/core'
 import type { TreeManifest } from '@repairline/schemas'
 import { tempDir } from '../../../test/helpers/tmp.ts'
@@ -127,6 +127,35 @@ test('a PAX path record counts its own length at every digit boundary', () => {
     assert.equal(Number(m[1]), rec.length, `path of ${n} bytes`)
     assert.equal(rec.at(-1), 0x0a)
   }
+})
+
+test('tarLayout: a path gets a PAX header exactly when its UTF-8 bytes exceed the 100-byte name field, however few code units it has', async () => {
+  const paths = [
+    'a'.repeat(100), // 100 bytes: fits
+    'a'.repeat(101), // 101: PAX
+    '€'.repeat(33), // 33 code units, 99 bytes: fits
+    '€'.repeat(33) + 'a', // 34 code units, 100 bytes: fits
+    '€'.repeat(33) + 'ab', // 35 code units, 101 bytes: PAX
+    '€'.repeat(34), // 34 code units, 102 bytes: PAX
+    '\u{1F600}'.repeat(25), // 50 code units, 100 bytes: fits
+    '\u{1F600}'.repeat(25) + 'a', // 51 code units, 101 bytes: PAX
+  ].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+  const input = paths.map((path, i) => ({ path, mode: '100644' as const, size: i }))
+  const layout = tarLayout(input)
+  const tar = Buffer.alloc(layout.size)
+  input.forEach((e, i) => {
+    tar.fill(0x61 + i, layout.data[i] as number, (layout.data[i] as number) + e.size)
+    writeEntryHeaders(tar, layout, i, e)
+  })
+  for (const [i, path] of paths.entries()) {
+    assert.equal(layout.long.has(i), Buffer.byteLength(path) > 100, `${Buffer.byteLength(path)} bytes in ${path.length} code units`)
+    const parsed = parseTarEntry(tar, layout.start[i] as number)
+    assert.equal(parsed.path, path)
+    assert.equal(parsed.data, layout.data[i])
+  }
+  // Every member, as another reader sees the archive.
+  const read = await readWithTarStream(tar)
+  assert.deepEqual(read.map(e => [e.name, e.content.length]), paths.map((p, i) => [p, i]))
 })
 
 // Real cat-file --batch output for three blobs (one empty), fed to the parser in chunks.

@@ -31,7 +31,7 @@ import { compareUtf8 } from '../tree-rules/collisions.ts'
 import { entryKindViolation } from '../tree-rules/entry-kind.ts'
 import { CatFileBatchParser } from './cat-file-batch.ts'
 import { openUnnamedFile, unnamedFileWith } from '../unnamed-file.ts'
-import { BLOCK, padded, tarLayout, writeEntryHeaders, type FileMode, type TarSlot } from './tar-format.ts'
+import { BLOCK, padded, tarLayout, writeEntryHeaders, type FileMode, type TarLayout } from './tar-format.ts'
 
 /** An archive built in memory, not yet written anywhere. */
 export interface TreeArchive {
@@ -156,15 +156,15 @@ async function archiveTree (sourceRoot: string, listing: CheckedListing, o: Buil
   /** The end of the archive bytes entry j touches: its padded content, one past it for the record's newline, the end blocks after the last. */
   const reachOf = (j: number): number => {
     const f = files[j]
-    const slot = layout.slots[j]
-    if (f === undefined || slot === undefined) throw toolError('INTERNAL', `no slot for object ${j}`)
-    return j === files.length - 1 ? layout.size : Math.max(slot.data + padded(f.size), slot.data + f.size + 1)
+    if (f === undefined) throw toolError('INTERNAL', `no slot for object ${j}`)
+    const data = layout.data[j] as number
+    return j === files.length - 1 ? layout.size : Math.max(data + padded(f.size), data + f.size + 1)
   }
   let windowBytes = layout.size
   if (stream !== undefined) {
     // At least the end blocks (an archive of no file is only those), and every entry whole.
     windowBytes = Math.min(layout.size, Math.max(stream.windowBytes, 2 * BLOCK))
-    layout.slots.forEach((slot, j) => { windowBytes = Math.max(windowBytes, reachOf(j) - slot.start) })
+    for (let j = 0; j < layout.count; j++) windowBytes = Math.max(windowBytes, reachOf(j) - (layout.start[j] as number))
   }
   const tarHash = createHash('sha256')
   const window = new ArchiveWindow(Buffer.alloc(windowBytes), bytes => {
@@ -182,11 +182,11 @@ async function archiveTree (sourceRoot: string, listing: CheckedListing, o: Buil
   /** Blob i's content is in place: rehash it, record it, write its tar header, flush the archive so far. */
   const finishBlob = (i: number): void => {
     const f = files[i]
-    const slot = layout.slots[i]
-    if (f === undefined || slot === undefined) throw toolError('INTERNAL', `no slot for object ${i}`)
-    window.reach(slot.start, reachOf(i))
+    if (f === undefined) throw toolError('INTERNAL', `no slot for object ${i}`)
+    const at = layout.data[i] as number
+    window.reach(layout.start[i] as number, reachOf(i))
     const { buf, start } = window
-    const data = slot.data - start
+    const data = at - start
     const content = buf.subarray(data, data + f.size)
     // The blob's git header goes, for a moment, into the bytes just before its content
     // (its tar header block, written for real right after), so sha1 runs over one
@@ -197,22 +197,21 @@ async function archiveTree (sourceRoot: string, listing: CheckedListing, o: Buil
       throw toolError('TREE_OBJECT_MISMATCH', `${f.path}: blob ${f.oid} hashes to ${oid}: the object store was tampered with`, { path: f.path, hint: 'run git fsck in source_root; repairline never extracts from a store whose objects do not match their ids' })
     }
     entries[i] = { path: f.path, mode: f.mode, blob: f.oid, sha256: hash('sha256', content, 'hex'), bytes: f.size }
-    writeEntryHeaders(buf, slot, f, start)
-    if (slot.data < finishedTo) throw toolError('INTERNAL', `object ${i} finished out of archive order`)
-    finishedTo = slot.data + f.size
+    writeEntryHeaders(buf, layout, i, f, start)
+    if (at < finishedTo) throw toolError('INTERNAL', `object ${i} finished out of archive order`)
+    finishedTo = at + f.size
     if (finishedTo - window.flushedTo >= FLUSH_STEP) window.flush(finishedTo)
     finished++
   }
   if (spool !== undefined) {
-    await readSpoolInPlace(spool, files, layout.slots, window, reachOf, finishBlob)
+    await readSpoolInPlace(spool, files, layout, window, reachOf, finishBlob)
   } else if (files.length > 0) {
     let written = 0
     const parser = new CatFileBatchParser(files, {
       body (i, chunk, start, end) {
-        const slot = layout.slots[i]
-        if (slot === undefined) throw toolError('INTERNAL', `no slot for object ${i}`)
-        if (written === 0) window.reach(slot.start, reachOf(i))
-        chunk.copy(window.buf, slot.data - window.start + written, start, end)
+        if (i >= layout.count) throw toolError('INTERNAL', `no slot for object ${i}`)
+        if (written === 0) window.reach(layout.start[i] as number, reachOf(i))
+        chunk.copy(window.buf, (layout.data[i] as number) - window.start + written, start, end)
         written += end - start
       },
       end (i) {
@@ -377,11 +376,11 @@ const BLOB = Buffer.from('blob', 'latin1')
  * `spoolFailure` reads the rest with the generic parser to say exactly what went wrong.
  * More output than the listing implies is never read beyond a header line.
  */
-async function readSpoolInPlace (spool: Spool, files: ReadonlyArray<{ oid: string, size: number }>, slots: readonly TarSlot[], window: ArchiveWindow, reachOf: (j: number) => number, finishBlob: (i: number) => void): Promise<void> {
+async function readSpoolInPlace (spool: Spool, files: ReadonlyArray<{ oid: string, size: number }>, layout: TarLayout, window: ArchiveWindow, reachOf: (j: number) => number, finishBlob: (i: number) => void): Promise<void> {
   const { fd, expected } = spool
   let exited = false
   const child = spool.child.then(r => { exited = true; return r })
-  const reader = new SpoolReader(fd, files, slots, window, reachOf, finishBlob)
+  const reader = new SpoolReader(fd, files, layout, window, reachOf, finishBlob)
   try {
     for (;;) {
       const last = exited
@@ -422,7 +421,7 @@ class SpoolReader {
   constructor (
     private readonly fd: number,
     private readonly files: ReadonlyArray<{ oid: string, size: number }>,
-    private readonly slots: readonly TarSlot[],
+    private readonly layout: TarLayout,
     private readonly window: ArchiveWindow,
     private readonly reachOf: (j: number) => number,
     private readonly finishBlob: (i: number) => void,
@@ -438,23 +437,23 @@ class SpoolReader {
    * the first record that is not what the listing implies (`next` and `pos` are where it starts).
    */
   readTo (size: number): boolean {
-    const { files, slots, window, heads, headAt } = this
+    const { files, window, heads, headAt } = this
+    const { start: starts, data: datas } = this.layout
     while (this.next < files.length) {
       // The next run of complete records, each as the region of the archive it fills.
       const regions: Buffer[] = []
       let end = this.pos
       for (let j = this.next; j < files.length && regions.length < READV_RECORDS; j++) {
         const f = files[j]
-        const slot = slots[j]
-        if (f === undefined || slot === undefined) throw toolError('INTERNAL', `no slot for object ${j}`)
+        if (f === undefined || j >= datas.length) throw toolError('INTERNAL', `no slot for object ${j}`)
         const headLength = (headAt[j + 1] as number) - (headAt[j] as number)
         const record = headLength + f.size + 1
         if (end + record > size) break
         // A run of records is read into the window as it is; the window moves on between runs.
         const reach = this.reachOf(j)
         if (regions.length > 0 && !window.fits(reach)) break
-        window.reach(slot.start, reach)
-        const at = slot.data - window.start - headLength
+        window.reach(starts[j] as number, reach)
+        const at = (datas[j] as number) - window.start - headLength
         regions.push(window.buf.subarray(at, at + record))
         end += record
       }
@@ -463,12 +462,11 @@ class SpoolReader {
       for (const region of regions) {
         const i = this.next
         const f = files[i]
-        const slot = slots[i]
-        if (f === undefined || slot === undefined) throw toolError('INTERNAL', `no slot for object ${i}`)
+        if (f === undefined || i >= datas.length) throw toolError('INTERNAL', `no slot for object ${i}`)
         const headStart = headAt[i] as number
         const headEnd = headAt[i + 1] as number
         const { buf } = window
-        const data = slot.data - window.start
+        const data = (datas[i] as number) - window.start
         if (buf.compare(heads, headStart, headEnd, data - (headEnd - headStart), data) !== 0 || buf[data + f.size] !== 0x0a) return false
         buf[data + f.size] = 0
         this.finishBlob(i)

@@ -4,4 +4,4 @@
 export { buildTreeArchive, sortByPathBytes, streamTreeArchive, treeManifestFor, type BuildOptions, type CheckedListing, type StreamedTreeArchive, type StreamArchiveOptions, type TreeArchive } from './build.ts'
 export { CatFileBatchParser, type BatchSink, type ExpectedObject } from './cat-file-batch.ts'
 export { materializeTree, openTreeReader, readTreeFile, readTreeManifest, verifyTreeArchive, TREE_MANIFEST, TREE_TAR, type MaterializedTree, type ExtractedTree } from './read.ts'
-export { BLOCK, isEndOfArchive, padded, parseTarEntry, paxPathRecord, tarLayout, writeEntryHeaders, type FileMode, type ParsedTarEntry, type TarEntryInput, type TarLayout, type TarSlot } from './tar-format.ts'
+export { BLOCK, isEndOfArchive, padded, parseTarEntry, paxPathRecord, tarLayout, writeEntryHeaders, type FileMode, type LongPath, type ParsedTarEntry, type TarEntryInput, type TarLayout } from './tar-format.ts'

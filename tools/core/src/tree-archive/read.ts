@@ -15,7 +15,7 @@ import { hasErrno, isToolError, toolError } from '../errors.ts'
 import { PathCollisions } from '../tree-rules/collisions.ts'
 import { isInNodeModules } from '../tree-rules/node-modules.ts'
 import { unsafePathReason } from '../tree-rules/path-safety.ts'
-import { isEndOfArchive, parseTarEntry, tarLayout, writeEntryHeaders, type TarLayout, type TarSlot } from './tar-format.ts'
+import { isEndOfArchive, parseTarEntry, tarLayout, writeEntryHeaders, type TarLayout } from './tar-format.ts'
 
 export const TREE_TAR = 'tree.tar'
 export const TREE_MANIFEST = 'tree-manifest.json'
@@ -97,9 +97,8 @@ export function openTreeReader (attemptDir: string): ExtractedTree {
     readFile: (path: string) => {
       const i = index.get(path)
       const e = i === undefined ? undefined : manifest.entries[i]
-      const slot = i === undefined ? undefined : layout.slots[i]
-      if (e === undefined || slot === undefined) throw toolError('TREE_FILE_MISSING', `${path} is not a file of the extracted tree`, { path })
-      return readEntry(attemptDir, manifest, e, slot)
+      if (i === undefined || e === undefined || i >= layout.count) throw toolError('TREE_FILE_MISSING', `${path} is not a file of the extracted tree`, { path })
+      return readEntry(attemptDir, manifest, e, { start: layout.start[i] as number, data: layout.data[i] as number })
     },
   }
 }
@@ -113,7 +112,8 @@ export function readTreeFile (attemptDir: string, path: string): Buffer {
   return openTreeReader(attemptDir).readFile(path)
 }
 
-function readEntry (attemptDir: string, m: TreeManifest, e: TreeManifestEntry, slot: TarSlot): Buffer {
+/** `slot`: the archive offsets of the entry's first header and of its content. */
+function readEntry (attemptDir: string, m: TreeManifest, e: TreeManifestEntry, slot: { start: number, data: number }): Buffer {
   const path = e.path
   const tarPath = join(attemptDir, TREE_TAR)
   let fd: number
@@ -156,16 +156,16 @@ export function verifyTreeArchive (attemptDir: string): void {
   const again = Buffer.alloc(layout.size)
   for (let i = 0; i < m.entries.length; i++) {
     const e = m.entries[i]
-    const slot = layout.slots[i]
-    if (e === undefined || slot === undefined) throw toolError('INTERNAL', `no slot for entry ${i}`)
-    const parsed = parseTarEntry(tar, slot.start)
+    if (e === undefined || i >= layout.count) throw toolError('INTERNAL', `no slot for entry ${i}`)
+    const data = layout.data[i] as number
+    const parsed = parseTarEntry(tar, layout.start[i] as number)
     checkHeader(e, parsed)
-    if (parsed.data !== slot.data) throw archiveMismatch(`unexpected header layout for ${e.path}`, e.path)
-    const content = tar.subarray(slot.data, slot.data + e.bytes)
+    if (parsed.data !== data) throw archiveMismatch(`unexpected header layout for ${e.path}`, e.path)
+    const content = tar.subarray(data, data + e.bytes)
     if (hash('sha256', content, 'hex') !== e.sha256) throw archiveMismatch(`${e.path} does not have the manifest's sha256`, e.path)
     if (gitBlobId(content) !== e.blob) throw archiveMismatch(`${e.path} is not the manifest's blob ${e.blob}`, e.path)
-    content.copy(again, slot.data)
-    writeEntryHeaders(again, slot, { path: e.path, mode: e.mode, size: e.bytes })
+    content.copy(again, data)
+    writeEntryHeaders(again, layout, i, { path: e.path, mode: e.mode, size: e.bytes })
   }
   if (!again.equals(tar)) throw archiveMismatch('a byte outside the members\' contents (a header field, padding or the end of the archive) is not what extract-tree writes')
 }

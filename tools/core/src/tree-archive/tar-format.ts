@@ -21,25 +21,29 @@ export interface TarEntryInput {
   size: number
 }
 
-/** Where one entry sits in the archive. */
-export interface TarSlot {
-  /** First byte of the entry's first header (the PAX header when there is one). */
-  start: number
-  /** First byte of the ustar header. */
-  header: number
-  /** First byte of the file's content. */
-  data: number
-  /** The path's first bytes, up to the name field's 100; undefined when the whole path fits (it is written from the string). */
-  longName: Buffer | undefined
-  /** The PAX extended header's content, for paths longer than the name field. */
-  pax: Buffer | undefined
-}
-
+/**
+ * Where each entry sits in the archive, by its index: archive offsets in typed arrays, not an
+ * object per entry (20,000 of them took a cold step ~30 ms and ~1,900 page faults to lay out;
+ * the arrays ~12 ms and ~650, measured in a fresh process). Only the few entries whose path
+ * is longer than the name field carry more (their PAX record).
+ */
 export interface TarLayout {
-  slots: TarSlot[]
+  /** The entries laid out. */
+  count: number
+  /** First byte of entry i's first header (its PAX header when it has one). */
+  start: Float64Array
+  /** First byte of entry i's ustar header. */
+  header: Float64Array
+  /** First byte of entry i's content. */
+  data: Float64Array
+  /** Entries whose path is longer than the name field: the PAX record and the name field's bytes. */
+  long: ReadonlyMap<number, LongPath>
   /** Total archive size, end-of-archive blocks included. */
   size: number
 }
+
+/** A path longer than the name field: its PAX extended header's content, and the path's first 100 bytes for the name field. */
+export interface LongPath { pax: Buffer, name: Buffer }
 
 /** n rounded up to a whole number of 512-byte blocks. */
 export function padded (n: number): number {
@@ -56,20 +60,29 @@ export function paxPathRecord (pathBytes: Buffer): Buffer {
 
 /** The layout of an archive holding `entries` in this order. */
 export function tarLayout (entries: readonly TarEntryInput[]): TarLayout {
-  const slots: TarSlot[] = []
+  const count = entries.length
+  const start = new Float64Array(count)
+  const header = new Float64Array(count)
+  const data = new Float64Array(count)
+  const long = new Map<number, LongPath>()
   let off = 0
-  for (const e of entries) {
-    // Only a path longer than the name field needs its bytes now (for its PAX record).
-    const long = Buffer.byteLength(e.path) > NAME_FIELD ? Buffer.from(e.path) : undefined
-    const pax = long === undefined ? undefined : paxPathRecord(long)
-    const start = off
-    if (pax !== undefined) off += BLOCK + padded(pax.length)
-    const header = off
+  for (let i = 0; i < count; i++) {
+    const e = entries[i] as TarEntryInput
+    start[i] = off
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit: a path of up to 33 fits the name field
+    // without being measured. Only a longer one needs its bytes now (for its PAX record).
+    if (e.path.length > NAME_FIELD / 3 && Buffer.byteLength(e.path) > NAME_FIELD) {
+      const bytes = Buffer.from(e.path)
+      const pax = paxPathRecord(bytes)
+      long.set(i, { pax, name: bytes.subarray(0, NAME_FIELD) })
+      off += BLOCK + padded(pax.length)
+    }
+    header[i] = off
     off += BLOCK
-    slots.push({ start, header, data: off, longName: long?.subarray(0, NAME_FIELD), pax })
+    data[i] = off
     off += padded(e.size)
   }
-  return { slots, size: off + 2 * BLOCK }
+  return { count, start, header, data, long, size: off + 2 * BLOCK }
 }
 
 // Constant fields of every header: uid, gid, mtime, magic, version, devmajor, devminor.
@@ -127,15 +140,17 @@ function writeHeader (tar: Buffer, at: number, name: Buffer | string, m: { bytes
 }
 
 /**
- * Writes the header block(s) of one entry into `tar` at its slot. Content is written by the
+ * Writes the header block(s) of entry `i` of `layout` into `tar`. Content is written by the
  * caller. `base` is the archive offset of `tar`'s first byte (a window onto the archive).
  */
-export function writeEntryHeaders (tar: Buffer, slot: TarSlot, e: TarEntryInput, base = 0): void {
-  if (slot.pax !== undefined) {
-    writeHeader(tar, slot.start - base, PAX_NAME, MODE_644, slot.pax.length, 0x78 /* x */)
-    slot.pax.copy(tar, slot.start - base + BLOCK)
+export function writeEntryHeaders (tar: Buffer, layout: TarLayout, i: number, e: TarEntryInput, base = 0): void {
+  const long = layout.long.get(i)
+  if (long !== undefined) {
+    const at = (layout.start[i] as number) - base
+    writeHeader(tar, at, PAX_NAME, MODE_644, long.pax.length, 0x78 /* x */)
+    long.pax.copy(tar, at + BLOCK)
   }
-  writeHeader(tar, slot.header - base, slot.longName ?? e.path, e.mode === '100755' ? MODE_755 : MODE_644, e.size, 0x30 /* 0 */)
+  writeHeader(tar, (layout.header[i] as number) - base, long?.name ?? e.path, e.mode === '100755' ? MODE_755 : MODE_644, e.size, 0x30 /* 0 */)
 }
 
 /** One entry as a reader finds it in the archive. */
