@@ -129,17 +129,19 @@ async function archiveTree (sourceRoot: string, listing: CheckedListing, o: Buil
   const spool = plan.request === '' || o.spool === false ? undefined : startSpool(sourceRoot, plan, o.spool ?? tmpdir(), o.requestDirs ?? ['/dev/shm', tmpdir()])
   try {
     o.whileGitRuns?.()
-    // Every entry a regular file with a size, then all in canonical order (a canonical listing
-    // is already in archive order; anything else is TREE_MALFORMED). One pass, same precedence.
+    // Every entry a regular file with a size (the first that is not was found by planRequest),
+    // then all in canonical order (a canonical listing is already in archive order; anything
+    // else is TREE_MALFORMED).
     const listed = listing.entries
+    const refused = plan.firstRefused === undefined ? undefined : listed[plan.firstRefused]
+    if (refused !== undefined) {
+      const kind = entryKindViolation(refused)
+      if (kind !== undefined) throw toolError(kind.code, kind.message, { path: refused.path })
+      throw toolError('INTERNAL', `${refused.path}: listed without a size`)
+    }
     let unordered: number | undefined
-    for (let i = 0; i < listed.length; i++) {
-      const e = listed[i] as TreeEntry
-      const kind = entryKindViolation(e)
-      if (kind !== undefined) throw toolError(kind.code, kind.message, { path: e.path })
-      if (!Number.isSafeInteger(e.size) || e.size < 0) throw toolError('INTERNAL', `${e.path}: listed without a size`)
-      const a = listed[i - 1]
-      if (unordered === undefined && a !== undefined && compareUtf8(a.path, e.path) >= 0) unordered = i
+    for (let i = 1; i < listed.length && unordered === undefined; i++) {
+      if (compareUtf8((listed[i - 1] as TreeEntry).path, (listed[i] as TreeEntry).path) >= 0) unordered = i
     }
     if (unordered !== undefined) {
       const a = listed[unordered - 1] as TreeEntry
@@ -164,7 +166,7 @@ async function archiveTree (sourceRoot: string, listing: CheckedListing, o: Buil
   if (stream !== undefined) {
     // At least the end blocks (an archive of no file is only those), and every entry whole.
     windowBytes = Math.min(layout.size, Math.max(stream.windowBytes, 2 * BLOCK))
-    for (let j = 0; j < layout.count; j++) windowBytes = Math.max(windowBytes, reachOf(j) - (layout.start[j] as number))
+    for (let j = 0; j < layout.start.length; j++) windowBytes = Math.max(windowBytes, reachOf(j) - (layout.start[j] as number))
   }
   const tarHash = createHash('sha256')
   const window = new ArchiveWindow(Buffer.alloc(windowBytes), bytes => {
@@ -209,7 +211,7 @@ async function archiveTree (sourceRoot: string, listing: CheckedListing, o: Buil
     let written = 0
     const parser = new CatFileBatchParser(files, {
       body (i, chunk, start, end) {
-        if (i >= layout.count) throw toolError('INTERNAL', `no slot for object ${i}`)
+        if (i >= layout.start.length) throw toolError('INTERNAL', `no slot for object ${i}`)
         if (written === 0) window.reach(layout.start[i] as number, reachOf(i))
         chunk.copy(window.buf, (layout.data[i] as number) - window.start + written, start, end)
         written += end - start
@@ -287,23 +289,31 @@ interface RequestPlan {
   request: string
   /** The exact length of cat-file's output for that input: "<oid> blob <size>\n", the content, "\n". */
   expected: number
+  /** The first entry that is not a regular file with a size (refused once the caller's rules pass). */
+  firstRefused: number | undefined
 }
 
 function planRequest (entries: readonly TreeEntry[]): RequestPlan {
   let count = 0
   let bytes = 0
   let expected = 0
+  let firstRefused: number | undefined
   const oids: string[] = []
-  for (const e of entries) {
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i] as TreeEntry
     if (e.type === 'blob' && e.size >= 0) {
       count++
       bytes += e.size
     }
-    if (entryKindViolation(e) !== undefined) continue
+    if (entryKindViolation(e) !== undefined) {
+      firstRefused ??= i
+      continue
+    }
+    if (!Number.isSafeInteger(e.size) || e.size < 0) firstRefused ??= i
     oids.push(e.oid)
     expected += e.oid.length + ' blob '.length + String(e.size).length + 1 + e.size + 1
   }
-  return { count, bytes, request: oids.length === 0 ? '' : `${oids.join('\n')}\n`, expected }
+  return { count, bytes, request: oids.length === 0 ? '' : `${oids.join('\n')}\n`, expected, firstRefused }
 }
 
 interface Spool { fd: number, dir: string, child: Promise<ToFdResult>, expected: number }

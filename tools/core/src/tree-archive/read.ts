@@ -97,7 +97,7 @@ export function openTreeReader (attemptDir: string): ExtractedTree {
     readFile: (path: string) => {
       const i = index.get(path)
       const e = i === undefined ? undefined : manifest.entries[i]
-      if (i === undefined || e === undefined || i >= layout.count) throw toolError('TREE_FILE_MISSING', `${path} is not a file of the extracted tree`, { path })
+      if (i === undefined || e === undefined || i >= layout.start.length) throw toolError('TREE_FILE_MISSING', `${path} is not a file of the extracted tree`, { path })
       return readEntry(attemptDir, manifest, e, { start: layout.start[i] as number, data: layout.data[i] as number })
     },
   }
@@ -156,7 +156,7 @@ export function verifyTreeArchive (attemptDir: string): void {
   const again = Buffer.alloc(layout.size)
   for (let i = 0; i < m.entries.length; i++) {
     const e = m.entries[i]
-    if (e === undefined || i >= layout.count) throw toolError('INTERNAL', `no slot for entry ${i}`)
+    if (e === undefined || i >= layout.start.length) throw toolError('INTERNAL', `no slot for entry ${i}`)
     const data = layout.data[i] as number
     const parsed = parseTarEntry(tar, layout.start[i] as number)
     checkHeader(e, parsed)

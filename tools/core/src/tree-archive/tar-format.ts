@@ -28,8 +28,6 @@ export interface TarEntryInput {
  * is longer than the name field carry more (their PAX record).
  */
 export interface TarLayout {
-  /** The entries laid out. */
-  count: number
   /** First byte of entry i's first header (its PAX header when it has one). */
   start: Float64Array
   /** First byte of entry i's ustar header. */
@@ -82,7 +80,7 @@ export function tarLayout (entries: readonly TarEntryInput[]): TarLayout {
     data[i] = off
     off += padded(e.size)
   }
-  return { count, start, header, data, long, size: off + 2 * BLOCK }
+  return { start, header, data, long, size: off + 2 * BLOCK }
 }
 
 // Constant fields of every header: uid, gid, mtime, magic, version, devmajor, devminor.
