@@ -15,7 +15,7 @@
 // assessRun then cross-checks the summary with the exit code: exit 0 with a failure, exit ≠ 0
 // without one, or zero tests run says nothing about the code and is a fault, never a pass.
 
-import type { TestEvent } from '@repairline/schemas'
+import type { Baseline, TestEvent } from '@repairline/schemas'
 import { isValid } from './contracts.ts'
 import { findDuplicateKey } from './json.ts'
 
@@ -258,7 +258,8 @@ export async function * normalizeGoStream (source: ByteSource, maxLineBytes = 1 
   for await (const batch of normalizeGoBatches(source, maxLineBytes)) yield * batch
 }
 
-export type IdentityResult = 'pass' | 'fail' | 'skip'
+/** baseline.json's result of one identity (the last terminal event; unfinished counts as fail). */
+export type IdentityResult = NonNullable<Baseline['identities'][string]>['result']
 
 export interface IdentityState {
   result: IdentityResult

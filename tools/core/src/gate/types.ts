@@ -2,6 +2,7 @@
 // unified diff, the parsed files) and what each rule returns. Every rule is a pure function
 // of a GateContext, so readback can rerun the current rules on a retained attempt.
 
+import type { GateRuleResult } from '@repairline/schemas'
 import type { SyntaxTree } from './syntax/parse.ts'
 
 /** The rules, in the order gate.json lists them. */
@@ -26,8 +27,12 @@ export const RULE_IDS = [
 ] as const
 export type RuleId = (typeof RULE_IDS)[number]
 
+// gate.json's rule enum and RULE_IDS name the same rules: a rule missing from either is a type error here.
+type SameSet<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+export const RULE_IDS_MATCH_SCHEMA: SameSet<RuleId, GateRuleResult['rule']> = true
+
 /** not_checked: a rule this one depends on failed, so there was nothing to check. */
-export type RuleStatus = 'pass' | 'fail' | 'not_checked'
+export type RuleStatus = GateRuleResult['status']
 
 export interface RuleOutcome {
   status: RuleStatus

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import type { TestEvent } from '@repairline/schemas'
+import type { ExecutionConfig, TestEvent } from '@repairline/schemas'
 import { isValid } from '../contracts.ts'
 import { toolError, type ErrorCode } from '../errors.ts'
 import { assessRun, EventSummarizer, normalizeGoStream, splitEventLines, type TestSummary } from '../events.ts'
@@ -46,7 +46,7 @@ export function usableMountPoint (p: string): boolean {
 /** Longest stdout line normalized as-is; longer lines become truncated output events. */
 const MAX_EVENT_LINE = 1 << 20
 
-export type RunnerKind = 'go' | 'node'
+export type RunnerKind = ExecutionConfig['runner']['kind']
 
 export interface TestRunSpec {
   runner: RunnerKind

@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync, existsS
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { toolError } from '../errors.ts'
-import type { LimitReading } from '@repairline/schemas'
+import type { LimitReading, SandboxRun } from '@repairline/schemas'
 import type { SandboxLimits } from './limits.ts'
 import { parseMountinfo } from './mountinfo.ts'
 
@@ -106,14 +106,8 @@ function tasksIn (dir: string): number[] {
   }
 }
 
-export interface CgroupUsage {
-  memory_peak_bytes: number
-  memory_failcnt: number
-  oom_kills: number
-  tasks_limit_hits: number
-  cpu_throttled_periods: number
-  cpu_throttled_ns: number
-}
+/** What the process tree used and which limits it hit (sandbox-run.json's usage). */
+export type CgroupUsage = SandboxRun['usage']
 
 /** One sandbox's groups: created with limits, read back, populated, killed, removed. */
 export class SandboxCgroup {

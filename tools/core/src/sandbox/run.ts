@@ -114,7 +114,7 @@ export interface PlacedSandbox {
   cgroup: SandboxCgroup
 }
 
-export type StopReason = 'deadline' | 'output_limit' | 'resource_low' | 'aborted'
+export type StopReason = NonNullable<SandboxRun['stop']>['reason']
 
 export type NamespaceReading = SandboxRun['namespaces'][number]
 

@@ -10,23 +10,21 @@
 // toolchain, zero tests, exit and events disagreeing: the runner's fault) is a fault. Neither
 // ever counts as failed work (seed 004).
 
-import type { TestEvent } from '@repairline/schemas'
+import type { IdentityVerdictRow, ObservedResult, TestEvent, VerifyReport } from '@repairline/schemas'
 import { printableLine } from '../printable-line.ts'
 
-export type VerifyClassification = 'scoped_test_verified' | 'failed' | 'fault' | 'timed_out'
-export type ObservedResult = 'pass' | 'fail' | 'skip' | 'missing'
+// The closed sets are verify.json's (schemas/verify.schema.json), not restated here.
+export type VerifyClassification = VerifyReport['classification']
+export type { ObservedResult }
 
-/** What one baseline identity (or one identity new on the candidate) turned into. */
-export type IdentityVerdict =
-  | 'fixed' // failed on the baseline, passes now
-  | 'still_passes'
-  | 'still_fails'
-  | 'now_fails' // passed (or was skipped) on the baseline, fails now
-  | 'now_skipped' // was not skipped on the baseline, is skipped now: not a pass
-  | 'still_skipped'
-  | 'now_passes' // was skipped on the baseline, passes now
-  | 'not_executed' // completed on the baseline, absent from the candidate run
-  | 'added_pass' | 'added_fail' | 'added_skip' // not in the baseline run
+/**
+ * What one baseline identity (or one identity new on the candidate) turned into: fixed
+ * (failed on the baseline, passes now), still_passes, still_fails, now_fails (passed or was
+ * skipped on the baseline, fails now), now_skipped (not a pass), still_skipped, now_passes
+ * (was skipped, passes now), not_executed (completed on the baseline, absent from the
+ * candidate run), added_pass / added_fail / added_skip (not in the baseline run).
+ */
+export type IdentityVerdict = IdentityVerdictRow['verdict']
 
 export interface IdentityComparison {
   identity: string
@@ -35,14 +33,7 @@ export interface IdentityComparison {
   verdict: IdentityVerdict
 }
 
-export type RedGreenShape =
-  | 'red_then_green'
-  | 'red_then_red'
-  | 'red_then_skipped'
-  | 'red_then_missing'
-  | 'red_then_fault'
-  | 'red_then_timed_out'
-  | 'not_red'
+export type RedGreenShape = VerifyReport['red_then_green']['shape']
 
 export interface RedThenGreen {
   shape: RedGreenShape
