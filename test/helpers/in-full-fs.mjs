@@ -3,7 +3,8 @@
 // argv[3..] with spec.env, writes the directory's listing after the run to spec.listing, and
 // exits with the command's status. A write past the space left fails with ENOSPC, as on a
 // full disk; the host, and spec.dir outside this namespace, are untouched. With
-// spec.readOnly it mounts spec.dir read-only instead (EROFS).
+// spec.readOnly it mounts spec.dir read-only instead (EROFS); with spec.emptyFull, an empty
+// tmpfs with no space left at all (files can still be created, not written: /dev/shm full).
 import { execFileSync, spawnSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test helper, argv arrays
 import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, statfsSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,12 +12,25 @@ import { join } from 'node:path'
 
 const spec = JSON.parse(process.argv[2])
 if (spec.readOnly === true) readOnly(spec.dir)
+else if (spec.emptyFull === true) emptyFull(spec.dir)
 else nearlyFull(spec.dir, spec.freeBytes)
 
 /** spec.dir read-only (EROFS on every write), through a bind mount of itself. */
 function readOnly (dir) {
   execFileSync('/usr/bin/mount', ['--bind', dir, dir])
   execFileSync('/usr/bin/mount', ['-o', 'remount,ro,bind', dir])
+}
+
+/** An empty tmpfs over spec.dir, world-writable like /dev/shm, filled: not a byte more fits. */
+function emptyFull (dir) {
+  // One page (size=0 would mean no limit at all), then a file that takes it.
+  execFileSync('/usr/bin/mount', ['-t', 'tmpfs', '-o', 'mode=1777,size=4k', 'none', dir])
+  try {
+    writeFileSync(join(dir, 'fill'), Buffer.alloc(64 << 10))
+  } catch (e) {
+    if (e.code !== 'ENOSPC') throw e
+  }
+  if (statfsSync(dir).bavail !== 0) throw new Error(`${dir} still has room`)
 }
 
 /** spec.dir on a tmpfs of its own, its contents and modes copied over, with `freeBytes` left. */

@@ -203,7 +203,10 @@ export async function readTreeListing (root: string, sha: string, o: ListingOpti
  */
 type Listed = 'over' | { git: Parameters<typeof gitFailure>[0], parsed: () => { entries: TreeEntry[], violations: TreeViolation[] } }
 
-/** The pipe, where no unnamed file can be made: git's output is held whole and parsed when it exits. */
+/**
+ * The pipe, where no unnamed file can be made or git could not write the one it had: git's
+ * output is held whole and parsed when it exits.
+ */
 async function listedThroughPipe (root: string, args: string[]): Promise<Listed> {
   const r = await git(root, args, { maxBuffer: LS_TREE_MAX_BYTES, stopAfter: { byte: 0, max: MAX_TREE_ENTRIES } })
   return r.truncated ? 'over' : { git: r, parsed: () => parseLsTree(r.stdout) }
@@ -218,7 +221,7 @@ const SPOOL_PIECE = 1 << 20
  * other core, and stops git past the bounds. Through a pipe the two took turns on one core (git
  * blocked on the full pipe while the parse ran): on the 20,000-file bench commit ls-tree and
  * its parse took ~60 ms in a cold step, one after the other. Undefined where no unnamed file
- * can be made.
+ * can be made, or when git failed (the pipe lists the tree again).
  */
 async function listedThroughSpool (root: string, args: string[], dirs: readonly string[]): Promise<Listed | undefined> {
   const fd = openUnnamedFileIn(dirs)
@@ -237,6 +240,11 @@ async function listedThroughSpool (root: string, args: string[], dirs: readonly 
     }
     const r = await child
     if (reader.over) return 'over'
+    // A failed run is listed again through the pipe, which needs no space, and that run
+    // decides: git exits 128 alike for a spool it could not write (its filesystem full, a
+    // quota, EIO), which is not the repository's failure, and for a commit it cannot read,
+    // which fails the same way again. A run stopped at GIT_TIMEOUT_MS is not run twice.
+    if (r.exitCode !== 0 && !r.timedOut) return undefined
     return { git: r, parsed: () => reader.finish() }
   } catch (e) {
     // No git outlives the step.

@@ -7,11 +7,11 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
-import { parseRecordLine } from '@repairline/core'
+import { parseRecordLine, sha256Hex } from '@repairline/core'
 import { makeFixture } from '../../../test/helpers/fixture.ts'
 import { admitFixture } from '../../../test/helpers/attempt.ts'
 import { BASE_ENV, ROOT, binPath, runBin, errorOf } from '../../../test/helpers/bin.ts'
@@ -98,4 +98,27 @@ test('a read-only attempt directory (EROFS, met outside any write loop) is WRITE
   // Positive control: the same step on the writable directory.
   const ok = await runBin('extract-tree', ['--attempt', a.dir])
   assert.equal(ok.exitCode, 0, ok.stderr)
+})
+
+test('K5: a /dev/shm with no space left is not the repository\'s fault: ls-tree is listed again through a pipe, the request goes to the temp directory, and the step writes the tree a run with room writes', { skip: process.geteuid?.() === 0 ? false : 'mounting a private tmpfs needs root' }, async t => {
+  const f = await makeFixture(tempDir(t))
+  const full = await admitFixture(f)
+  const scratch = tempDir(t)
+  const listing = join(scratch, 'listing-shm.json')
+  // Only /dev/shm is full (in a mount namespace of its own): git's first write into a spool
+  // there fails with ENOSPC, and git exits 128 as it does for a commit it cannot read.
+  const spec = { dir: '/dev/shm', emptyFull: true, env: BASE_ENV, cwd: ROOT, listing }
+  const r = await execa('/usr/bin/unshare', ['--mount', '--propagation', 'private', '--', process.execPath, IN_FULL_FS, JSON.stringify(spec), binPath('extract-tree'), '--attempt', full.dir], { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT, input: '' })
+  const records = String(r.stdout).split('\n').filter(l => l !== '').map((l, i) => parseRecordLine(l, `stdout:${i + 1}`)) as Array<{ kind: string, code?: string, tar_sha256?: string }>
+  assert.equal(r.exitCode, 0, String(r.stderr))
+  assert.equal(records.find(x => x.kind === 'error'), undefined, String(r.stderr))
+  assert.ok(!existsSync(join(full.dir, 'outcome.json')), 'no outcome: the attempt goes on')
+  assert.deepEqual((JSON.parse(readFileSync(listing, 'utf8')) as { names: string[] }).names, ['fill'], 'nothing was left on the full /dev/shm')
+  // Positive control: another attempt on the same commit, /dev/shm as it is, writes the same tree.tar.
+  const f2 = await makeFixture(tempDir(t))
+  const roomy = await admitFixture(f2)
+  const ok = await runBin('extract-tree', ['--attempt', roomy.dir])
+  assert.equal(ok.exitCode, 0, ok.stderr)
+  assert.ok(readFileSync(join(full.dir, 'tree.tar')).equals(readFileSync(join(roomy.dir, 'tree.tar'))))
+  assert.equal(records.find(x => x.kind === 'tree')?.tar_sha256, sha256Hex(readFileSync(join(roomy.dir, 'tree.tar'))))
 })
