@@ -1,5 +1,5 @@
 // Threat-matrix rows T2, T3, S7 and S12 against the runners and the sandbox, on real trees in
-// the real sandbox: a warm go test cache cannot replay a result (-count=1), a committed go.work
+// the real sandbox, and the GOCACHE copy's links: a warm go test cache cannot replay a result (-count=1), a committed go.work
 // and the caller's GOFLAGS do not steer the run (GOWORK=off, GOFLAGS= under --clearenv), the
 // sandbox refuses to run as uid 0, and no sandbox process outlives a SIGKILLed supervisor
 // (bwrap --die-with-parent). Each "blocked" result has its positive control beside it: the
@@ -8,7 +8,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { readFileSync, rmdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, linkSync, mkdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { assertSandboxReady, createGoCacheDir, GO_ADDRESS_SPACE_BYTES, GO_CACHE_DEST, goCommand, goEnv, goInstall, KILL_GRACE_MS, run, runSandbox, runTests, sandboxPreflight, seedGoCache } from '../src/index.ts'
@@ -293,5 +293,46 @@ test('S12: SIGKILLing the supervisor while the sandbox runs leaves no sandbox pr
   assert.ok(processesWith(`${control.marker}\0child`).length > 0, 'the control sandbox should have outlived its supervisor')
   for (const p of processesWith(control.marker)) try { process.kill(p, 'SIGKILL') } catch {}
   assert.ok(await until(() => processesWith(control.marker).length === 0, 10_000), 'the control sandbox is cleaned up')
+  assert.deepEqual(leftoverCgroups(), [])
+})
+
+test('G: a host build-cache file the sandbox user could write (0666) is copied into the GOCACHE copy, not linked: truncating it in the sandbox leaves the host file whole; linked, as a 0644 file still is, the same truncate reaches the host file', async t => {
+  const dir = sandboxTemp(t)
+  // A host cache on the scratch's filesystem (so seeding links), one file world-writable.
+  const host = makeTree(dir, 'host-cache', { 'aa/open-output': 'host bytes\n', 'bb/private-output': 'host bytes\n' })
+  chmodSync(join(host, 'aa', 'open-output'), 0o666)
+  const dest = join(dir, 'gocache')
+  createGoCacheDir(dest, 65534, 65534)
+  const copy = seedGoCache(dest, host, 65534, 65534)
+  assert.equal(copy.method, 'link')
+  assert.equal(copy.files, 2)
+  assert.match(copy.note ?? '', /^1 file\(s\) the sandbox user could write were copied, not linked$/)
+  assert.notEqual(statSync(join(dest, 'aa', 'open-output')).ino, statSync(join(host, 'aa', 'open-output')).ino, 'the writable file is a copy')
+  assert.equal(statSync(join(dest, 'bb', 'private-output')).ino, statSync(join(host, 'bb', 'private-output')).ino, 'the read-only file is still linked')
+
+  const truncate = async (cache: string, rel: string): Promise<number | null> => {
+    const r = await runSandbox({
+      command: ['/usr/bin/truncate', '-s', '0', `${GO_CACHE_DEST}/${rel}`], cwd: GO_CACHE_DEST, env: { PATH: '/usr/bin:/bin' },
+      mounts: [{ source: cache, dest: GO_CACHE_DEST, writable: true }], limits: TEST_LIMITS, timeoutMs: 60_000, diskPaths: [dir],
+    })
+    return r.report.exit.code
+  }
+  // The copy is the sandbox's own: the truncate succeeds there and the host file is untouched.
+  assert.equal(await truncate(dest, 'aa/open-output'), 0)
+  assert.equal(statSync(join(dest, 'aa', 'open-output')).size, 0)
+  assert.equal(readFileSync(join(host, 'aa', 'open-output'), 'utf8'), 'host bytes\n')
+  // A linked 0644 file cannot be written by the sandbox user.
+  assert.notEqual(await truncate(dest, 'bb/private-output'), 0)
+  assert.equal(readFileSync(join(host, 'bb', 'private-output'), 'utf8'), 'host bytes\n')
+
+  // Positive control: the world-writable file hard-linked into a cache the sandbox owns (what
+  // seeding did before) — the same truncate empties the host's file.
+  const linked = join(dir, 'linked-cache')
+  createGoCacheDir(linked, 65534, 65534)
+  mkdirSync(join(linked, 'aa'))
+  chownSync(join(linked, 'aa'), 65534, 65534)
+  linkSync(join(host, 'aa', 'open-output'), join(linked, 'aa', 'open-output'))
+  assert.equal(await truncate(linked, 'aa/open-output'), 0)
+  assert.equal(statSync(join(host, 'aa', 'open-output')).size, 0, 'through a link the sandbox wrote the host file')
   assert.deepEqual(leftoverCgroups(), [])
 })

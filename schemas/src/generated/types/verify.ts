@@ -161,11 +161,11 @@ export type VerifyReport = {
      */
     bytes: number
     /**
-     * link: hard links to the host cache's files (same filesystem; the sandbox user cannot change them); copy: copies it owns.
+     * link: hard links to the host cache's files the sandbox user cannot write (same filesystem), any other file copied; copy: copies it owns.
      */
     method?: 'link' | 'copy'
     /**
-     * Why it was not seeded, or what was left out.
+     * Why it was not seeded, what was left out, or what was copied instead of linked.
      */
     note?: string
   }

@@ -168,9 +168,9 @@ export interface GoCacheCopy {
   seededFrom?: string
   files: number
   bytes: number
-  /** How the files were placed: hard links (same filesystem) or copies. */
+  /** How the files were placed: hard links (same filesystem; a file the sandbox user could write is copied even then) or copies. */
   method?: 'link' | 'copy'
-  /** Why it was not seeded (absent, too large), or what was left out. */
+  /** Why it was not seeded (absent, too large), what was left out, or what was copied instead of linked. */
   note?: string
 }
 
@@ -183,8 +183,10 @@ export function createGoCacheDir (dest: string, uid: number, gid: number): void 
 /**
  * Fills the copy `dest` (createGoCacheDir's) from the host build cache: its directories are
  * recreated (owned by the sandbox user, so go can add entries), its regular, world-readable
- * files are hard-linked when the cache is on the same filesystem (the sandbox user cannot
- * change a root-owned file, only its own links to it) and copied otherwise. Copying stops at
+ * files are hard-linked when the cache is on the same filesystem and copied otherwise. A link
+ * shares the host's file: only a file the sandbox user cannot write (not its own, not
+ * writable by its group or by others) is linked, since go rewrites a cache file in place and
+ * a test could write into one; any other is copied, the copy its own. Copying stops at
  * `maxCopyBytes`: a cache larger than that is not copied (the run starts cold and says so).
  */
 export function seedGoCache (dest: string, host: string | undefined, uid: number, gid: number, maxCopyBytes = 1024 ** 3): GoCacheCopy {
@@ -193,7 +195,7 @@ export function seedGoCache (dest: string, host: string | undefined, uid: number
   let st
   try { st = lstatSync(host) } catch { return { ...out, note: `no host build cache at ${host}` } }
   if (!st.isDirectory()) return { ...out, note: `${host} is not a directory` }
-  const files: Array<{ rel: string, size: number }> = []
+  const files: Array<{ rel: string, size: number, linkable: boolean }> = []
   const dirs: string[] = []
   let total = 0
   let unreadable = 0
@@ -203,7 +205,8 @@ export function seedGoCache (dest: string, host: string | undefined, uid: number
       if (e.isDirectory()) { dirs.push(r); walk(r) } else if (e.isFile()) {
         const f = lstatSync(join(host, r))
         if ((f.mode & 0o004) === 0) { unreadable++; continue }
-        files.push({ rel: r, size: f.size })
+        const writable = f.uid === uid || (f.gid === gid && (f.mode & 0o020) !== 0) || (f.mode & 0o002) !== 0
+        files.push({ rel: r, size: f.size, linkable: !writable })
         total += f.size
       }
     }
@@ -219,12 +222,16 @@ export function seedGoCache (dest: string, host: string | undefined, uid: number
   for (const f of files) {
     const from = join(host, f.rel)
     const to = join(dest, f.rel)
-    if (sameFs) {
+    if (sameFs && f.linkable) {
       linkSync(from, to)
     } else {
       copyFileSync(from, to)
       chownSync(to, uid, gid)
     }
   }
-  return { ...out, seededFrom: host, files: files.length, bytes: total, method: sameFs ? 'link' : 'copy', ...(unreadable === 0 ? {} : { note: `${unreadable} file(s) not readable by others were left out` }) }
+  const notes: string[] = []
+  if (unreadable > 0) notes.push(`${unreadable} file(s) not readable by others were left out`)
+  const copied = sameFs ? files.filter(f => !f.linkable).length : 0
+  if (copied > 0) notes.push(`${copied} file(s) the sandbox user could write were copied, not linked`)
+  return { ...out, seededFrom: host, files: files.length, bytes: total, method: sameFs ? 'link' : 'copy', ...(notes.length === 0 ? {} : { note: notes.join('; ') }) }
 }
