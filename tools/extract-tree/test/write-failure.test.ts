@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
 import { parseRecordLine, sha256Hex } from '@repairline/core'
-import { makeFixture } from '../../../test/helpers/fixture.ts'
+import { GO_FILES, makeFixture } from '../../../test/helpers/fixture.ts'
 import { admitFixture } from '../../../test/helpers/attempt.ts'
 import { BASE_ENV, ROOT, binPath, runBin, errorOf } from '../../../test/helpers/bin.ts'
 import { tempDir } from '../../../test/helpers/tmp.ts'
@@ -121,4 +121,23 @@ test('K5: a /dev/shm with no space left is not the repository\'s fault: ls-tree 
   assert.equal(ok.exitCode, 0, ok.stderr)
   assert.ok(readFileSync(join(full.dir, 'tree.tar')).equals(readFileSync(join(roomy.dir, 'tree.tar'))))
   assert.equal(records.find(x => x.kind === 'tree')?.tar_sha256, sha256Hex(readFileSync(join(roomy.dir, 'tree.tar'))))
+})
+
+test('K5: a file-size limit that stops git while it writes cat-file\'s spool (SIGXFSZ) is WRITE_FAILED (73), not a fault of the repository: no outcome; without the limit the step succeeds', async t => {
+  // One 3 MiB blob: git's spool passes a 1 MiB limit before the archive holds a finished blob,
+  // so git, not this process, meets the limit first.
+  const big = Buffer.alloc(3 << 20, 'x').toString('latin1')
+  const f = await makeFixture(tempDir(t), { files: { ...GO_FILES, 'data/big.txt': big } })
+  const a = await admitFixture(f)
+  const before = readdirSync(a.dir).sort()
+  const r = await execa('/usr/bin/prlimit', ['--fsize=1048576', '--', binPath('extract-tree'), '--attempt', a.dir], { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT, input: '' })
+  const records = String(r.stdout).split('\n').filter(l => l !== '').map((l, i) => parseRecordLine(l, `stdout:${i + 1}`))
+  assert.equal(r.exitCode, 73, String(r.stderr))
+  assert.equal((records.find(x => x.kind === 'error') as { code?: string } | undefined)?.code, 'WRITE_FAILED')
+  assert.match(String(r.stderr), /^extract-tree: WRITE_FAILED: cannot write git cat-file's output to its spool in .*: git was stopped by the file size limit \(SIGXFSZ\)$/m)
+  assert.deepEqual(readdirSync(a.dir).sort(), before, 'no tree.tar, no temp file, no outcome')
+  // Positive control: the same step without the limit.
+  const ok = await runBin('extract-tree', ['--attempt', a.dir])
+  assert.equal(ok.exitCode, 0, ok.stderr)
+  assert.deepEqual(readdirSync(a.dir).filter(n => !before.includes(n)).sort(), ['tree-manifest.json', 'tree.tar'])
 })
