@@ -9,10 +9,11 @@ import assert from 'node:assert/strict'
 import { createServer } from 'node:net'
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { execa } from 'execa'
 import type { Baseline, OutcomeFile, TestEvent } from '@repairline/schemas'
-import { parseDocument, sha256Hex } from '@repairline/core'
+import { parseDocument, parseRecordLine, sha256Hex } from '@repairline/core'
 import { makeFixture, rewriteConfig, GO_FILES, NODE_FILES, type Fixture, type FixtureOptions } from '../../../test/helpers/fixture.ts'
-import { runBin, errorOf, type BinResult } from '../../../test/helpers/bin.ts'
+import { BASE_ENV, ROOT, binPath, runBin, errorOf, type BinResult } from '../../../test/helpers/bin.ts'
 import { fakeBwrap, runBinMasked, type Masks } from '../../../test/helpers/mount-ns.ts'
 import { orphanCgroups, sandboxTemp, warmGoCache } from '../../../test/helpers/sandbox.ts'
 
@@ -244,6 +245,25 @@ test('reproduce --preflight prints what is in force and how it was read back; 77
     assert.equal(failed?.code, 'SANDBOX_UNAVAILABLE')
     assert.match(failed?.detail ?? '', detail)
   }
+})
+
+/** Whether this process may raise a hard rlimit (CAP_SYS_RESOURCE, bit 24 of CapEff). */
+function canRaiseHardLimits (): boolean {
+  const eff = /^CapEff:\s*([0-9a-f]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '0'
+  return ((BigInt(`0x${eff}`) >> 24n) & 1n) === 1n
+}
+
+test('reproduce --preflight under a hard file-size limit below the sandbox\'s: 77, and the failed check says which limit and what to do; without it the same preflight passes', { skip: canRaiseHardLimits() ? 'this process has CAP_SYS_RESOURCE: prlimit raises any hard limit, so the refusal cannot happen here' : false }, async () => {
+  const r = await execa('/usr/bin/prlimit', ['--fsize=1048576:1048576', '--', binPath('reproduce'), '--preflight', '--runner', 'node'], { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT, input: '' })
+  assert.equal(r.exitCode, 77, String(r.stderr))
+  const rec = String(r.stdout).split('\n').filter(l => l !== '').map((l, i) => parseRecordLine(l, `stdout:${i + 1}`))[1]
+  assert.ok(rec?.kind === 'preflight')
+  const failed = rec.checks.find(c => !c.ok)
+  assert.equal(failed?.code, 'SANDBOX_UNAVAILABLE')
+  assert.match(failed?.detail ?? '', /failed to set the FSIZE resource limit: Operation not permitted; the sandbox sets file size per process to 268435456, above the hard limit this process inherited \(see ulimit -Ha\); raise that hard limit/)
+  // Positive control: the same preflight without the lowered hard limit.
+  const ok = await runBin('reproduce', ['--preflight', '--runner', 'node'])
+  assert.equal(ok.exitCode, 0, ok.stderr)
 })
 
 test('a crash at sandbox-start leaves no baseline files and no outcome; a rerun completes the step', async t => {

@@ -46,7 +46,9 @@ export async function sandboxPreflight (o: PreflightOptions = {}): Promise<Prefl
   const report: PreflightReport = { ok: false, checks, limits: [], namespaces: [], samples: [] }
   const fail = (name: string, e: unknown): PreflightReport => {
     const code: ErrorCode = isToolError(e) ? e.code : 'SANDBOX_UNAVAILABLE'
-    checks.push({ name, ok: false, detail: (e as Error).message, code })
+    // A check's record has no hint of its own: what to do follows what went wrong.
+    const hint = isToolError(e) ? e.hint : undefined
+    checks.push({ name, ok: false, detail: hint === undefined ? (e as Error).message : `${(e as Error).message}; ${hint}`, code })
     return report
   }
   const missing = missingPrograms()

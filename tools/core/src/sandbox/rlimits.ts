@@ -28,6 +28,19 @@ export function prlimitArgs (l: SandboxLimits): string[] {
   return specs(l).map(s => `--${s.flag}=${s.value}:${s.value}`)
 }
 
+/**
+ * What to do when prlimit could not set one of our limits (its stderr: "failed to set the
+ * FSIZE resource limit: Operation not permitted"): a limit above the hard limit this process
+ * inherited, which only a process with CAP_SYS_RESOURCE may raise. Undefined for any other
+ * message.
+ */
+export function rlimitRefusalHint (stderr: string, l: SandboxLimits): string | undefined {
+  const m = /failed to set the ([A-Z]+) resource limit/.exec(stderr)
+  const spec = m === null ? undefined : specs(l).find(s => s.flag === (m[1] ?? '').toLowerCase())
+  if (spec === undefined) return undefined
+  return `the sandbox sets ${spec.name} to ${spec.value}, above the hard limit this process inherited (see ulimit -Ha); raise that hard limit, or run repairline from a shell without it`
+}
+
 /** Parses /proc/<pid>/limits into row → [soft, hard]. */
 export function parseProcLimits (text: string): Map<string, [string, string]> {
   const out = new Map<string, [string, string]>()

@@ -33,7 +33,7 @@ import { parseMountinfo } from './mountinfo.ts'
 import { SANDBOX_GID, SANDBOX_UID, baseSystemDirs, euid, loaderPaths, missingPrograms } from './host.ts'
 import { assertLimits, type SandboxLimits } from './limits.ts'
 import { belowFloor, sampleResources, type ResourceSample } from './resources.ts'
-import { readBackRlimits } from './rlimits.ts'
+import { readBackRlimits, rlimitRefusalHint } from './rlimits.ts'
 
 export type { SandboxMount } from './argv.ts'
 
@@ -411,7 +411,8 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     if (first === undefined || typeof first['child-pid'] !== 'number') {
       await exited
       const why = stderr.bytes().toString('utf8').trim().split('\n').slice(-3).join(' / ')
-      throw toolError('SANDBOX_UNAVAILABLE', `bwrap did not start its sandbox (exit ${String(exitCode ?? exitSignal)}): ${why === '' ? 'no message' : why}`)
+      const hint = rlimitRefusalHint(why, spec.limits)
+      throw toolError('SANDBOX_UNAVAILABLE', `bwrap did not start its sandbox (exit ${String(exitCode ?? exitSignal)}): ${why === '' ? 'no message' : why}`, hint === undefined ? {} : { hint })
     }
     childPid = first['child-pid']
     await waitAtGate(childPid, Math.min(performance.now() + START_TIMEOUT_MS, deadlineAt))
