@@ -209,6 +209,9 @@ test('the launch argv is the one the design fixes', () => {
   ])
   // This host is merged-/usr: every loader path is a symlink into /usr, nothing else is bound.
   for (const l of loaderPaths()) assert.equal(l.kind, 'symlink', l.path)
+  // Without an address-space limit (node) it is set unlimited, not left as the caller's.
+  const node = launchArgv({ command: ['/usr/bin/true'], cwd: '/src', env: {}, mounts: [], systemDirs: [], limits: SANDBOX_LIMITS, uid: 65534, gid: 65534, dropPrivileges: true, loader: [] })
+  assert.deepEqual(node.slice(0, node.indexOf('--')), ['/usr/bin/prlimit', '--cpu=600:600', `--fsize=${256 * MiB}:${256 * MiB}`, '--nofile=1024:1024', '--core=0:0', '--as=unlimited:unlimited'])
 })
 
 test('the sandbox runs a command as the unprivileged user and reports an exit code and output digests', async t => {

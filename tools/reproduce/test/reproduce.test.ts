@@ -266,6 +266,20 @@ test('reproduce --preflight under a hard file-size limit below the sandbox\'s: 7
   assert.equal(ok.exitCode, 0, ok.stderr)
 })
 
+test('an address-space limit the caller set soft only (ulimit -Sv) does not reach the node sandbox: the preflight passes and reads it back unlimited; set hard, it is 77 with the hint', async () => {
+  const soft = 16 * 1024 ** 3
+  // Positive control: a process started the same way does inherit the limit.
+  const inherited = await execa('/usr/bin/prlimit', [`--as=${soft}:unlimited`, '--', '/usr/bin/cat', '/proc/self/limits'], { env: BASE_ENV, extendEnv: false, reject: false })
+  assert.match(String(inherited.stdout), new RegExp(`^Max address space\\s+${soft}\\s+unlimited`, 'm'))
+  const r = await execa('/usr/bin/prlimit', [`--as=${soft}:unlimited`, '--', binPath('reproduce'), '--preflight', '--runner', 'node'], { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT, input: '' })
+  assert.equal(r.exitCode, 0, String(r.stderr))
+  assert.match(String(r.stderr), /in force: address space per process = unlimited \(rlimit, read back from \/proc\/\d+\/limits\)/)
+  if (canRaiseHardLimits()) return
+  const hard = await execa('/usr/bin/prlimit', [`--as=${soft}`, '--', binPath('reproduce'), '--preflight', '--runner', 'node'], { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT, input: '' })
+  assert.equal(hard.exitCode, 77, String(hard.stderr))
+  assert.match(String(hard.stderr), /failed to set the AS resource limit: Operation not permitted; the sandbox sets address space per process to unlimited, above the hard limit this process inherited/)
+})
+
 test('a crash at sandbox-start leaves no baseline files and no outcome; a rerun completes the step', async t => {
   const { dir } = await admitted(t)
   const env = { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_FAULT_AT: 'sandbox-start' }

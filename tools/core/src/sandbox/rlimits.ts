@@ -10,6 +10,7 @@ import { toolError } from '../errors.ts'
 import type { LimitReading } from './cgroup.ts'
 import type { SandboxLimits } from './limits.ts'
 
+/** `value` -1 is unlimited. */
 interface RlimitSpec { flag: string, row: string, name: string, value: number }
 
 function specs (l: SandboxLimits): RlimitSpec[] {
@@ -19,13 +20,17 @@ function specs (l: SandboxLimits): RlimitSpec[] {
     { flag: 'nofile', row: 'Max open files', name: 'open files per process', value: l.openFiles },
     { flag: 'core', row: 'Max core file size', name: 'core size', value: 0 },
   ]
-  if (l.addressSpaceBytes !== undefined) out.push({ flag: 'as', row: 'Max address space', name: 'address space per process', value: l.addressSpaceBytes })
+  // Without an address-space limit (Node reserves far more than it uses) it is set unlimited,
+  // not left as inherited: a `ulimit -v` of the caller's would otherwise bind the sandbox.
+  out.push({ flag: 'as', row: 'Max address space', name: 'address space per process', value: l.addressSpaceBytes ?? -1 })
   return out
 }
 
+const wantOf = (s: RlimitSpec): string => s.value === -1 ? 'unlimited' : String(s.value)
+
 /** prlimit's options: soft = hard for every limit. */
 export function prlimitArgs (l: SandboxLimits): string[] {
-  return specs(l).map(s => `--${s.flag}=${s.value}:${s.value}`)
+  return specs(l).map(s => `--${s.flag}=${wantOf(s)}:${wantOf(s)}`)
 }
 
 /**
@@ -38,7 +43,7 @@ export function rlimitRefusalHint (stderr: string, l: SandboxLimits): string | u
   const m = /failed to set the ([A-Z]+) resource limit/.exec(stderr)
   const spec = m === null ? undefined : specs(l).find(s => s.flag === (m[1] ?? '').toLowerCase())
   if (spec === undefined) return undefined
-  return `the sandbox sets ${spec.name} to ${spec.value}, above the hard limit this process inherited (see ulimit -Ha); raise that hard limit, or run repairline from a shell without it`
+  return `the sandbox sets ${spec.name} to ${wantOf(spec)}, above the hard limit this process inherited (see ulimit -Ha); raise that hard limit, or run repairline from a shell without it`
 }
 
 /** Parses /proc/<pid>/limits into row → [soft, hard]. */
@@ -51,30 +56,21 @@ export function parseProcLimits (text: string): Map<string, [string, string]> {
   return out
 }
 
-/** Every rlimit read back: those set, and the address space as unlimited when it is not. */
-function readableSpecs (l: SandboxLimits): RlimitSpec[] {
-  const all = specs(l)
-  if (l.addressSpaceBytes === undefined) all.push({ flag: 'as', row: 'Max address space', name: 'address space per process', value: -1 })
-  return all
-}
-
-const wantOf = (s: RlimitSpec): string => s.value === -1 ? 'unlimited' : String(s.value)
-
 /** The rlimit readings a run under `l` records: name and the value asked. */
 export function rlimitWants (l: SandboxLimits): Array<{ name: string, want: string }> {
-  return readableSpecs(l).map(s => ({ name: s.name, want: wantOf(s) }))
+  return specs(l).map(s => ({ name: s.name, want: wantOf(s) }))
 }
 
 /**
  * Reads the rlimits of `pid` and compares each with what was asked (soft and hard). Refuses
  * with SANDBOX_UNAVAILABLE on any difference. Without an address-space limit, the reading
- * must say unlimited (Node runs under it).
+ * must say unlimited (Node runs under none).
  */
 export function readBackRlimits (pid: number, l: SandboxLimits): LimitReading[] {
   const source = `/proc/${pid}/limits`
   const rows = parseProcLimits(readFileSync(source, 'utf8'))
   const readings: LimitReading[] = []
-  for (const s of readableSpecs(l)) {
+  for (const s of specs(l)) {
     const got = rows.get(s.row)
     const want = wantOf(s)
     const gotText = got === undefined ? 'absent' : got[0] === got[1] ? got[0] : `${got[0]} (hard ${got[1]})`
