@@ -133,6 +133,15 @@ const FIXTURES: CorpusFixture[] = [
   // Positive: every real attempt reads back, and so do a few harmless changes.
   { name: 'go_verified_pass', from: 'go_verified', threat: 'control: a sealed go scoped_test_verified attempt' },
   { name: 'node_verified_pass', from: 'node_verified', threat: 'control: a sealed node scoped_test_verified attempt' },
+  {
+    name: 'node_chain_before_address_space_pass',
+    from: 'node_verified',
+    threat: 'control: a node attempt sealed before the launch chain set the address space unlimited (the option absent from both runs\' argv)',
+    mutate: d => {
+      for (const f of ['baseline.json', 'verify.json']) editJson(d, f, x => { const r = x.run as SandboxRecord; r.argv = r.argv.filter(a => a !== '--as=unlimited:unlimited') })
+      reseal(d, 'baseline.json', 'verify.json')
+    },
+  },
   { name: 'not_reproduced_pass', from: 'not_reproduced', threat: 'control: an early outcome retains a contiguous prefix' },
   { name: 'rejected_pass', from: 'rejected', threat: 'control: a gate rejection' },
   { name: 'provider_error_pass', from: 'provider_error', threat: 'control: a retryable provider_error (429)' },
@@ -686,6 +695,7 @@ const FIXTURES: CorpusFixture[] = [
     ['sandbox_limits_dropped_fail', 'no limit recorded as read back', (r: SandboxRecord) => { r.limits = [] }],
     ['sandbox_limit_want_fail', 'the memory limit recorded as asked and got at 999999999999999', (r: SandboxRecord) => { const l = r.limits.find(x => x.name === 'memory'); if (l !== undefined) { l.want = '999999999999999'; l.got = '999999999999999' } }],
     ['sandbox_sample_low_fail', 'a memory sample of 1000 bytes, and the run not stopped for it', (r: SandboxRecord) => { const x = r.samples[0]; if (x !== undefined) x.mem_available_bytes = 1000 }],
+    ['sandbox_argv_address_space_fail', 'node\'s address space limited to 1 MiB in the launch chain', (r: SandboxRecord) => { const i = r.argv.indexOf('--as=unlimited:unlimited'); r.argv[i] = '--as=1048576:1048576' }],
   ] as const).map(([name, threat, change]): CorpusFixture => ({
     name,
     from: 'node_verified',

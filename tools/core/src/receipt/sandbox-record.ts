@@ -16,7 +16,7 @@ import { launchArgv, type SandboxMount } from '../sandbox/argv.ts'
 import { LOADER_PATHS, type LoaderPath } from '../sandbox/host.ts'
 import { SANDBOX_LIMITS } from '../sandbox/limits.ts'
 import { belowFloor } from '../sandbox/resources.ts'
-import { rlimitWants } from '../sandbox/rlimits.ts'
+import { prlimitArgs, rlimitWants } from '../sandbox/rlimits.ts'
 import { GO_CACHE_DEST, goEnv } from '../runners/go.ts'
 import { NODE_REPORTER_DEST, nodeEnv } from '../runners/node.ts'
 import { NODE_REPORTER_SHA256 } from '../runners/node-reporter.ts'
@@ -92,7 +92,11 @@ export function sandboxRecordMisfit (doc: RecordedRun, config: ExecutionConfig, 
   const systemDir = runner === 'go' ? goroot : dirname(dirname(run.command[0] ?? ''))
   const sandboxMounts: SandboxMount[] = run.mounts.map(m => ({ source: m.source, dest: m.dest, ...(m.mode === 'rw' ? { writable: true } : {}) }))
   const want = launchArgv({ command: run.command, cwd: run.cwd, env: expectedEnv, mounts: sandboxMounts, systemDirs: [systemDir], limits, uid: run.uid, gid: run.gid, dropPrivileges: run.argv.includes('--reuid=' + String(run.uid)), loader: argvLoader(run.argv) })
-  if (run.argv.join('\0') !== want.join('\0')) {
+  // Node's runs sealed before the address space was set for them (it was left as inherited)
+  // ran this chain without that one option: their receipts stay readable.
+  const addressSpace = prlimitArgs(limits).find(a => a.startsWith('--as='))
+  const earlier = runner === 'node' ? want.filter(a => a !== addressSpace) : want
+  if (run.argv.join('\0') !== want.join('\0') && run.argv.join('\0') !== earlier.join('\0')) {
     const at = want.findIndex((a, i) => run.argv[i] !== a)
     return `its argv is not the fixed launch chain (first difference at argument ${at + 1}: ${JSON.stringify(run.argv[at] ?? null)} where the chain has ${JSON.stringify(want[at] ?? null)})`
   }
