@@ -19,13 +19,23 @@ import { tempDir } from '../../../test/helpers/tmp.ts'
 
 const IN_FULL_FS = fileURLToPath(new URL('../../../test/helpers/in-full-fs.mjs', import.meta.url))
 
+/** The records of a run's stdout. */
+function recordsOf (stdout: unknown): Array<{ kind: string, code?: string, tar_sha256?: string }> {
+  return String(stdout).split('\n').filter(l => l !== '').map((l, i) => parseRecordLine(l, `stdout:${i + 1}`)) as Array<{ kind: string, code?: string, tar_sha256?: string }>
+}
+
+/** Runs extract-tree on `dir` under a file-size limit of `bytes` (prlimit; git inherits it). */
+async function extractUnderFileSizeLimit (dir: string, bytes: number): Promise<{ exitCode: number, records: Array<{ kind: string, code?: string }>, stderr: string }> {
+  const r = await execa('/usr/bin/prlimit', [`--fsize=${bytes}`, '--', binPath('extract-tree'), '--attempt', dir], { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT, input: '' })
+  return { exitCode: r.exitCode ?? -1, records: recordsOf(r.stdout), stderr: String(r.stderr) }
+}
+
 /** Runs extract-tree with the attempt directory on a private tmpfs that has `freeBytes` left. */
 async function extractOnFullFs (dir: string, freeBytes: number, scratch: string): Promise<{ exitCode: number, records: Array<{ kind: string, code?: string }>, stderr: string, names: string[] }> {
   const listing = join(scratch, `listing-${freeBytes}.json`)
   const spec = { dir, freeBytes, env: BASE_ENV, cwd: ROOT, listing }
   const r = await execa('/usr/bin/unshare', ['--mount', '--propagation', 'private', '--', process.execPath, IN_FULL_FS, JSON.stringify(spec), binPath('extract-tree'), '--attempt', dir], { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT, input: '' })
-  const records = String(r.stdout).split('\n').filter(l => l !== '').map((l, i) => parseRecordLine(l, `stdout:${i + 1}`))
-  return { exitCode: r.exitCode ?? -1, records, stderr: String(r.stderr), names: (JSON.parse(readFileSync(listing, 'utf8')) as { names: string[] }).names }
+  return { exitCode: r.exitCode ?? -1, records: recordsOf(r.stdout), stderr: String(r.stderr), names: (JSON.parse(readFileSync(listing, 'utf8')) as { names: string[] }).names }
 }
 
 test('K5: tree.tar on a filesystem that fills up (ENOSPC) leaves no partial file, no temp file and no outcome; with room the same step succeeds', { skip: process.geteuid?.() === 0 ? false : 'mounting a private tmpfs needs root' }, async t => {
@@ -67,12 +77,11 @@ test('K5: tree.tar cut off by a failing write leaves no partial file, no temp fi
   const f = await makeFixture(tempDir(t))
   const a = await admitFixture(f)
   const before = readdirSync(a.dir).sort()
-  const r = await execa('/usr/bin/prlimit', ['--fsize=4096', '--', binPath('extract-tree'), '--attempt', a.dir], { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT, input: '' })
-  const records = String(r.stdout).split('\n').filter(l => l !== '').map((l, i) => parseRecordLine(l, `stdout:${i + 1}`))
-  assert.equal(r.exitCode, 73, String(r.stderr))
-  assert.equal((records.find(x => x.kind === 'error') as { code?: string } | undefined)?.code, 'WRITE_FAILED')
-  assert.equal(records.at(-1)?.kind, 'result')
-  assert.match(String(r.stderr), /^extract-tree: WRITE_FAILED: cannot write .*tree\.tar: .*(EFBIG|too large)/m)
+  const r = await extractUnderFileSizeLimit(a.dir, 4096)
+  assert.equal(r.exitCode, 73, r.stderr)
+  assert.equal(r.records.find(x => x.kind === 'error')?.code, 'WRITE_FAILED')
+  assert.equal(r.records.at(-1)?.kind, 'result')
+  assert.match(r.stderr, /^extract-tree: WRITE_FAILED: cannot write .*tree\.tar: .*(EFBIG|too large)/m)
   assert.deepEqual(readdirSync(a.dir).sort(), before, 'no tree.tar, no temp file, no outcome')
   // Positive control: the same step without the limit writes both files.
   const ok = await runBin('extract-tree', ['--attempt', a.dir])
@@ -89,9 +98,9 @@ test('a read-only attempt directory (EROFS, met outside any write loop) is WRITE
   const listing = join(scratch, 'listing-ro.json')
   const spec = { dir: a.dir, readOnly: true, env: BASE_ENV, cwd: ROOT, listing }
   const r = await execa('/usr/bin/unshare', ['--mount', '--propagation', 'private', '--', process.execPath, IN_FULL_FS, JSON.stringify(spec), binPath('extract-tree'), '--attempt', a.dir], { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT, input: '' })
-  const records = String(r.stdout).split('\n').filter(l => l !== '').map((l, i) => parseRecordLine(l, `stdout:${i + 1}`))
+  const records = recordsOf(r.stdout)
   assert.equal(r.exitCode, 73, String(r.stderr))
-  assert.equal((records.find(x => x.kind === 'error') as { code?: string } | undefined)?.code, 'WRITE_FAILED')
+  assert.equal(records.find(x => x.kind === 'error')?.code, 'WRITE_FAILED')
   assert.match(String(r.stderr), /^extract-tree: WRITE_FAILED: .*EROFS/m)
   assert.doesNotMatch(String(r.stderr), /INTERNAL/)
   assert.deepEqual(readdirSync(a.dir).sort(), before, 'nothing written, no outcome')
@@ -109,7 +118,7 @@ test('K5: a /dev/shm with no space left is not the repository\'s fault: ls-tree 
   // there fails with ENOSPC, and git exits 128 as it does for a commit it cannot read.
   const spec = { dir: '/dev/shm', emptyFull: true, env: BASE_ENV, cwd: ROOT, listing }
   const r = await execa('/usr/bin/unshare', ['--mount', '--propagation', 'private', '--', process.execPath, IN_FULL_FS, JSON.stringify(spec), binPath('extract-tree'), '--attempt', full.dir], { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT, input: '' })
-  const records = String(r.stdout).split('\n').filter(l => l !== '').map((l, i) => parseRecordLine(l, `stdout:${i + 1}`)) as Array<{ kind: string, code?: string, tar_sha256?: string }>
+  const records = recordsOf(r.stdout)
   assert.equal(r.exitCode, 0, String(r.stderr))
   assert.equal(records.find(x => x.kind === 'error'), undefined, String(r.stderr))
   assert.ok(!existsSync(join(full.dir, 'outcome.json')), 'no outcome: the attempt goes on')
@@ -130,11 +139,10 @@ test('K5: a file-size limit that stops git while it writes cat-file\'s spool (SI
   const f = await makeFixture(tempDir(t), { files: { ...GO_FILES, 'data/big.txt': big } })
   const a = await admitFixture(f)
   const before = readdirSync(a.dir).sort()
-  const r = await execa('/usr/bin/prlimit', ['--fsize=1048576', '--', binPath('extract-tree'), '--attempt', a.dir], { env: BASE_ENV, extendEnv: false, reject: false, cwd: ROOT, input: '' })
-  const records = String(r.stdout).split('\n').filter(l => l !== '').map((l, i) => parseRecordLine(l, `stdout:${i + 1}`))
-  assert.equal(r.exitCode, 73, String(r.stderr))
-  assert.equal((records.find(x => x.kind === 'error') as { code?: string } | undefined)?.code, 'WRITE_FAILED')
-  assert.match(String(r.stderr), /^extract-tree: WRITE_FAILED: cannot write git cat-file's output to its spool in .*: git was stopped by the file size limit \(SIGXFSZ\)$/m)
+  const r = await extractUnderFileSizeLimit(a.dir, 1 << 20)
+  assert.equal(r.exitCode, 73, r.stderr)
+  assert.equal(r.records.find(x => x.kind === 'error')?.code, 'WRITE_FAILED')
+  assert.match(r.stderr, /^extract-tree: WRITE_FAILED: cannot write git cat-file's output to its spool in .*: git was stopped by the file size limit \(SIGXFSZ\)$/m)
   assert.deepEqual(readdirSync(a.dir).sort(), before, 'no tree.tar, no temp file, no outcome')
   // Positive control: the same step without the limit.
   const ok = await runBin('extract-tree', ['--attempt', a.dir])
