@@ -513,11 +513,11 @@ async function spoolFailure (spool: Spool, git: ToFdResult, rest: ReadonlyArray<
     if (size < expected && free < expected - size) {
       throw toolError('WRITE_FAILED', `cannot write git cat-file's output to its spool in ${spool.dir}: ${free} bytes free, ${expected - size} more needed (ENOSPC)`, { path: spool.dir })
     }
-    const first = git.stderr.toString('utf8').trim().split('\n')[0] ?? ''
     // So is a spool past this process's file-size limit, which git inherits: it kills git.
     if (git.signal === 'SIGXFSZ') {
       throw toolError('WRITE_FAILED', `cannot write git cat-file's output to its spool in ${spool.dir}: git was stopped by the file size limit (SIGXFSZ)`, { path: spool.dir })
     }
+    const first = git.stderr.toString('utf8').trim().split('\n')[0] ?? ''
     if (git.timedOut) throw toolError('GIT_FAILED', `git cat-file --batch failed: ${gitFailure(git)}`)
     throw toolError('GIT_FAILED', `git cat-file --batch failed (${git.spawnError ?? git.signal ?? `exit ${String(git.exitCode)}`})${first === '' ? '' : `: ${first}`}`)
   }
