@@ -105,6 +105,16 @@ test('token helper whose digest does not match, or that is a symlink (TOKEN_HELP
   assertRefused(await admit(g), 78, 'TOKEN_HELPER_MISMATCH', g, '/provider/token_command_sha256')
 })
 
+test('a token helper without execute permission has its own code and a hint (TOKEN_HELPER_NOT_EXECUTABLE, 78); made executable again it is admitted', async (t) => {
+  const f = await fixture(t)
+  chmodSync(f.tokenHelper, 0o644)
+  const r = await admit(f)
+  assertRefused(r, 78, 'TOKEN_HELPER_NOT_EXECUTABLE', f, '/provider/token_command')
+  assert.match(r.stdout, /chmod \+x/)
+  chmodSync(f.tokenHelper, 0o755)
+  assert.equal((await admit(f)).exitCode, 0)
+})
+
 test('a dirty checkout: modified or untracked file (CHECKOUT_DIRTY, 78)', async (t) => {
   const f = await fixture(t)
   appendFileSync(join(f.repo, 'calc.go'), '// local edit\n')

@@ -123,7 +123,7 @@ async function ask (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Promi
   try {
     token = await readToken(config, limits)
   } catch (e) {
-    if (isToolError(e) && (e.code === 'TOKEN_HELPER_MISMATCH' || e.code === 'TOKEN_HELPER_FAILED')) {
+    if (isToolError(e) && (e.code === 'TOKEN_HELPER_MISMATCH' || e.code === 'TOKEN_HELPER_NOT_EXECUTABLE' || e.code === 'TOKEN_HELPER_FAILED')) {
       return finish(attempt, io, { outcome: 'provider_error', retryable: false, code: e.code, message: e.message })
     }
     throw e
@@ -350,7 +350,7 @@ async function resume (attempt: Attempt, io: ToolIo, limits: ProviderLimits): Pr
   try {
     token = await readToken(attempt.config, limits)
   } catch (e) {
-    if (isToolError(e) && (e.code === 'TOKEN_HELPER_MISMATCH' || e.code === 'TOKEN_HELPER_FAILED')) {
+    if (isToolError(e) && (e.code === 'TOKEN_HELPER_MISMATCH' || e.code === 'TOKEN_HELPER_NOT_EXECUTABLE' || e.code === 'TOKEN_HELPER_FAILED')) {
       return interrupted(`the call dispatched at ${dispatch.dispatched_at} was answered (response.json is retained), but the answer cannot be checked for the token now: ${e.code}: ${printableLine(e.message, 300)}; the call is never sent twice`)
     }
     throw e

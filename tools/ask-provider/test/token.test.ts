@@ -170,7 +170,7 @@ test('C2: a helper changed, missing, not executable or a symlink after admission
     const p = await prepare(t, server, 'ok')
     breakIt(p.f.tokenHelper, p.f.dir)
     const r = await askInProcess(p)
-    const o = assertOutcome(p, r, 'provider_error', 'TOKEN_HELPER_MISMATCH', { retryable: false })
+    const o = assertOutcome(p, r, 'provider_error', name === 'not executable' ? 'TOKEN_HELPER_NOT_EXECUTABLE' : 'TOKEN_HELPER_MISMATCH', { retryable: false })
     assert.ok(o.reason.message.length > 0, name)
     assert.equal(hits(p), 0, name)
     assert.equal(existsSync(join(p.a.dir, 'dispatch.json')), false, `${name}: no dispatch without a token`)
@@ -183,7 +183,7 @@ test('C2: a helper changed, missing, not executable or a symlink after admission
   // Through the bin as well.
   const p = await prepare(t, server, 'ok')
   chmodSync(p.f.tokenHelper, 0o644)
-  assertOutcome(p, await ask(p), 'provider_error', 'TOKEN_HELPER_MISMATCH', { retryable: false })
+  assertOutcome(p, await ask(p), 'provider_error', 'TOKEN_HELPER_NOT_EXECUTABLE', { retryable: false })
   assert.equal(hits(p), 0)
 })
 

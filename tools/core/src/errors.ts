@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   CONFIG_INVALID: { exit: EXIT.CONFIG, summary: 'the execution config broke its schema or a bound' },
   BASE_URL_INVALID: { exit: EXIT.CONFIG, summary: 'provider.base_url is not a canonical https URL' },
   TOKEN_HELPER_MISMATCH: { exit: EXIT.CONFIG, summary: 'the token helper is missing or its sha256 differs' },
+  TOKEN_HELPER_NOT_EXECUTABLE: { exit: EXIT.CONFIG, summary: 'the token helper has no execute permission' },
   SOURCE_NOT_GIT: { exit: EXIT.CONFIG, summary: 'source_root is not a usable git checkout' },
   SOURCE_SHA_UNKNOWN: { exit: EXIT.CONFIG, summary: 'source_sha is not a commit in source_root' },
   CHECKOUT_DIRTY: { exit: EXIT.CONFIG, summary: 'the source checkout has changes or untracked files' },

@@ -16,7 +16,7 @@ export function checkTokenHelper (config: ExecutionConfig): void {
   }
   if (st.isSymbolicLink()) throw toolError('TOKEN_HELPER_MISMATCH', `token helper ${p} is a symlink; pin the file itself`, { path })
   if (!st.isFile()) throw toolError('TOKEN_HELPER_MISMATCH', `token helper ${p} is not a regular file`, { path })
-  if ((st.mode & 0o111) === 0) throw toolError('TOKEN_HELPER_MISMATCH', `token helper ${p} is not executable`, { path })
+  if ((st.mode & 0o111) === 0) throw toolError('TOKEN_HELPER_NOT_EXECUTABLE', `token helper ${p} is not executable`, { path, hint: `make it executable (chmod +x ${p}); its sha256 stays the same` })
   const { sha256 } = sha256File(p)
   if (sha256 !== config.provider.token_command_sha256) {
     throw toolError('TOKEN_HELPER_MISMATCH', `token helper ${p} has sha256 ${sha256}, but token_command_sha256 is ${config.provider.token_command_sha256}`, { path: '/provider/token_command_sha256', hint: 'if you changed the helper on purpose, update token_command_sha256 (sha256sum prints it)' })

@@ -42,7 +42,7 @@ function readHelper (p: string, maxBytes: number): Buffer {
   try {
     const st = fstatSync(fd)
     if (!st.isFile()) throw mismatch(`token helper ${p} is not a regular file`)
-    if ((st.mode & 0o111) === 0) throw mismatch(`token helper ${p} is not executable`)
+    if ((st.mode & 0o111) === 0) throw toolError('TOKEN_HELPER_NOT_EXECUTABLE', `token helper ${p} is not executable`, { path: PATH, exit: 1, hint: `make it executable (chmod +x ${p}), then start a new attempt: this one is provider_error` })
     if (st.size > maxBytes) throw mismatch(`token helper ${p} is larger than ${maxBytes} bytes`)
     const buf = Buffer.alloc(st.size)
     let off = 0
@@ -57,7 +57,7 @@ function readHelper (p: string, maxBytes: number): Buffer {
   }
 }
 
-/** Runs the pinned helper and returns the token. Throws TOKEN_HELPER_MISMATCH or TOKEN_HELPER_FAILED. */
+/** Runs the pinned helper and returns the token. Throws TOKEN_HELPER_MISMATCH, TOKEN_HELPER_NOT_EXECUTABLE or TOKEN_HELPER_FAILED. */
 export async function readToken (config: ExecutionConfig, limits: Pick<ProviderLimits, 'tokenTimeoutMs' | 'tokenMaxBytes' | 'helperMaxBytes'>): Promise<string> {
   const p = config.provider.token_command
   const bytes = readHelper(p, limits.helperMaxBytes)
