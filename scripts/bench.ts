@@ -1,5 +1,5 @@
 // bench runs every benchmark module in scripts/bench/ (each exports `run(): Promise<BenchRow[]>`)
-// and prints one Markdown table: the figures the README reports. Ratios only, each against the
+// and prints one Markdown table: the figures docs/performance.md reports. Ratios only, each against the
 // obvious alternative measured in the same interleaved run; no thresholds.
 //
 //   pnpm bench [module …]     e.g. pnpm bench startup ndjson

@@ -124,7 +124,7 @@ function withoutAnnotations (node: Json): Json {
 /**
  * One module for every validator: schemas that reference each other share their compiled
  * functions instead of each carrying a copy. Its body is wrapped in a function so a tool pays
- * for compiling validators only when it first validates something (start-up cost; README).
+ * for compiling validators only when it first validates something (start-up cost; docs/performance.md).
  */
 function generateValidators (docs: SchemaDoc[], only: (d: SchemaDoc) => boolean, file: string): Map<string, string> {
   const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true, code: { source: true, esm: true, lines: true } })

@@ -4,7 +4,7 @@
 // The same run measures the parser the tools replaced: a bundle of yargs 18 alone, declaring
 // extract-tree's two options and printing its help, built here the way scripts/build.ts builds
 // the tools (esbuild, minified ESM). It is the reason the tools parse with node:util
-// (tools/core/src/cli-args.ts; README, "Packages wrapped or replaced").
+// (tools/core/src/cli-args.ts; docs/decisions.md, "Packages wrapped or replaced").
 
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'

@@ -1,4 +1,4 @@
-// The benchmarks the README reports must still run: each module once, on small inputs
+// The benchmarks docs/performance.md reports must still run: each module once, on small inputs
 // (REPAIRLINE_BENCH_SMOKE=1). A contract change once made the extract-tree module fail with
 // TEST_HOOKS_MISMATCH, unnoticed until the next measurement. No figure is judged here: the
 // machine running the suite is busy, and only the rows' presence and shape are asserted.

@@ -1,8 +1,8 @@
 // The one place ask-provider loads undici. `import { Agent, request } from 'undici'` runs the
 // package's index.js, which builds every dispatcher, the mock agents, the cache stores, fetch,
 // cookies and WebSocket before the first line of ours: ~130 ms of every ask-provider start on
-// this machine, against ~55 ms for the two modules the call uses (README, "Packages wrapped or
-// replaced"; test/undici-lean.test.ts holds the wrapper to the package's own
+// this machine, against ~55 ms for the two modules the call uses (docs/decisions.md, "Packages
+// wrapped or replaced"; test/undici-lean.test.ts holds the wrapper to the package's own
 // request()). The dispatcher and the request API are undici's own code, unchanged: this
 // module only skips the index and does the URL split index.js's request() does.
 //

@@ -1,6 +1,6 @@
 // The command line of every tool: one declarative spec per tool, parsed here with node:util's
-// parseArgs and rendered here as the --help text. It replaces yargs (README, "Packages
-// wrapped or replaced"): importing yargs costs more than the whole start-up budget of a tool
+// parseArgs and rendered here as the --help text. It replaces yargs (docs/decisions.md,
+// "Packages wrapped or replaced"): importing yargs costs more than the whole start-up budget of a tool
 // (scripts/bench.ts startup measures a yargs bundle with the same options in every run).
 //
 // Contract: parseCli returns the command (when the spec has commands) and one value per

@@ -1,5 +1,5 @@
 // The one NDJSON reader and writer. The `ndjson` package writes os.EOL, skips blank lines
-// and reports no line numbers (see README, "Packages wrapped or replaced"), so records go
+// and reports no line numbers (see docs/decisions.md, "Packages wrapped or replaced"), so records go
 // through here: the writer is JSON.stringify(record) + "\n" after validation; the reader is strict and
 // positional — a blank line, bad JSON, an unknown kind or a schema failure is refused with
 // `<source>:<line>`, never skipped.

@@ -35,7 +35,7 @@ export interface RunResult {
 
 /**
  * Runs `file args` to completion and returns its status and output; never throws for a failed
- * child. Plain child_process, not execa (README, "Packages wrapped or replaced": execa's import
+ * child. Plain child_process, not execa (docs/decisions.md, "Packages wrapped or replaced": execa's import
  * and first spawn cost a tool ~40 ms, paid by six tools per chain). The result keeps execa's
  * meaning, which core's spawn test checks case by case against execa itself: `timeoutMs`,
  * `signal` and an output over `maxBuffer` each SIGKILL the child; the kept output of a stream
