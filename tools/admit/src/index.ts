@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Admission, Case, Lock, SuiteReport } from '@repairline/schemas'
 import {
-  acquireLock, acquireStepLock, assertAttemptsRoot, writeReceipt, isToolError, liveStepHolder, loadAttempt, assertSandboxReady, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, existingAncestor, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
+  acquireLock, acquireStepLock, assertAttemptsRoot, assertNoHostileEnvironment, writeReceipt, isToolError, liveStepHolder, loadAttempt, assertSandboxReady, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, existingAncestor, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
   resolveTaskRegister, testHooksEnabled, toolError, writeFileAtomic, writeJsonAtomic, writeOutcome, readJsonFile, readLockFile, fsyncDir,
   type ToolIo, type ToolResult,
 } from '@repairline/core'
@@ -62,6 +62,8 @@ async function plan (o: AdmitOptions, io: ToolIo, requireClean: boolean) {
 
 /** admit run: admits the first eligible, unconsumed case. */
 export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult> {
+  // ask-provider refuses this environment; found there, the key would already be spent.
+  assertNoHostileEnvironment(io.env, 'run admit again (nothing was consumed); the driver passes its steps only PATH and LC_ALL, so `pnpm attempt` is not affected')
   const p = await plan(o, io, true)
   const { config } = p
   // A live holder makes every admit wait, whatever the report holds: 75, try again later.

@@ -115,6 +115,17 @@ test('a token helper without execute permission has its own code and a hint (TOK
   assert.equal((await admit(f)).exitCode, 0)
 })
 
+test('admit run refuses an environment ask-provider would refuse, before anything is consumed (HOSTILE_ENVIRONMENT, 78); without it the same case is admitted', async (t) => {
+  const f = await fixture(t)
+  for (const env of [{ NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt' }, { SSLKEYLOGFILE: join(f.dir, 'keylog'), SSL_CERT_DIR: '/etc/ssl/certs' }]) {
+    const r = await admit(f, 'run', env)
+    assertRefused(r, 78, 'HOSTILE_ENVIRONMENT', f)
+    for (const name of Object.keys(env)) assert.match(errorOf(r)?.message ?? '', new RegExp(name))
+    assert.match(errorOf(r)?.hint ?? '', /unset .*run admit again/)
+  }
+  assert.equal((await admit(f)).exitCode, 0)
+})
+
 test('a dirty checkout: modified or untracked file (CHECKOUT_DIRTY, 78)', async (t) => {
   const f = await fixture(t)
   appendFileSync(join(f.repo, 'calc.go'), '// local edit\n')

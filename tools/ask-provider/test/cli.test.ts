@@ -179,6 +179,7 @@ test('C6: a hostile environment is refused (HOSTILE_ENVIRONMENT, 78) before anyt
     assert.equal(r.exitCode, 78, `${name}: ${r.stderr}`)
     assert.equal(errorOf(r)?.code, 'HOSTILE_ENVIRONMENT')
     assert.match(errorOf(r)?.message ?? '', new RegExp(name))
+    assert.match(errorOf(r)?.hint ?? '', /ask-provider --attempt DIR/, 'the hint says how to rerun this step on the attempt')
     assert.ok(value === '' || !r.stderr.includes(value), 'the value is never printed')
     assert.deepEqual(r.records.map(x => x.kind), ['start', 'error', 'result'])
   }
