@@ -15,6 +15,7 @@ import { join, dirname } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { WASM_PACKAGES } from '../tools/core/src/gate/syntax/wasm-files.ts'
 import { BIND_STAMPS_HELPER } from '../tools/core/src/sandbox/bind-stamps.ts'
+import { SANDBOX_LAUNCHER } from '../tools/core/src/sandbox/launcher.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const tools = readdirSync(join(root, 'tools')).filter(t => t !== 'core' && existsSync(join(root, 'tools', t, 'src', 'cli.ts'))).sort()
@@ -82,22 +83,26 @@ await Promise.all(tools.map(async tool => {
   })
   await build({ ...common, entryPoints: [join(root, 'tools', 'core', 'src', 'launch.ts')], outfile: join(outdir, 'launch.mjs'), format: 'esm' })
 }))
-// The bind check's stamp helper (tools/core/src/sandbox/bind-stamps.ts), beside every tool's
-// launcher. Without a C compiler there is none, and a step checks the memo in place.
-const helper = join(root, 'dist', BIND_STAMPS_HELPER)
-const compiled = await (async () => {
-  for (const cc of ['cc', 'gcc']) {
-    const r = await execa(cc, ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-Werror', '-ffp-contract=off', '-o', helper, join(root, 'tools', 'core', 'native', 'bind-stamps.c')], { reject: false, stdio: ['ignore', 'inherit', 'inherit'] })
-    if (r.exitCode === 0) return true
+// The C helpers, in dist/ and beside every tool's launcher: the bind check's stamp helper
+// (tools/core/src/sandbox/bind-stamps.ts; without it a step checks the memo in place) and the
+// sandbox launcher (tools/core/src/sandbox/launcher.ts; without it every sandbox is refused,
+// SANDBOX_UNAVAILABLE: nothing else keeps a run's processes in its cgroups from the start).
+for (const [name, without] of [[BIND_STAMPS_HELPER, 'steps check the bind memo in place'], [SANDBOX_LAUNCHER, 'every sandbox run is refused (SANDBOX_UNAVAILABLE)']] as const) {
+  const helper = join(root, 'dist', name)
+  const compiled = await (async () => {
+    for (const cc of ['cc', 'gcc']) {
+      const r = await execa(cc, ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-Werror', '-ffp-contract=off', '-o', helper, join(root, 'tools', 'core', 'native', `${name}.c`)], { reject: false, stdio: ['ignore', 'inherit', 'inherit'] })
+      if (r.exitCode === 0) return true
+    }
+    return false
+  })()
+  for (const tool of tools) {
+    const target = join(root, 'tools', tool, 'dist', name)
+    if (compiled) copyFileSync(helper, target)
+    else rmSync(target, { force: true })
   }
-  return false
-})()
-for (const tool of tools) {
-  const target = join(root, 'tools', tool, 'dist', BIND_STAMPS_HELPER)
-  if (compiled) copyFileSync(helper, target)
-  else rmSync(target, { force: true })
+  if (!compiled) process.stderr.write(`build: no C compiler (cc, gcc): ${name} not built; ${without}\n`)
 }
-if (!compiled) process.stderr.write('build: no C compiler (cc, gcc): bind-stamps not built; steps check the bind memo in place\n')
 // Each cache is made in a fresh node, whose V8 flags are a step's (launch.ts).
 for (const tool of tools) {
   const outdir = join(root, 'tools', tool, 'dist')

@@ -3,10 +3,10 @@
 // the groups this process runs in, as read from /proc/self/cgroup, one per controller; this
 // process never moves itself or anything else out of the group it started in. Limits are
 // written, then read back from the same files: a reading that differs from what was asked
-// is a refusal. The supervisor places the sandbox's processes into the groups (they are its
-// own children, held by bwrap before any sandboxed code runs) and verifies the placement
-// from /proc/<pid>/cgroup. At the end every task in the groups is SIGKILLed and the groups
-// are removed once empty.
+// is a refusal. The sandbox's processes are never moved in from outside: the launcher
+// (launcher.ts) starts the launch chain already in the groups, and the supervisor verifies
+// the placement from /proc/<pid>/cgroup. At the end every task in the groups is SIGKILLed and
+// the groups are removed once empty; a supervisor that died first has its launcher do that.
 
 import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync, existsSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
@@ -191,13 +191,20 @@ export class SandboxCgroup {
     this.readBack('cpu', 'cpu.cfs_quota_us', 'cpu quota (us per period)', quota)
   }
 
-  /** Moves `pid` (a whole thread group) into every group, then verifies it from /proc/<pid>/cgroup. */
-  place (pid: number): void {
-    for (const c of CONTROLLERS) this.write(c, 'cgroup.procs', String(pid))
+  /**
+   * The group directories, one per hierarchy (controllers mounted together share one): the
+   * launcher writes the chain's first process into each one's cgroup.procs.
+   */
+  directories (): string[] {
+    return [...new Set(CONTROLLERS.map(c => this.dirs[c]))]
+  }
+
+  /** Refuses unless `pid` is in every group, as /proc/<pid>/cgroup says. */
+  assertPlaced (pid: number): void {
     const now = parseProcCgroup(readFileSync(`/proc/${pid}/cgroup`, 'utf8'))
     for (const c of CONTROLLERS) {
       const p = now.get(c) ?? ''
-      if (!p.endsWith(`/${this.name}`)) throw toolError('SANDBOX_UNAVAILABLE', `cgroup: pid ${pid} is in ${c}:${p} after placement, not in ${this.name}`)
+      if (!p.endsWith(`/${this.name}`)) throw toolError('SANDBOX_UNAVAILABLE', `cgroup: pid ${pid} is in ${c}:${p}, not in ${this.name}`)
     }
   }
 

@@ -6,17 +6,20 @@
 //   2. check every bind source (no socket, FIFO or device; reachable by the sandbox user);
 //   3. create the cgroups beneath our own and read every limit back;
 //   4. close inherited descriptors that would cross into the sandbox (no FD_CLOEXEC);
-//   5. spawn prlimit → setpriv → bwrap; bwrap reports its child's pid and namespace ids and
-//      holds the child before any sandboxed code runs;
-//   6. place bwrap and its child into the cgroups, verify the placement, compare every
-//      namespace id with ours (a "try" namespace that silently failed is a refusal), read back
-//      the rlimits, the tmpfs size, read-only mounts and the uid; then release the child.
+//   5. spawn the launcher (launcher.ts), which starts prlimit → setpriv → bwrap already in the
+//      cgroups; bwrap reports its child's pid and namespace ids and holds the child before any
+//      sandboxed code runs;
+//   6. verify that bwrap and its child are in the cgroups, compare every namespace id with
+//      ours (a "try" namespace that silently failed is a refusal), read back the rlimits, the
+//      tmpfs size, read-only mounts and the uid; then release the child.
 // While it runs, the supervisor caps stdout and stderr (pipes ignore RLIMIT_FSIZE), samples
 // resources, and at the deadline SIGKILLs bwrap and every task in the cgroups (bwrap does not
 // pass SIGTERM on; graceful reporting is the runner's job, e.g. `go test -timeout`). When the
 // command ends, every task left in the cgroups is killed; survivors after 2 s are reported.
 // A deadline that passes before the command is released is DEADLINE_PASSED (a timeout, not a
-// missing primitive).
+// missing primitive); the caller's abort then is RUN_INCOMPLETE. Whatever ends a run (its
+// end, the deadline, an abort or a throw at any step, a signal to the supervisor, the
+// supervisor's death) ends every process of it: docs/sandbox-lifetime.md.
 
 import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, readFileSync, readdirSync, readlinkSync } from 'node:fs'
@@ -29,6 +32,7 @@ import { BLOCK_FD, STATUS_FD, launchArgv, type SandboxMount } from './argv.ts'
 import { assertBindSourcesSafe, type BindSource } from './bind-check.ts'
 import { defaultScanMemoDir, prefetchedFreshRoots } from './bind-scan-memo.ts'
 import { SandboxCgroup, type CgroupUsage, type LimitReading } from './cgroup.ts'
+import { assertLauncher, defaultLauncherPath, launcherArgv } from './launcher.ts'
 import { parseMountinfo } from './mountinfo.ts'
 import { SANDBOX_GID, SANDBOX_UID, baseSystemDirs, euid, loaderPaths, missingPrograms } from './host.ts'
 import { assertLimits, type SandboxLimits } from './limits.ts'
@@ -39,14 +43,12 @@ export type { SandboxMount } from './argv.ts'
 
 /**
  * The sandboxes this process is running, each with what kills it whole: its process group (the
- * launch chain starts in one of its own, and bwrap's held child stays in it until placed) and
- * its cgroups. A supervisor ended by SIGINT, SIGTERM or SIGHUP kills them, then ends by that
- * signal. Without this a placed sandbox ran on unsupervised, and one not yet placed could
- * leave bwrap's child waiting for ever: bwrap died of SIGPIPE writing its status to the dead
- * supervisor before it wrote the child's uid map. SIGKILL cannot be caught: bwrap's
- * --die-with-parent ends a placed sandbox then, and the next supervisor kills whatever is left
- * in a dead supervisor's cgroups (cgroup.ts, removeStale); killed in the few milliseconds
- * before bwrap writes its child's uid map, the child still waits for ever (bwrap's own race).
+ * launcher and the chain's first process start in one of their own) and its cgroups (every
+ * process of the chain is in them from its first instruction). A supervisor ended by SIGINT,
+ * SIGTERM or SIGHUP kills them, removes the cgroups, then ends by that signal (a shell shows
+ * 128 + its number). A run is registered before its cgroups are made, so no signal finds
+ * them unowned. SIGKILL cannot be caught: the launcher sees its supervisor die (a pidfd) and
+ * kills and removes the cgroups itself (launcher.ts).
  */
 const running = new Set<() => void>()
 const SUPERVISOR_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
@@ -93,8 +95,13 @@ export interface SandboxSpec {
   gid?: number
   /** Filesystems whose free space is sampled (default: the OS temp directory). */
   diskPaths?: readonly string[]
-  /** Stops the run like the deadline does. */
+  /**
+   * Stops the run like the deadline does; fired before the command is released, the run is
+   * refused (RUN_INCOMPLETE) with nothing of it left.
+   */
   signal?: AbortSignal
+  /** The launcher program (default: the build's, launcher.ts); a missing one is SANDBOX_UNAVAILABLE. */
+  launcher?: string
   /**
    * Runs right after bwrap is started, while it builds the sandbox on another core, and
    * before anything in it runs (work a mount's contents still need: a bind mount shows what
@@ -262,6 +269,15 @@ function descendants (root: number): number[] {
   return out
 }
 
+/** The one child of the launcher: the chain's first process, by now bwrap. */
+function launcherChild (launcher: number): number {
+  let text = ''
+  try { text = readFileSync(`/proc/${launcher}/task/${launcher}/children`, 'utf8') } catch {}
+  const pids = text.split(' ').filter(p => p.trim() !== '').map(Number)
+  if (pids.length !== 1) throw toolError('SANDBOX_UNAVAILABLE', `the sandbox launcher ${launcher} has ${pids.length} children, not its one chain`)
+  return pids[0] as number
+}
+
 // read(2)'s syscall number, to recognize bwrap's child blocked on the start gate.
 const READ_SYSCALL: Partial<Record<string, number>> = { x64: 0, arm64: 63, riscv64: 63 }
 
@@ -346,7 +362,17 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
 
   if (performance.now() >= deadlineAt) throw toolError('DEADLINE_PASSED', `the deadline (${spec.timeoutMs} ms) passed before the sandbox started`)
   const argv = launchArgv({ command: spec.command, cwd: spec.cwd, env: spec.env, mounts: spec.mounts, systemDirs: spec.systemDirs ?? [], limits: l, uid, gid, dropPrivileges: root, loader })
-  const cg = SandboxCgroup.create(l)
+  const launcher = assertLauncher(spec.launcher ?? defaultLauncherPath())
+  // Registered before the cgroups exist: a signal from here on finds them owned.
+  const live: { cg?: SandboxCgroup, group?: number } = {}
+  const untrack = trackRunning(() => {
+    if (live.group !== undefined) { try { process.kill(-live.group, 'SIGKILL') } catch {} }
+    live.cg?.drainSync(KILL_GRACE_MS)
+    live.cg?.remove()
+  })
+  let cg: SandboxCgroup
+  try { cg = SandboxCgroup.create(l) } catch (e) { untrack(); throw e }
+  live.cg = cg
   const readings: LimitReading[] = [...cg.readings]
   let child: ChildProcess | undefined
   let stop: SandboxRunReport['stop']
@@ -361,20 +387,29 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   let teardownStart: number
   const stdout = new CappedSink(l.stdoutBytes, () => halt('output_limit', `stdout passed ${l.stdoutBytes} bytes`))
   const stderr = new CappedSink(l.stderrBytes, () => halt('output_limit', `stderr passed ${l.stderrBytes} bytes`))
+  let launcherPid = 0
   let bwrapPid = 0
   let childPid = 0
   const timers: NodeJS.Timeout[] = []
-  let untrack = (): void => {}
 
   function halt (reason: StopReason, detail: string): void {
     if (stop !== undefined) return
     stop = { reason, detail }
-    // bwrap first: killed after its child, it could see the child die and exit 137 on its own
-    // before its SIGKILL lands (a preempted supervisor between the two calls), and the run
-    // would read as the command's exit rather than the supervisor's kill.
+    // The launcher first: it relays bwrap's status, and killed first it reports the kill
+    // whatever bwrap does next (killed after its child, bwrap could see the child die and exit
+    // 137 on its own, which would read as the command's exit). Its death also kills a chain
+    // process not yet in the cgroups (its parent-death signal); every other one is in them.
+    if (launcherPid > 0) { try { process.kill(launcherPid, 'SIGKILL') } catch {} }
     if (bwrapPid > 0) { try { process.kill(bwrapPid, 'SIGKILL') } catch {} }
     if (childPid > 0) { try { process.kill(childPid, 'SIGKILL') } catch {} }
     cg.killAll()
+  }
+  const onAbort = (): void => halt('aborted', 'the run was cancelled')
+  /** Refuses when the run was stopped while it was being set up (no command ran). */
+  function assertNotStopped (): void {
+    if (stop === undefined) return
+    if (stop.reason === 'aborted') throw toolError('RUN_INCOMPLETE', `the run was cancelled while its sandbox was being set up: ${stop.detail}`)
+    throw toolError(stop.reason === 'deadline' ? 'DEADLINE_PASSED' : 'SANDBOX_UNAVAILABLE', `the sandbox was stopped while being set up: ${stop.detail}`)
   }
 
   try {
@@ -383,14 +418,16 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     // /proc/<runner>/fd/1 gives ENXIO. A FIFO or a file in its place would let a test write
     // events into the runner's stdout (test/adversarial/events.test.ts).
     // detached: a process group of its own, which onSupervisorSignal kills whole.
-    const c = spawn(argv[0] as string, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], env: {}, detached: true })
+    const full = launcherArgv(launcher, process.pid, cg.directories(), argv)
+    const c = spawn(full[0] as string, full.slice(1), { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], env: {}, detached: true })
     child = c
-    const group = c.pid
-    if (group !== undefined) untrack = trackRunning(() => { try { process.kill(-group, 'SIGKILL') } catch {} cg.drainSync(KILL_GRACE_MS); cg.remove() })
+    live.group = c.pid
+    launcherPid = c.pid ?? 0
     const exited = new Promise<void>(resolve => c.on('exit', (code, signal) => { exitCode = code; exitSignal = signal; resolve() }))
     const closed = new Promise<void>(resolve => c.on('close', () => resolve()))
     c.on('error', () => {})
-    bwrapPid = c.pid ?? 0
+    if (spec.signal?.aborted === true) onAbort()
+    spec.signal?.addEventListener('abort', onAbort, { once: true })
     ;(c.stdout as Readable).on('data', (b: Buffer) => { stdout.push(b); spec.onStdout?.(b) })
     ;(c.stderr as Readable).on('data', (b: Buffer) => stderr.push(b))
     const status = new StatusReader(c.stdio[STATUS_FD] as Readable)
@@ -398,7 +435,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     gate.on('error', () => {})
     // Consume the gate socket's read side, so it ends (and the child's 'close' fires) at exit.
     ;(c.stdio[BLOCK_FD] as Readable).resume()
-    if (spec.whileStarting !== undefined) {
+    if (spec.whileStarting !== undefined && stop === undefined) {
       const before = performance.now()
       spec.whileStarting()
       // The caller's work, done here only to overlap bwrap's: it spends none of the command's budget.
@@ -410,18 +447,22 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     clearTimeout(startTimer)
     if (first === undefined || typeof first['child-pid'] !== 'number') {
       await exited
+      assertNotStopped()
       const why = stderr.bytes().toString('utf8').trim().split('\n').slice(-3).join(' / ')
       const hint = rlimitRefusalHint(why, spec.limits)
       throw toolError('SANDBOX_UNAVAILABLE', `bwrap did not start its sandbox (exit ${String(exitCode ?? exitSignal)}): ${why === '' ? 'no message' : why}`, hint === undefined ? {} : { hint })
     }
     childPid = first['child-pid']
+    assertNotStopped()
+    // bwrap is the launcher's only child (the chain's first process, exec'd into bwrap).
+    bwrapPid = launcherChild(launcherPid)
     await waitAtGate(childPid, Math.min(performance.now() + START_TIMEOUT_MS, deadlineAt))
+    assertNotStopped()
 
-    // Placement: both bwrap processes (the outer monitor and the held child) and anything
-    // else below them, before any sandboxed code runs.
-    cg.place(bwrapPid)
-    cg.place(childPid)
-    for (const pid of descendants(bwrapPid)) if (!cg.pids().includes(pid)) cg.place(pid)
+    // Placement, as the launcher made it: both bwrap processes (the outer monitor and the
+    // held child) and anything else below them, before any sandboxed code runs.
+    cg.assertPlaced(bwrapPid)
+    cg.assertPlaced(childPid)
     const inGroup = cg.pids()
     for (const pid of [bwrapPid, ...descendants(bwrapPid)]) {
       if (!inGroup.includes(pid)) throw toolError('SANDBOX_UNAVAILABLE', `cgroup: sandbox process ${pid} is not in ${cg.name}`)
@@ -447,6 +488,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     readings.push({ name: 'stdout cap', want: String(l.stdoutBytes), got: String(l.stdoutBytes), mechanism: 'supervisor', source: 'supervisor pipe reader' })
     readings.push({ name: 'stderr cap', want: String(l.stderrBytes), got: String(l.stderrBytes), mechanism: 'supervisor', source: 'supervisor pipe reader' })
     if (spec.onPlaced !== undefined) await spec.onPlaced({ bwrapPid, childPid, cgroup: cg })
+    assertNotStopped()
 
     // Run.
     setupMs = performance.now() - t0
@@ -458,9 +500,6 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
       const why = belowFloor(s, l.minAvailableMemoryBytes, l.minFreeDiskBytes)
       if (why !== undefined) halt('resource_low', why)
     }, l.sampleIntervalMs))
-    const onAbort = (): void => halt('aborted', 'the run was cancelled')
-    if (spec.signal?.aborted === true) onAbort()
-    spec.signal?.addEventListener('abort', onAbort, { once: true })
     gate.end('1')
     await exited
     spec.signal?.removeEventListener('abort', onAbort)
@@ -485,6 +524,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     throw e
   } finally {
     for (const t of timers) clearTimeout(t)
+    spec.signal?.removeEventListener('abort', onAbort)
     if (child !== undefined && child.exitCode === null && child.signalCode === null) {
       try { child.kill('SIGKILL') } catch {}
     }
@@ -493,6 +533,13 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     }
     const left = cg.remove()
     if (left.length > 0 && survivors === 0) survivors = cg.pids().length
+    // The launcher is reaped before the run returns: nothing of the run is left when it does.
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      const c = child
+      let reapTimer: NodeJS.Timeout | undefined
+      await Promise.race([new Promise(resolve => c.once('exit', resolve)), new Promise(resolve => { reapTimer = setTimeout(resolve, KILL_GRACE_MS) })])
+      clearTimeout(reapTimer)
+    }
     untrack()
   }
   const endedAt = new Date()
