@@ -60,6 +60,24 @@ async function plan (o: AdmitOptions, io: ToolIo, requireClean: boolean) {
   return { config, configBytes, policyBytes, manifestBytes, assessed }
 }
 
+/**
+ * How to try a case again: every outcome consumes its attempt key, and the key changes only
+ * with one of its inputs (DESIGN §1).
+ */
+const RETRY_HINT = 'admit status shows each case. A consumed case runs again only under a new attempt key: give it a new id in the suite report (or change its test, the source commit, the execution config or the routing policy)'
+
+/**
+ * LOCK_HELD for a live holder: until when (its deadline + 30 s, when a crashed attempt is
+ * broken) and what ends it sooner — its remaining steps, which the driver's --until leaves
+ * to be run by hand, and receipt seal.
+ */
+function lockHeld (holder: Lock): Error {
+  const until = new Date(Date.parse(holder.deadline) + 30_000).toISOString()
+  return toolError('LOCK_HELD', `attempt ${holder.attempt_key.slice(0, 16)} (${holder.attempt_dir}) holds the lock until ${until} at the latest (its deadline ${holder.deadline} + 30 s)`, {
+    hint: `wait until then, or end that attempt sooner: run its remaining steps with --attempt ${holder.attempt_dir} (the last one, receipt seal, releases the lock); admit status shows it`,
+  })
+}
+
 /** admit run: admits the first eligible, unconsumed case. */
 export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult> {
   // ask-provider refuses this environment; found there, the key would already be spent.
@@ -69,7 +87,7 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
   // A live holder makes every admit wait, whatever the report holds: 75, try again later.
   const holder = readLock(config.state_dir)
   if (holder !== undefined && !isLockStale(holder, io.now())) {
-    throw toolError('LOCK_HELD', `attempt ${holder.attempt_key.slice(0, 16)} holds the lock until ${holder.deadline} (+30 s)`, { hint: 'wait for it to be sealed, or for its deadline to pass' })
+    throw lockHeld(holder)
   }
   // Past its deadline the lock is stale, but a step still running on an attempt without an
   // outcome would go on writing into it once it was marked interrupted: nothing is broken then.
@@ -89,7 +107,7 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
   const chosen = p.assessed.find(a => a.candidate !== undefined && a.state.state === 'none')
   if (chosen?.candidate === undefined) {
     const why = p.assessed.map(a => `${a.c.id}: ${a.eligibility.eligible ? a.state.state : `${a.eligibility.code}: ${a.eligibility.message}`}`)
-    throw toolError('NOTHING_ELIGIBLE', `no eligible, unconsumed case: ${why.join('; ')}`, { hint: 'admit status shows each case' })
+    throw toolError('NOTHING_ELIGIBLE', `no eligible, unconsumed case: ${why.join('; ')}`, { hint: RETRY_HINT })
   }
   if (retainedAttempts(config.state_dir).length >= MAX_RETAINED_ATTEMPTS) {
     throw toolError('RETENTION_FULL', `${MAX_RETAINED_ATTEMPTS} attempts are retained in ${config.state_dir}; nothing is deleted automatically`, { hint: 'archive or remove attempts you no longer need, then run admit again' })
@@ -111,7 +129,7 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
   const lock: Lock = { v: 1, attempt_key: chosen.key, attempt_dir: dir, deadline: deadline.toISOString() }
   const got = acquireLock(stateRoot, lock, now)
   if (!got.acquired) {
-    throw toolError('LOCK_HELD', `attempt ${got.holder.attempt_key.slice(0, 16)} holds the lock until ${got.holder.deadline} (+30 s)`, { hint: 'wait for it to be sealed, or for its deadline to pass' })
+    throw lockHeld(got.holder)
   }
   // Every broken lock's attempt is settled by whoever holds the lock next, not only by the
   // admit that broke it: two admits racing for a stale lock, the breaker may lose it to one

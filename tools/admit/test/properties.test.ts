@@ -118,6 +118,8 @@ test('a crash after started.json: the key stays consumed; interrupted only after
   const early = await admit(f, 'run', { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: '2026-11-30T10:02:30.000Z' })
   assert.equal(early.exitCode, 75, early.stderr)
   assert.equal(early.records.find(x => x.kind === 'error')?.code, 'LOCK_HELD')
+  assert.match(errorOf(early)?.message ?? '', /until 2026-11-30T10:02:30\.000Z at the latest/, 'LOCK_HELD says until when')
+  assert.match(errorOf(early)?.hint ?? '', new RegExp(`--attempt ${join(f.stateDir, 'attempts', dir)}.*receipt seal`), 'and what ends it sooner')
   assert.equal(attemptDirs(f).length, 1)
 
   const later = await admit(f, 'run', { REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: '2026-11-30T10:05:00.000Z' })

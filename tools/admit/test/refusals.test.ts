@@ -280,6 +280,7 @@ test('a case package outside test_packages is ineligible: NOTHING_ELIGIBLE (1) a
   writeJson(f.reportPath, { ...f.report, cases: [makeCase('other', './other', 'example.com/calc/other::TestX')] })
   const r = await admit(f)
   assertRefused(r, 1, 'NOTHING_ELIGIBLE', f)
+  assert.match(errorOf(r)?.hint ?? '', /new id in the suite report/, 'NOTHING_ELIGIBLE says how to try a case again')
   assert.match(r.stderr, /CASE_PACKAGE_NOT_ALLOWED/)
   const s = await admit(f, 'status')
   assert.equal(s.exitCode, 0)
