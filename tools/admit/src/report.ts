@@ -4,18 +4,19 @@
 // source_sha; a node test file to the test_packages entry that holds it.
 
 
-import type { Case, ExecutionConfig, SuiteReport, TestEvent } from '@repairline/schemas'
+import type { Case, SuiteReport, TestEvent } from '@repairline/schemas'
 import {
   AmbiguousEventError, caseInputSha256, EXIT, goModDirective, identityOf, isUnicodeText, LineTooLongError, normalizeEventLine, schemaErrors, splitLines, summarizeEvents, toolError, writePlainFileAtomic,
   jsonFileBytes, listTree, type ToolIo, type ToolResult,
 } from '@repairline/core'
-import { loadConfig, readBlob } from './inputs.ts'
+import { readBlob } from './inputs.ts'
+import { loadReportConfig, type ReportConfig } from './report-config.ts'
 import { checkReportOut } from './rules/report-out.ts'
 
 export interface ReportOptions { config: string, out: string, suite?: string }
 
 /** The module path declared by go.mod at source_sha. */
-async function goModulePath (config: ExecutionConfig): Promise<string> {
+async function goModulePath (config: ReportConfig): Promise<string> {
   const listing = await listTree(config.source_root, config.source_sha)
   const gomod = listing.entries.find(e => e.path === 'go.mod')
   if (gomod === undefined) throw toolError('CONFIG_INVALID', `no go.mod at source_sha ${config.source_sha.slice(0, 12)}`, { path: '/source_sha' })
@@ -26,7 +27,7 @@ async function goModulePath (config: ExecutionConfig): Promise<string> {
 }
 
 /** The test package a failing identity belongs to. */
-function packageFor (config: ExecutionConfig, pkg: string, modulePath: string | undefined): string {
+function packageFor (config: ReportConfig, pkg: string, modulePath: string | undefined): string {
   if (config.runner.kind === 'go') {
     if (pkg === modulePath) return '.'
     if (modulePath !== undefined && pkg.startsWith(`${modulePath}/`)) return `./${pkg.slice(modulePath.length + 1)}`
@@ -53,7 +54,7 @@ function packagesOf (events: readonly TestEvent[]): Map<string, string> {
 }
 
 export async function admitReport (o: ReportOptions, io: ToolIo): Promise<ToolResult> {
-  const { config } = loadConfig(o.config)
+  const config = loadReportConfig(o.config)
   checkReportOut(o.out, config)
   const modulePath = config.runner.kind === 'go' ? await goModulePath(config) : undefined
   const events: TestEvent[] = []

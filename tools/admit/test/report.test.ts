@@ -174,3 +174,28 @@ test('--out replaces only an earlier suite report: the config, a checkout file, 
   assert.equal(errorOf(padded)?.code, 'OUTPUT_UNSAFE')
   assert.equal(readFileSync(big).length, (16 << 20) + 1)
 })
+
+test('admit report needs only what it reads: a config holding just source_root, source_sha and runner gives the same report; a field it reads that is wrong is CONFIG_INVALID (78) with its pointer and a hint, and nothing is written', async (t) => {
+  const f = await fixture(t)
+  const full = JSON.parse(readFileSync(f.configPath, 'utf8')) as Record<string, unknown>
+  const partial = join(f.dir, 'partial-config.json')
+  writeFileSync(partial, JSON.stringify({ source_root: full.source_root, source_sha: full.source_sha, runner: { kind: 'go' } }))
+  const events = [
+    { Action: 'run', Package: 'example.com/calc', Test: 'TestAdd' },
+    { Action: 'fail', Package: 'example.com/calc', Test: 'TestAdd', Elapsed: 0 },
+    { Action: 'fail', Package: 'example.com/calc', Elapsed: 0 },
+  ].map(e => JSON.stringify(e)).join('\n') + '\n'
+  const out = join(f.dir, 'from-partial.json')
+  const r = await runBin('admit', ['report', '--config', partial, '--out', out], { input: events })
+  assert.equal(r.exitCode, 0, r.stderr)
+  assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')).cases.map((c: { test: unknown }) => c.test), await reportOfGoFailure(f, 'TestAdd'))
+  for (const [bad, pointer] of [[{ source_sha: 'HEAD' }, '/source_sha'], [{ source_root: 'repo' }, '/source_root'], [{ runner: { kind: 'rust' } }, '/runner/kind'], [{ runner: { kind: 'node' } }, '/test_packages']] as const) {
+    const cfg = join(f.dir, 'bad-config.json')
+    writeFileSync(cfg, JSON.stringify({ source_root: full.source_root, source_sha: full.source_sha, runner: { kind: 'go' }, ...bad }))
+    const badOut = join(f.dir, 'never-written.json')
+    const b = await runBin('admit', ['report', '--config', cfg, '--out', badOut], { input: events })
+    assertRefusal(b, 78, 'CONFIG_INVALID', pointer)
+    assert.match(errorOf(b)?.hint ?? '', /admit report reads only/)
+    assert.equal(existsSync(badOut), false)
+  }
+})

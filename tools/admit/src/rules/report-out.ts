@@ -5,7 +5,6 @@
 
 import { readFileSync, realpathSync, lstatSync, statSync } from 'node:fs'
 import { dirname, basename, join } from 'node:path'
-import type { ExecutionConfig } from '@repairline/schemas'
 import { isValid, toolError } from '@repairline/core'
 import { within } from './paths.ts'
 import { SUITE_REPORT_MAX_BYTES } from '../inputs.ts'
@@ -29,10 +28,10 @@ function inside (root: string, path: string): boolean {
   return within(path, base)
 }
 
-export function checkReportOut (out: string, config: ExecutionConfig): void {
+export function checkReportOut (out: string, config: { source_root: string, state_dir?: string }): void {
   const target = resolvedPath(out)
   if (inside(config.source_root, target)) throw toolError('OUTPUT_UNSAFE', `${out} is inside source_root ${config.source_root}: admit never writes into your checkout`, { path: out })
-  if (inside(config.state_dir, target)) throw toolError('OUTPUT_UNSAFE', `${out} is inside state_dir ${config.state_dir}, which only the tools write`, { path: out })
+  if (config.state_dir !== undefined && inside(config.state_dir, target)) throw toolError('OUTPUT_UNSAFE', `${out} is inside state_dir ${config.state_dir}, which only the tools write`, { path: out })
   let st
   try { st = lstatSync(target) } catch { return }
   let current: unknown
