@@ -117,7 +117,8 @@ test('a token helper without execute permission has its own code and a hint (TOK
 
 test('admit run refuses an environment ask-provider would refuse, before anything is consumed (HOSTILE_ENVIRONMENT, 78); without it the same case is admitted', async (t) => {
   const f = await fixture(t)
-  for (const env of [{ NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt' }, { SSLKEYLOGFILE: join(f.dir, 'keylog'), SSL_CERT_DIR: '/etc/ssl/certs' }]) {
+  const envs: Array<Record<string, string>> = [{ NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt' }, { SSLKEYLOGFILE: join(f.dir, 'keylog'), SSL_CERT_DIR: '/etc/ssl/certs' }]
+  for (const env of envs) {
     const r = await admit(f, 'run', env)
     assertRefused(r, 78, 'HOSTILE_ENVIRONMENT', f)
     for (const name of Object.keys(env)) assert.match(errorOf(r)?.message ?? '', new RegExp(name))

@@ -189,7 +189,8 @@ test('admit report needs only what it reads: a config holding just source_root, 
   const r = await runBin('admit', ['report', '--config', partial, '--out', out], { input: events })
   assert.equal(r.exitCode, 0, r.stderr)
   assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')).cases.map((c: { test: unknown }) => c.test), await reportOfGoFailure(f, 'TestAdd'))
-  for (const [bad, pointer] of [[{ source_sha: 'HEAD' }, '/source_sha'], [{ source_root: 'repo' }, '/source_root'], [{ runner: { kind: 'rust' } }, '/runner/kind'], [{ runner: { kind: 'node' } }, '/test_packages']] as const) {
+  const breaks: Array<[Record<string, unknown>, string]> = [[{ source_sha: 'HEAD' }, '/source_sha'], [{ source_root: 'repo' }, '/source_root'], [{ runner: { kind: 'rust' } }, '/runner/kind'], [{ runner: { kind: 'node' } }, '/test_packages']]
+  for (const [bad, pointer] of breaks) {
     const cfg = join(f.dir, 'bad-config.json')
     writeFileSync(cfg, JSON.stringify({ source_root: full.source_root, source_sha: full.source_sha, runner: { kind: 'go' }, ...bad }))
     const badOut = join(f.dir, 'never-written.json')
