@@ -14,7 +14,10 @@
 // through a symlink, and never stops the chain. While a step runs, the next step's tool is
 // started as a standby (launch.ts): node's start and the bundle's load overlap the step
 // before, and the standby does nothing until it is given its arguments; one the chain does
-// not need is ended unused. `--no-standby` starts each tool only at its turn.
+// not need is ended unused. `--no-standby` starts each tool only at its turn. SIGTERM or
+// SIGINT to the driver is passed to the step that runs and to the standby (a step's tool then
+// kills its sandbox whole: docs/sandbox-lifetime.md); the driver starts nothing more, waits
+// for both to end, and ends by that signal (a shell shows 128 + its number: 143, 130).
 
 import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs'
 import { constants as osConstants } from 'node:os'
@@ -58,6 +61,28 @@ function binOf (step: Step): string {
 
 type ToolProcess = ReturnType<typeof execa>
 
+/** The tools running now (the step's and the standby's), which a signal to the driver ends. */
+const live = new Set<ToolProcess>()
+/** The signal that is ending the driver, once one came. */
+let ending: NodeJS.Signals | undefined
+
+function track (child: ToolProcess): ToolProcess {
+  live.add(child)
+  const forget = (): void => { live.delete(child) }
+  child.then(forget, forget)
+  return child
+}
+
+const DRIVER_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT']
+
+/** Passes the signal to every tool running and waits for them; then the driver ends by it. */
+function onDriverSignal (signal: NodeJS.Signals): void {
+  for (const s of DRIVER_SIGNALS) process.removeListener(s, onDriverSignal)
+  ending = signal
+  for (const child of live) child.kill(signal)
+  void Promise.allSettled([...live]).then(() => { process.kill(process.pid, signal) })
+}
+
 /**
  * A step's tool started ahead of its turn, while the step before it runs: its bin loads the
  * bundle and waits on stdin for its arguments (launch.ts, STANDBY_VARIABLE), so node's start
@@ -67,7 +92,7 @@ type ToolProcess = ReturnType<typeof execa>
 interface Standby { step: Step, child: ToolProcess }
 
 function startStandby (step: Step, env: Record<string, string>): Standby {
-  const child = execa(process.execPath, [binOf(step)], { env: { ...env, [STANDBY_VARIABLE]: '1' }, extendEnv: false, reject: false, stdin: 'pipe', buffer: false, encoding: 'utf8', cwd: ROOT })
+  const child = track(execa(process.execPath, [binOf(step)], { env: { ...env, [STANDBY_VARIABLE]: '1' }, extendEnv: false, reject: false, stdin: 'pipe', buffer: false, encoding: 'utf8', cwd: ROOT }))
   // A standby that died before its turn closed its stdin: the write fails with EPIPE, and
   // the step is then started afresh (runStep) or its exit reported as any step's.
   child.stdin?.on('error', () => {})
@@ -161,9 +186,9 @@ async function runStep (step: Step, o: { config: string, report: string }, attem
     child.stdin?.end(JSON.stringify(args.slice(1)) + '\n')
   } else {
     await dismiss(standby)
-    child = execa(file, args, { env, extendEnv: false, reject: false, stdin: 'ignore', buffer: false, encoding: 'utf8', cwd: ROOT })
+    child = track(execa(file, args, { env, extendEnv: false, reject: false, stdin: 'ignore', buffer: false, encoding: 'utf8', cwd: ROOT }))
   }
-  const ahead = next === undefined ? undefined : startStandby(next, env)
+  const ahead = next === undefined || ending !== undefined ? undefined : startStandby(next, env)
   // Decoded as a stream: a character split across two reads stays whole.
   child.stdout?.setEncoding('utf8')
   child.stderr?.setEncoding('utf8')
@@ -228,6 +253,8 @@ async function driveSteps (o: DriveOptions, env: NodeJS.ProcessEnv, ahead: { sta
   let attempt: string | undefined
   let sealNext = false
   for (const step of STEPS) {
+    // A signal is ending the driver: no further step starts (its handler ends the process).
+    if (ending !== undefined) return 128 + (osConstants.signals[ending] ?? 0)
     if (step === 'seal' && attempt === undefined) break
     if (sealNext && step !== 'seal') continue
     process.stderr.write(`[${since(t0)}] ${step} …\n`)
@@ -356,6 +383,7 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
     }
   }
   if (o !== undefined) {
+    for (const s of DRIVER_SIGNALS) process.on(s, onDriverSignal)
     try {
       process.exitCode = await drive(o)
     } catch (e) {
