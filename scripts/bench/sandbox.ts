@@ -132,7 +132,7 @@ async function goSuite (work: string): Promise<BenchRow[]> {
     {
       name: 'sandboxed',
       run: async () => {
-        const r = await runTests({ runner: 'go', tree, mountPoint: tree, testPackages: pkgs, scratch: freshScratch(scratch), timeoutMs: 120_000, hostGoCache: cache })
+        const r = await runTests({ runner: 'go', tree, mountPoint: tree, testPackages: pkgs, scratch: freshScratch(scratch), timeoutMs: 120_000, goBuildCache: cache })
         check(r, 30)
         setup.push(r.sandbox?.timing.setup_ms ?? 0)
         placed = `${r.goCache?.files ?? 0} cache files placed by ${r.goCache?.method ?? 'none'}`

@@ -21,7 +21,7 @@ async function goRun (t: Parameters<typeof sandboxTemp>[0], tests: Record<string
   const dir = sandboxTemp(t)
   const tree = makeTree(dir, 'tree', { ...GO_BASE, ...tests })
   const scratch = makeTree(dir, 'scratch', {})
-  return await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 120_000, limits: TEST_LIMITS, hostGoCache: await warmGoCache() })
+  return await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 120_000, limits: TEST_LIMITS, goBuildCache: await warmGoCache() })
 }
 
 const naivePasses = (events: TestEvent[]): string[] => events.filter(e => e.Action === 'pass' && e.Test !== undefined).map(e => e.Test as string)

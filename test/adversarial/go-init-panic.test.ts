@@ -33,7 +33,7 @@ async function goRun (t: TestContext, files: Record<string, string>, packages: s
   const dir = sandboxTemp(t)
   const tree = makeTree(dir, 'tree', files)
   const scratch = makeTree(dir, 'scratch', {})
-  return await runTests({ runner: 'go', tree, testPackages: packages, scratch, timeoutMs: 120_000, limits: TEST_LIMITS, hostGoCache: await warmGoCache() })
+  return await runTests({ runner: 'go', tree, testPackages: packages, scratch, timeoutMs: 120_000, limits: TEST_LIMITS, goBuildCache: await warmGoCache() })
 }
 
 /** A real run as a baseline (what baseline.json keeps for the comparison). */

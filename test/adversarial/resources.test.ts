@@ -139,7 +139,7 @@ const RESERVE_GO = {
 test('R3: a go test reserving 2 GiB under a 1 GiB address-space limit is refused it and dies out of memory (the test started and never finished: failed, never passed); under the 4 GiB limit the same test passes', async t => {
   const dir = sandboxTemp(t)
   const tree = makeTree(dir, 'tree', RESERVE_GO)
-  const run = async (addressSpaceBytes: number): ReturnType<typeof runTests> => await runTests({ runner: 'go', tree, testPackages: ['.'], scratch: makeTree(dir, `scratch-${addressSpaceBytes}`, {}), timeoutMs: 120_000, hostGoCache: null, limits: { ...TEST_LIMITS, memoryBytes: 1024 * MiB, addressSpaceBytes } })
+  const run = async (addressSpaceBytes: number): ReturnType<typeof runTests> => await runTests({ runner: 'go', tree, testPackages: ['.'], scratch: makeTree(dir, `scratch-${addressSpaceBytes}`, {}), timeoutMs: 120_000, limits: { ...TEST_LIMITS, memoryBytes: 1024 * MiB, addressSpaceBytes } })
   const capped = await run(1024 * MiB)
   assert.equal(capped.sandbox?.limits.find(l => l.name === 'address space per process')?.got, String(1024 * MiB))
   assert.match(capped.stderrTail + capped.events.map(e => e.Output ?? '').join(''), /out of memory/)

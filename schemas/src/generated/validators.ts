@@ -1883,7 +1883,7 @@ return errors === 0;
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:baseline:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","reproduced","runner","toolchain","command","exit_code","timed_out","identities","failing","anomalies","events"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"reproduced":{"type":"boolean"},"runner":{"type":"string","enum":["go","node"]},"toolchain":{"type":"string","minLength":1,"maxLength":200},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"},"fault":{"type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","maxLength":8000}}},"identities":{"type":"object","additionalProperties":{"$ref":"#/$defs/identityState"}},"failing":{"type":"array","items":{"type":"string"}},"anomalies":{"type":"array","items":{"type":"string"}},"events":{"type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"run":{"$ref":"urn:repairline:sandbox-run:v1"},"go_cache":{"type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"method":{"type":"string","enum":["link","copy"]},"note":{"type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_tail":{"type":"string","maxLength":8192}},"$defs":{"identityState":{"type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"type":"string","enum":["pass","fail","skip"]},"unfinished":{"const":true},"duplicateTerminal":{"const":true},"conflicting":{"const":true},"buildFailed":{"const":true}}}}};
+const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:baseline:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","reproduced","runner","toolchain","command","exit_code","timed_out","identities","failing","anomalies","events"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"reproduced":{"type":"boolean"},"runner":{"type":"string","enum":["go","node"]},"toolchain":{"type":"string","minLength":1,"maxLength":200},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"},"fault":{"type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","maxLength":8000}}},"identities":{"type":"object","additionalProperties":{"$ref":"#/$defs/identityState"}},"failing":{"type":"array","items":{"type":"string"}},"anomalies":{"type":"array","items":{"type":"string"}},"events":{"type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"run":{"$ref":"urn:repairline:sandbox-run:v1"},"go_cache":{"type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"method":{"type":"string","enum":["link","copy","overlay"]},"note":{"type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_tail":{"type":"string","maxLength":8192}},"$defs":{"identityState":{"type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"type":"string","enum":["pass","fail","skip"]},"unfinished":{"const":true},"duplicateTerminal":{"const":true},"conflicting":{"const":true},"buildFailed":{"const":true}}}}};
 const schema66 = {"type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
 const schema67 = {"type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"type":"string","enum":["pass","fail","skip"]},"unfinished":{"const":true},"duplicateTerminal":{"const":true},"conflicting":{"const":true},"buildFailed":{"const":true}}};
 const pattern22 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
@@ -4874,7 +4874,7 @@ vErrors.push(err74);
 }
 errors++;
 }
-if(!((data33 === "link") || (data33 === "copy"))){
+if(!(((data33 === "link") || (data33 === "copy")) || (data33 === "overlay"))){
 const err75 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/enum",keyword:"enum",params:{allowedValues: schema64.properties.go_cache.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err75];
@@ -5537,11 +5537,11 @@ return errors === 0;
 validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema89 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:execution:v1","type":"object","additionalProperties":false,"required":["version","source_root","source_sha","state_dir","runner","allowed_files","test_packages","timeout_seconds","max_patch_bytes","repair_policy","provider"],"properties":{"version":{"const":1},"source_root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"state_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"runner":{"type":"object","additionalProperties":false,"required":["kind"],"properties":{"kind":{"type":"string","enum":["go","node"]},"package_roots":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"anyOf":[{"const":"."},{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}]}},"go_mod_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"dependency_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"}}},"allowed_files":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}},"test_packages":{"type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":4096}},"timeout_seconds":{"type":"integer","minimum":30,"maximum":300},"max_patch_bytes":{"type":"integer","minimum":1024,"maximum":262144},"repair_policy":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"provider":{"type":"object","additionalProperties":false,"required":["base_url","token_command","token_command_sha256","model","max_output_tokens","max_input_bytes"],"properties":{"base_url":{"type":"string","minLength":9,"maxLength":4096},"token_command":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"token_command_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"max_input_bytes":{"type":"integer","minimum":1024,"maximum":4194304},"ca_file":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"}}}}};
+const schema89 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:execution:v1","type":"object","additionalProperties":false,"required":["version","source_root","source_sha","state_dir","runner","allowed_files","test_packages","timeout_seconds","max_patch_bytes","repair_policy","provider"],"properties":{"version":{"const":1},"source_root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"state_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"runner":{"type":"object","additionalProperties":false,"required":["kind"],"properties":{"kind":{"type":"string","enum":["go","node"]},"package_roots":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"anyOf":[{"const":"."},{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}]}},"go_mod_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"go_build_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"dependency_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"}}},"allowed_files":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}},"test_packages":{"type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":4096}},"timeout_seconds":{"type":"integer","minimum":30,"maximum":300},"max_patch_bytes":{"type":"integer","minimum":1024,"maximum":262144},"repair_policy":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"provider":{"type":"object","additionalProperties":false,"required":["base_url","token_command","token_command_sha256","model","max_output_tokens","max_input_bytes"],"properties":{"base_url":{"type":"string","minLength":9,"maxLength":4096},"token_command":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"token_command_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"max_input_bytes":{"type":"integer","minimum":1024,"maximum":4194304},"ca_file":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"}}}}};
 const schema93 = {"type":"string","minLength":1,"maxLength":4096,"pattern":"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"};
 const func0 = runtime_equal.default;
 const pattern44 = new RegExp("^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$", "u");
-const pattern51 = new RegExp("^[!-~]+$", "u");
+const pattern52 = new RegExp("^[!-~]+$", "u");
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:execution:v1" */;
@@ -5798,7 +5798,7 @@ vErrors.push(err21);
 errors++;
 }
 for(const key1 in data4){
-if(!((((key1 === "kind") || (key1 === "package_roots")) || (key1 === "go_mod_cache")) || (key1 === "dependency_dir"))){
+if(!(((((key1 === "kind") || (key1 === "package_roots")) || (key1 === "go_mod_cache")) || (key1 === "go_build_cache")) || (key1 === "dependency_dir"))){
 const err22 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err22];
@@ -6007,11 +6007,11 @@ vErrors.push(err37);
 errors++;
 }
 }
-if(data4.dependency_dir !== undefined){
-let data9 = data4.dependency_dir;
+if(data4.go_build_cache !== undefined){
+let data9 = data4.go_build_cache;
 if(typeof data9 === "string"){
 if(func2(data9) > 4096){
-const err38 = {instancePath:instancePath+"/runner/dependency_dir",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+const err38 = {instancePath:instancePath+"/runner/go_build_cache",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -6021,7 +6021,7 @@ vErrors.push(err38);
 errors++;
 }
 if(!pattern19.test(data9)){
-const err39 = {instancePath:instancePath+"/runner/dependency_dir",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
+const err39 = {instancePath:instancePath+"/runner/go_build_cache",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -6032,7 +6032,7 @@ errors++;
 }
 }
 else {
-const err40 = {instancePath:instancePath+"/runner/dependency_dir",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err40 = {instancePath:instancePath+"/runner/go_build_cache",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -6042,9 +6042,11 @@ vErrors.push(err40);
 errors++;
 }
 }
-}
-else {
-const err41 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data4.dependency_dir !== undefined){
+let data10 = data4.dependency_dir;
+if(typeof data10 === "string"){
+if(func2(data10) > 4096){
+const err41 = {instancePath:instancePath+"/runner/dependency_dir",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -6053,12 +6055,8 @@ vErrors.push(err41);
 }
 errors++;
 }
-}
-if(data.allowed_files !== undefined){
-let data10 = data.allowed_files;
-if(Array.isArray(data10)){
-if(data10.length > 8){
-const err42 = {instancePath:instancePath+"/allowed_files",schemaPath:"#/properties/allowed_files/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"};
+if(!pattern19.test(data10)){
+const err42 = {instancePath:instancePath+"/runner/dependency_dir",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -6067,8 +6065,9 @@ vErrors.push(err42);
 }
 errors++;
 }
-if(data10.length < 1){
-const err43 = {instancePath:instancePath+"/allowed_files",schemaPath:"#/properties/allowed_files/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+else {
+const err43 = {instancePath:instancePath+"/runner/dependency_dir",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -6077,12 +6076,10 @@ vErrors.push(err43);
 }
 errors++;
 }
-const len1 = data10.length;
-for(let i2=0; i2<len1; i2++){
-let data11 = data10[i2];
-if(typeof data11 === "string"){
-if(func2(data11) > 4096){
-const err44 = {instancePath:instancePath+"/allowed_files/" + i2,schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -6091,8 +6088,12 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(func2(data11) < 1){
-const err45 = {instancePath:instancePath+"/allowed_files/" + i2,schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.allowed_files !== undefined){
+let data11 = data.allowed_files;
+if(Array.isArray(data11)){
+if(data11.length > 8){
+const err45 = {instancePath:instancePath+"/allowed_files",schemaPath:"#/properties/allowed_files/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -6101,8 +6102,8 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(!pattern44.test(data11)){
-const err46 = {instancePath:instancePath+"/allowed_files/" + i2,schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
+if(data11.length < 1){
+const err46 = {instancePath:instancePath+"/allowed_files",schemaPath:"#/properties/allowed_files/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -6111,9 +6112,12 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-else {
-const err47 = {instancePath:instancePath+"/allowed_files/" + i2,schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len1 = data11.length;
+for(let i2=0; i2<len1; i2++){
+let data12 = data11[i2];
+if(typeof data12 === "string"){
+if(func2(data12) > 4096){
+const err47 = {instancePath:instancePath+"/allowed_files/" + i2,schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -6122,15 +6126,8 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-let i3 = data10.length;
-let j1;
-if(i3 > 1){
-outer1:
-for(;i3--;){
-for(j1 = i3; j1--;){
-if(func0(data10[i3], data10[j1])){
-const err48 = {instancePath:instancePath+"/allowed_files",schemaPath:"#/properties/allowed_files/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+if(func2(data12) < 1){
+const err48 = {instancePath:instancePath+"/allowed_files/" + i2,schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -6138,14 +6135,9 @@ else {
 vErrors.push(err48);
 }
 errors++;
-break outer1;
 }
-}
-}
-}
-}
-else {
-const err49 = {instancePath:instancePath+"/allowed_files",schemaPath:"#/properties/allowed_files/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!pattern44.test(data12)){
+const err49 = {instancePath:instancePath+"/allowed_files/" + i2,schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -6155,11 +6147,8 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data.test_packages !== undefined){
-let data12 = data.test_packages;
-if(Array.isArray(data12)){
-if(data12.length > 4){
-const err50 = {instancePath:instancePath+"/test_packages",schemaPath:"#/properties/test_packages/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"};
+else {
+const err50 = {instancePath:instancePath+"/allowed_files/" + i2,schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -6168,8 +6157,15 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(data12.length < 1){
-const err51 = {instancePath:instancePath+"/test_packages",schemaPath:"#/properties/test_packages/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+let i3 = data11.length;
+let j1;
+if(i3 > 1){
+outer1:
+for(;i3--;){
+for(j1 = i3; j1--;){
+if(func0(data11[i3], data11[j1])){
+const err51 = {instancePath:instancePath+"/allowed_files",schemaPath:"#/properties/allowed_files/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -6177,13 +6173,14 @@ else {
 vErrors.push(err51);
 }
 errors++;
+break outer1;
 }
-const len2 = data12.length;
-for(let i4=0; i4<len2; i4++){
-let data13 = data12[i4];
-if(typeof data13 === "string"){
-if(func2(data13) > 4096){
-const err52 = {instancePath:instancePath+"/test_packages/" + i4,schemaPath:"#/properties/test_packages/items/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+}
+}
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/allowed_files",schemaPath:"#/properties/allowed_files/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -6192,8 +6189,12 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(func2(data13) < 1){
-const err53 = {instancePath:instancePath+"/test_packages/" + i4,schemaPath:"#/properties/test_packages/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.test_packages !== undefined){
+let data13 = data.test_packages;
+if(Array.isArray(data13)){
+if(data13.length > 4){
+const err53 = {instancePath:instancePath+"/test_packages",schemaPath:"#/properties/test_packages/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -6202,9 +6203,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-else {
-const err54 = {instancePath:instancePath+"/test_packages/" + i4,schemaPath:"#/properties/test_packages/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.length < 1){
+const err54 = {instancePath:instancePath+"/test_packages",schemaPath:"#/properties/test_packages/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -6213,19 +6213,12 @@ vErrors.push(err54);
 }
 errors++;
 }
-}
-let i5 = data12.length;
-let j2;
-if(i5 > 1){
-const indices0 = {};
-for(;i5--;){
-let item0 = data12[i5];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j2 = indices0[item0];
-const err55 = {instancePath:instancePath+"/test_packages",schemaPath:"#/properties/test_packages/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
+const len2 = data13.length;
+for(let i4=0; i4<len2; i4++){
+let data14 = data13[i4];
+if(typeof data14 === "string"){
+if(func2(data14) > 4096){
+const err55 = {instancePath:instancePath+"/test_packages/" + i4,schemaPath:"#/properties/test_packages/items/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -6233,14 +6226,9 @@ else {
 vErrors.push(err55);
 }
 errors++;
-break;
 }
-indices0[item0] = i5;
-}
-}
-}
-else {
-const err56 = {instancePath:instancePath+"/test_packages",schemaPath:"#/properties/test_packages/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(func2(data14) < 1){
+const err56 = {instancePath:instancePath+"/test_packages/" + i4,schemaPath:"#/properties/test_packages/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -6250,10 +6238,8 @@ vErrors.push(err56);
 errors++;
 }
 }
-if(data.timeout_seconds !== undefined){
-let data14 = data.timeout_seconds;
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err57 = {instancePath:instancePath+"/timeout_seconds",schemaPath:"#/properties/timeout_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err57 = {instancePath:instancePath+"/test_packages/" + i4,schemaPath:"#/properties/test_packages/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -6262,9 +6248,19 @@ vErrors.push(err57);
 }
 errors++;
 }
-if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 > 300 || isNaN(data14)){
-const err58 = {instancePath:instancePath+"/timeout_seconds",schemaPath:"#/properties/timeout_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 300},message:"must be <= 300"};
+}
+let i5 = data13.length;
+let j2;
+if(i5 > 1){
+const indices0 = {};
+for(;i5--;){
+let item0 = data13[i5];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j2 = indices0[item0];
+const err58 = {instancePath:instancePath+"/test_packages",schemaPath:"#/properties/test_packages/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -6272,9 +6268,14 @@ else {
 vErrors.push(err58);
 }
 errors++;
+break;
 }
-if(data14 < 30 || isNaN(data14)){
-const err59 = {instancePath:instancePath+"/timeout_seconds",schemaPath:"#/properties/timeout_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 30},message:"must be >= 30"};
+indices0[item0] = i5;
+}
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/test_packages",schemaPath:"#/properties/test_packages/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -6284,11 +6285,10 @@ vErrors.push(err59);
 errors++;
 }
 }
-}
-if(data.max_patch_bytes !== undefined){
-let data15 = data.max_patch_bytes;
+if(data.timeout_seconds !== undefined){
+let data15 = data.timeout_seconds;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-const err60 = {instancePath:instancePath+"/max_patch_bytes",schemaPath:"#/properties/max_patch_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err60 = {instancePath:instancePath+"/timeout_seconds",schemaPath:"#/properties/timeout_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -6298,8 +6298,8 @@ vErrors.push(err60);
 errors++;
 }
 if((typeof data15 == "number") && (isFinite(data15))){
-if(data15 > 262144 || isNaN(data15)){
-const err61 = {instancePath:instancePath+"/max_patch_bytes",schemaPath:"#/properties/max_patch_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 262144},message:"must be <= 262144"};
+if(data15 > 300 || isNaN(data15)){
+const err61 = {instancePath:instancePath+"/timeout_seconds",schemaPath:"#/properties/timeout_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 300},message:"must be <= 300"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -6308,8 +6308,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(data15 < 1024 || isNaN(data15)){
-const err62 = {instancePath:instancePath+"/max_patch_bytes",schemaPath:"#/properties/max_patch_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(data15 < 30 || isNaN(data15)){
+const err62 = {instancePath:instancePath+"/timeout_seconds",schemaPath:"#/properties/timeout_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 30},message:"must be >= 30"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -6320,11 +6320,10 @@ errors++;
 }
 }
 }
-if(data.repair_policy !== undefined){
-let data16 = data.repair_policy;
-if(typeof data16 === "string"){
-if(func2(data16) > 4096){
-const err63 = {instancePath:instancePath+"/repair_policy",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(data.max_patch_bytes !== undefined){
+let data16 = data.max_patch_bytes;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+const err63 = {instancePath:instancePath+"/max_patch_bytes",schemaPath:"#/properties/max_patch_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -6333,8 +6332,9 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(!pattern19.test(data16)){
-const err64 = {instancePath:instancePath+"/repair_policy",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 > 262144 || isNaN(data16)){
+const err64 = {instancePath:instancePath+"/max_patch_bytes",schemaPath:"#/properties/max_patch_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 262144},message:"must be <= 262144"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -6343,9 +6343,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-else {
-const err65 = {instancePath:instancePath+"/repair_policy",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16 < 1024 || isNaN(data16)){
+const err65 = {instancePath:instancePath+"/max_patch_bytes",schemaPath:"#/properties/max_patch_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -6355,11 +6354,12 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(data.provider !== undefined){
-let data17 = data.provider;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-if(data17.base_url === undefined){
-const err66 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/required",keyword:"required",params:{missingProperty: "base_url"},message:"must have required property '"+"base_url"+"'"};
+}
+if(data.repair_policy !== undefined){
+let data17 = data.repair_policy;
+if(typeof data17 === "string"){
+if(func2(data17) > 4096){
+const err66 = {instancePath:instancePath+"/repair_policy",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -6368,8 +6368,8 @@ vErrors.push(err66);
 }
 errors++;
 }
-if(data17.token_command === undefined){
-const err67 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/required",keyword:"required",params:{missingProperty: "token_command"},message:"must have required property '"+"token_command"+"'"};
+if(!pattern19.test(data17)){
+const err67 = {instancePath:instancePath+"/repair_policy",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -6378,8 +6378,9 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(data17.token_command_sha256 === undefined){
-const err68 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/required",keyword:"required",params:{missingProperty: "token_command_sha256"},message:"must have required property '"+"token_command_sha256"+"'"};
+}
+else {
+const err68 = {instancePath:instancePath+"/repair_policy",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -6388,8 +6389,12 @@ vErrors.push(err68);
 }
 errors++;
 }
-if(data17.model === undefined){
-const err69 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'"};
+}
+if(data.provider !== undefined){
+let data18 = data.provider;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(data18.base_url === undefined){
+const err69 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/required",keyword:"required",params:{missingProperty: "base_url"},message:"must have required property '"+"base_url"+"'"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -6398,8 +6403,8 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(data17.max_output_tokens === undefined){
-const err70 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/required",keyword:"required",params:{missingProperty: "max_output_tokens"},message:"must have required property '"+"max_output_tokens"+"'"};
+if(data18.token_command === undefined){
+const err70 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/required",keyword:"required",params:{missingProperty: "token_command"},message:"must have required property '"+"token_command"+"'"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -6408,8 +6413,8 @@ vErrors.push(err70);
 }
 errors++;
 }
-if(data17.max_input_bytes === undefined){
-const err71 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/required",keyword:"required",params:{missingProperty: "max_input_bytes"},message:"must have required property '"+"max_input_bytes"+"'"};
+if(data18.token_command_sha256 === undefined){
+const err71 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/required",keyword:"required",params:{missingProperty: "token_command_sha256"},message:"must have required property '"+"token_command_sha256"+"'"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -6418,9 +6423,8 @@ vErrors.push(err71);
 }
 errors++;
 }
-for(const key2 in data17){
-if(!(((((((key2 === "base_url") || (key2 === "token_command")) || (key2 === "token_command_sha256")) || (key2 === "model")) || (key2 === "max_output_tokens")) || (key2 === "max_input_bytes")) || (key2 === "ca_file"))){
-const err72 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(data18.model === undefined){
+const err72 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -6429,12 +6433,8 @@ vErrors.push(err72);
 }
 errors++;
 }
-}
-if(data17.base_url !== undefined){
-let data18 = data17.base_url;
-if(typeof data18 === "string"){
-if(func2(data18) > 4096){
-const err73 = {instancePath:instancePath+"/provider/base_url",schemaPath:"#/properties/provider/properties/base_url/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(data18.max_output_tokens === undefined){
+const err73 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/required",keyword:"required",params:{missingProperty: "max_output_tokens"},message:"must have required property '"+"max_output_tokens"+"'"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -6443,8 +6443,8 @@ vErrors.push(err73);
 }
 errors++;
 }
-if(func2(data18) < 9){
-const err74 = {instancePath:instancePath+"/provider/base_url",schemaPath:"#/properties/provider/properties/base_url/minLength",keyword:"minLength",params:{limit: 9},message:"must NOT have fewer than 9 characters"};
+if(data18.max_input_bytes === undefined){
+const err74 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/required",keyword:"required",params:{missingProperty: "max_input_bytes"},message:"must have required property '"+"max_input_bytes"+"'"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -6453,9 +6453,9 @@ vErrors.push(err74);
 }
 errors++;
 }
-}
-else {
-const err75 = {instancePath:instancePath+"/provider/base_url",schemaPath:"#/properties/provider/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key2 in data18){
+if(!(((((((key2 === "base_url") || (key2 === "token_command")) || (key2 === "token_command_sha256")) || (key2 === "model")) || (key2 === "max_output_tokens")) || (key2 === "max_input_bytes")) || (key2 === "ca_file"))){
+const err75 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -6465,11 +6465,11 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(data17.token_command !== undefined){
-let data19 = data17.token_command;
+if(data18.base_url !== undefined){
+let data19 = data18.base_url;
 if(typeof data19 === "string"){
 if(func2(data19) > 4096){
-const err76 = {instancePath:instancePath+"/provider/token_command",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+const err76 = {instancePath:instancePath+"/provider/base_url",schemaPath:"#/properties/provider/properties/base_url/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -6478,8 +6478,8 @@ vErrors.push(err76);
 }
 errors++;
 }
-if(!pattern19.test(data19)){
-const err77 = {instancePath:instancePath+"/provider/token_command",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
+if(func2(data19) < 9){
+const err77 = {instancePath:instancePath+"/provider/base_url",schemaPath:"#/properties/provider/properties/base_url/minLength",keyword:"minLength",params:{limit: 9},message:"must NOT have fewer than 9 characters"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -6490,7 +6490,7 @@ errors++;
 }
 }
 else {
-const err78 = {instancePath:instancePath+"/provider/token_command",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err78 = {instancePath:instancePath+"/provider/base_url",schemaPath:"#/properties/provider/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -6500,11 +6500,11 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(data17.token_command_sha256 !== undefined){
-let data20 = data17.token_command_sha256;
+if(data18.token_command !== undefined){
+let data20 = data18.token_command;
 if(typeof data20 === "string"){
-if(!pattern4.test(data20)){
-const err79 = {instancePath:instancePath+"/provider/token_command_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(func2(data20) > 4096){
+const err79 = {instancePath:instancePath+"/provider/token_command",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -6513,9 +6513,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-}
-else {
-const err80 = {instancePath:instancePath+"/provider/token_command_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern19.test(data20)){
+const err80 = {instancePath:instancePath+"/provider/token_command",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -6525,11 +6524,8 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(data17.model !== undefined){
-let data21 = data17.model;
-if(typeof data21 === "string"){
-if(func2(data21) > 200){
-const err81 = {instancePath:instancePath+"/provider/model",schemaPath:"#/properties/provider/properties/model/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+else {
+const err81 = {instancePath:instancePath+"/provider/token_command",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -6538,8 +6534,12 @@ vErrors.push(err81);
 }
 errors++;
 }
-if(func2(data21) < 1){
-const err82 = {instancePath:instancePath+"/provider/model",schemaPath:"#/properties/provider/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data18.token_command_sha256 !== undefined){
+let data21 = data18.token_command_sha256;
+if(typeof data21 === "string"){
+if(!pattern4.test(data21)){
+const err82 = {instancePath:instancePath+"/provider/token_command_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -6548,8 +6548,9 @@ vErrors.push(err82);
 }
 errors++;
 }
-if(!pattern51.test(data21)){
-const err83 = {instancePath:instancePath+"/provider/model",schemaPath:"#/properties/provider/properties/model/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""};
+}
+else {
+const err83 = {instancePath:instancePath+"/provider/token_command_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -6559,8 +6560,11 @@ vErrors.push(err83);
 errors++;
 }
 }
-else {
-const err84 = {instancePath:instancePath+"/provider/model",schemaPath:"#/properties/provider/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data18.model !== undefined){
+let data22 = data18.model;
+if(typeof data22 === "string"){
+if(func2(data22) > 200){
+const err84 = {instancePath:instancePath+"/provider/model",schemaPath:"#/properties/provider/properties/model/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -6569,11 +6573,8 @@ vErrors.push(err84);
 }
 errors++;
 }
-}
-if(data17.max_output_tokens !== undefined){
-let data22 = data17.max_output_tokens;
-if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-const err85 = {instancePath:instancePath+"/provider/max_output_tokens",schemaPath:"#/properties/provider/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(func2(data22) < 1){
+const err85 = {instancePath:instancePath+"/provider/model",schemaPath:"#/properties/provider/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -6582,9 +6583,8 @@ vErrors.push(err85);
 }
 errors++;
 }
-if((typeof data22 == "number") && (isFinite(data22))){
-if(data22 > 128000 || isNaN(data22)){
-const err86 = {instancePath:instancePath+"/provider/max_output_tokens",schemaPath:"#/properties/provider/properties/max_output_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128000},message:"must be <= 128000"};
+if(!pattern52.test(data22)){
+const err86 = {instancePath:instancePath+"/provider/model",schemaPath:"#/properties/provider/properties/model/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -6593,8 +6593,9 @@ vErrors.push(err86);
 }
 errors++;
 }
-if(data22 < 16 || isNaN(data22)){
-const err87 = {instancePath:instancePath+"/provider/max_output_tokens",schemaPath:"#/properties/provider/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16},message:"must be >= 16"};
+}
+else {
+const err87 = {instancePath:instancePath+"/provider/model",schemaPath:"#/properties/provider/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -6604,11 +6605,10 @@ vErrors.push(err87);
 errors++;
 }
 }
-}
-if(data17.max_input_bytes !== undefined){
-let data23 = data17.max_input_bytes;
+if(data18.max_output_tokens !== undefined){
+let data23 = data18.max_output_tokens;
 if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-const err88 = {instancePath:instancePath+"/provider/max_input_bytes",schemaPath:"#/properties/provider/properties/max_input_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err88 = {instancePath:instancePath+"/provider/max_output_tokens",schemaPath:"#/properties/provider/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6618,8 +6618,8 @@ vErrors.push(err88);
 errors++;
 }
 if((typeof data23 == "number") && (isFinite(data23))){
-if(data23 > 4194304 || isNaN(data23)){
-const err89 = {instancePath:instancePath+"/provider/max_input_bytes",schemaPath:"#/properties/provider/properties/max_input_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4194304},message:"must be <= 4194304"};
+if(data23 > 128000 || isNaN(data23)){
+const err89 = {instancePath:instancePath+"/provider/max_output_tokens",schemaPath:"#/properties/provider/properties/max_output_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128000},message:"must be <= 128000"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -6628,8 +6628,8 @@ vErrors.push(err89);
 }
 errors++;
 }
-if(data23 < 1024 || isNaN(data23)){
-const err90 = {instancePath:instancePath+"/provider/max_input_bytes",schemaPath:"#/properties/provider/properties/max_input_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(data23 < 16 || isNaN(data23)){
+const err90 = {instancePath:instancePath+"/provider/max_output_tokens",schemaPath:"#/properties/provider/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16},message:"must be >= 16"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -6640,11 +6640,10 @@ errors++;
 }
 }
 }
-if(data17.ca_file !== undefined){
-let data24 = data17.ca_file;
-if(typeof data24 === "string"){
-if(func2(data24) > 4096){
-const err91 = {instancePath:instancePath+"/provider/ca_file",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(data18.max_input_bytes !== undefined){
+let data24 = data18.max_input_bytes;
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+const err91 = {instancePath:instancePath+"/provider/max_input_bytes",schemaPath:"#/properties/provider/properties/max_input_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6653,8 +6652,9 @@ vErrors.push(err91);
 }
 errors++;
 }
-if(!pattern19.test(data24)){
-const err92 = {instancePath:instancePath+"/provider/ca_file",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 > 4194304 || isNaN(data24)){
+const err92 = {instancePath:instancePath+"/provider/max_input_bytes",schemaPath:"#/properties/provider/properties/max_input_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4194304},message:"must be <= 4194304"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6663,9 +6663,8 @@ vErrors.push(err92);
 }
 errors++;
 }
-}
-else {
-const err93 = {instancePath:instancePath+"/provider/ca_file",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data24 < 1024 || isNaN(data24)){
+const err93 = {instancePath:instancePath+"/provider/max_input_bytes",schemaPath:"#/properties/provider/properties/max_input_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6676,8 +6675,11 @@ errors++;
 }
 }
 }
-else {
-const err94 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data18.ca_file !== undefined){
+let data25 = data18.ca_file;
+if(typeof data25 === "string"){
+if(func2(data25) > 4096){
+const err94 = {instancePath:instancePath+"/provider/ca_file",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -6686,15 +6688,48 @@ vErrors.push(err94);
 }
 errors++;
 }
-}
-}
-else {
-const err95 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern19.test(data25)){
+const err95 = {instancePath:instancePath+"/provider/ca_file",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err95];
 }
 else {
 vErrors.push(err95);
+}
+errors++;
+}
+}
+else {
+const err96 = {instancePath:instancePath+"/provider/ca_file",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
+}
+errors++;
+}
+}
+}
+else {
+const err97 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err97];
+}
+else {
+vErrors.push(err97);
+}
+errors++;
+}
+}
+}
+else {
+const err98 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err98];
+}
+else {
+vErrors.push(err98);
 }
 errors++;
 }
@@ -6704,10 +6739,10 @@ return errors === 0;
 validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:gate:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","checker","proposal_sha256","passed","failed_rules","rules","changed_files"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"gate"},"version":{"type":"integer","minimum":1}}},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"passed":{"type":"boolean"},"failed_rules":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"}},"rules":{"type":"array","minItems":17,"maxItems":17,"items":{"type":"object","additionalProperties":false,"required":["rule","status","detail","findings"],"properties":{"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}}},"changed_files":{"type":"array","maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","mode","baseline_sha256","candidate_sha256","candidate_bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"baseline_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_bytes":{"type":"integer","minimum":0}}}},"patch":{"type":"object","additionalProperties":false,"required":["sha256","bytes","max_bytes"],"properties":{"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":1},"max_bytes":{"type":"integer","minimum":1024,"maximum":262144}}}}};
-const schema105 = {"type":"string","enum":["path-tricks","allowlist","classifier","no-new-files","modes-unchanged","exact-application","diff-size","parses","imports-preserved","declarations-preserved","exports-preserved","signatures-preserved","calls-preserved","names-preserved","no-init-hook","no-test-framing","directives-preserved"]};
-const schema107 = {"type":"string","enum":["pass","fail","not_checked"]};
-const pattern56 = new RegExp("^[^\\n\\r]*$", "u");
+const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:gate:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","checker","proposal_sha256","passed","failed_rules","rules","changed_files"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"gate"},"version":{"type":"integer","minimum":1}}},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"passed":{"type":"boolean"},"failed_rules":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"}},"rules":{"type":"array","minItems":17,"maxItems":17,"items":{"type":"object","additionalProperties":false,"required":["rule","status","detail","findings"],"properties":{"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}}},"changed_files":{"type":"array","maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","mode","baseline_sha256","candidate_sha256","candidate_bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"baseline_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_bytes":{"type":"integer","minimum":0}}}},"patch":{"type":"object","additionalProperties":false,"required":["sha256","bytes","max_bytes"],"properties":{"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":1},"max_bytes":{"type":"integer","minimum":1024,"maximum":262144}}}}};
+const schema106 = {"type":"string","enum":["path-tricks","allowlist","classifier","no-new-files","modes-unchanged","exact-application","diff-size","parses","imports-preserved","declarations-preserved","exports-preserved","signatures-preserved","calls-preserved","names-preserved","no-init-hook","no-test-framing","directives-preserved"]};
+const schema108 = {"type":"string","enum":["pass","fail","not_checked"]};
+const pattern57 = new RegExp("^[^\\n\\r]*$", "u");
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:gate:v1" */;
@@ -6812,7 +6847,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema101.properties, key0))){
+if(!(func1.call(schema102.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -7023,7 +7058,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!(((((((((((((((((data9 === "path-tricks") || (data9 === "allowlist")) || (data9 === "classifier")) || (data9 === "no-new-files")) || (data9 === "modes-unchanged")) || (data9 === "exact-application")) || (data9 === "diff-size")) || (data9 === "parses")) || (data9 === "imports-preserved")) || (data9 === "declarations-preserved")) || (data9 === "exports-preserved")) || (data9 === "signatures-preserved")) || (data9 === "calls-preserved")) || (data9 === "names-preserved")) || (data9 === "no-init-hook")) || (data9 === "no-test-framing")) || (data9 === "directives-preserved"))){
-const err26 = {instancePath:instancePath+"/failed_rules/" + i0,schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/failed_rules/" + i0,schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -7137,7 +7172,7 @@ vErrors.push(err35);
 errors++;
 }
 if(!(((((((((((((((((data12 === "path-tricks") || (data12 === "allowlist")) || (data12 === "classifier")) || (data12 === "no-new-files")) || (data12 === "modes-unchanged")) || (data12 === "exact-application")) || (data12 === "diff-size")) || (data12 === "parses")) || (data12 === "imports-preserved")) || (data12 === "declarations-preserved")) || (data12 === "exports-preserved")) || (data12 === "signatures-preserved")) || (data12 === "calls-preserved")) || (data12 === "names-preserved")) || (data12 === "no-init-hook")) || (data12 === "no-test-framing")) || (data12 === "directives-preserved"))){
-const err36 = {instancePath:instancePath+"/rules/" + i1+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
+const err36 = {instancePath:instancePath+"/rules/" + i1+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -7160,7 +7195,7 @@ vErrors.push(err37);
 errors++;
 }
 if(!(((data13 === "pass") || (data13 === "fail")) || (data13 === "not_checked"))){
-const err38 = {instancePath:instancePath+"/rules/" + i1+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"};
+const err38 = {instancePath:instancePath+"/rules/" + i1+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema108.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -7193,7 +7228,7 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(!pattern56.test(data14)){
+if(!pattern57.test(data14)){
 const err41 = {instancePath:instancePath+"/rules/" + i1+"/detail",schemaPath:"#/properties/rules/items/properties/detail/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err41];
@@ -7242,7 +7277,7 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(!pattern56.test(data16)){
+if(!pattern57.test(data16)){
 const err45 = {instancePath:instancePath+"/rules/" + i1+"/findings/" + i2,schemaPath:"#/properties/rules/items/properties/findings/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err45];
@@ -7437,7 +7472,7 @@ vErrors.push(err61);
 errors++;
 }
 if(!((data20 === "100644") || (data20 === "100755"))){
-const err62 = {instancePath:instancePath+"/changed_files/" + i3+"/mode",schemaPath:"#/properties/changed_files/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema101.properties.changed_files.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err62 = {instancePath:instancePath+"/changed_files/" + i3+"/mode",schemaPath:"#/properties/changed_files/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema102.properties.changed_files.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -7940,7 +7975,7 @@ return errors === 0;
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema113 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir","deadline"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"deadline":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
+const schema114 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir","deadline"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"deadline":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:lock:v1" */;
@@ -8120,9 +8155,9 @@ return errors === 0;
 validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema117 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:outcome:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","outcome","step","decided_at","reason"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"decided_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"reason":{"$ref":"urn:repairline:error:v1"}},"if":{"properties":{"outcome":{"const":"provider_error"}}},"then":{"required":["retryable"]},"else":{"not":{"required":["retryable"]}}};
-const schema119 = {"type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
-const schema120 = {"type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
+const schema118 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:outcome:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","outcome","step","decided_at","reason"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"decided_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"reason":{"$ref":"urn:repairline:error:v1"}},"if":{"properties":{"outcome":{"const":"provider_error"}}},"then":{"required":["retryable"]},"else":{"not":{"required":["retryable"]}}};
+const schema120 = {"type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
+const schema121 = {"type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:outcome:v1" */;
@@ -8357,7 +8392,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!((((((((data3 === "scoped_test_verified") || (data3 === "not_reproduced")) || (data3 === "rejected")) || (data3 === "failed")) || (data3 === "timed_out")) || (data3 === "interrupted")) || (data3 === "provider_error")) || (data3 === "fault"))){
-const err16 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema119.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8392,7 +8427,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((((((data5 === "admit") || (data5 === "extract-tree")) || (data5 === "reproduce")) || (data5 === "ask-provider")) || (data5 === "gate-patch")) || (data5 === "verify")) || (data5 === "receipt")) || (data5 === "attempt"))){
-const err19 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8450,7 +8485,7 @@ return errors === 0;
 validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema122 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:proposal:v1","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"type":"string","minLength":1,"maxLength":300},"change":{"type":"string","minLength":1,"maxLength":300},"risk":{"type":"string","minLength":1,"maxLength":300}}},"edits":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"type":"string","minLength":1,"maxLength":4096},"search":{"type":"string","minLength":1,"maxLength":65536},"replace":{"type":"string","maxLength":65536}}}}}};
+const schema123 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:proposal:v1","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"type":"string","minLength":1,"maxLength":300},"change":{"type":"string","minLength":1,"maxLength":300},"risk":{"type":"string","minLength":1,"maxLength":300}}},"edits":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"type":"string","minLength":1,"maxLength":4096},"search":{"type":"string","minLength":1,"maxLength":65536},"replace":{"type":"string","maxLength":65536}}}}}};
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:proposal:v1" */;
@@ -8863,8 +8898,8 @@ return errors === 0;
 validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema123 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir_name":{"type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs"},"case":{"$ref":"urn:repairline:case:v1"},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute"},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister"},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister"},"outcome":{"type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}},"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"commands":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"type":"integer"},"signal":{"type":"string"},"timed_out":{"type":"boolean"},"duration_ms":{"type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"validation":{"type":"array","maxItems":4,"items":{"type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"type":"string"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checkout":{"type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"clean_before":{"const":true},"clean_after":{"type":"boolean"},"after_detail":{"type":"string"}},"if":{"properties":{"clean_after":{"const":true}}},"then":{"not":{"required":["after_detail"]}},"else":{"required":["after_detail"]}},"test_hooks":{"type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"stated_limits":{"type":"array","minItems":1,"items":{"type":"string"}}}};
-const pattern68 = new RegExp("^[0-9a-f]{16}$", "u");
+const schema124 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir_name":{"type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs"},"case":{"$ref":"urn:repairline:case:v1"},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute"},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister"},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister"},"outcome":{"type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}},"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"commands":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"type":"integer"},"signal":{"type":"string"},"timed_out":{"type":"boolean"},"duration_ms":{"type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"validation":{"type":"array","maxItems":4,"items":{"type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"type":"string"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checkout":{"type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"clean_before":{"const":true},"clean_after":{"type":"boolean"},"after_detail":{"type":"string"}},"if":{"properties":{"clean_after":{"const":true}}},"then":{"not":{"required":["after_detail"]}},"else":{"required":["after_detail"]}},"test_hooks":{"type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"stated_limits":{"type":"array","minItems":1,"items":{"type":"string"}}}};
+const pattern69 = new RegExp("^[0-9a-f]{16}$", "u");
 
 function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10003,7 +10038,7 @@ vErrors.push(err15);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema123.properties, key0))){
+if(!(func1.call(schema124.properties, key0))){
 const err16 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err16];
@@ -10054,7 +10089,7 @@ errors++;
 if(data.attempt_dir_name !== undefined){
 let data2 = data.attempt_dir_name;
 if(typeof data2 === "string"){
-if(!pattern68.test(data2)){
+if(!pattern69.test(data2)){
 const err20 = {instancePath:instancePath+"/attempt_dir_name",schemaPath:"#/properties/attempt_dir_name/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{16}$"},message:"must match pattern \""+"^[0-9a-f]{16}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -10164,7 +10199,7 @@ vErrors.push(err26);
 errors++;
 }
 if(!((((((((data9 === "scoped_test_verified") || (data9 === "not_reproduced")) || (data9 === "rejected")) || (data9 === "failed")) || (data9 === "timed_out")) || (data9 === "interrupted")) || (data9 === "provider_error")) || (data9 === "fault"))){
-const err27 = {instancePath:instancePath+"/outcome/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema119.enum},message:"must be equal to one of the allowed values"};
+const err27 = {instancePath:instancePath+"/outcome/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -10199,7 +10234,7 @@ vErrors.push(err29);
 errors++;
 }
 if(!((((((((data11 === "admit") || (data11 === "extract-tree")) || (data11 === "reproduce")) || (data11 === "ask-provider")) || (data11 === "gate-patch")) || (data11 === "verify")) || (data11 === "receipt")) || (data11 === "attempt"))){
-const err30 = {instancePath:instancePath+"/outcome/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
+const err30 = {instancePath:instancePath+"/outcome/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -10506,7 +10541,7 @@ vErrors.push(err55);
 errors++;
 }
 if(!((data20 === "reproduce") || (data20 === "verify"))){
-const err56 = {instancePath:instancePath+"/commands/" + i1+"/step",schemaPath:"#/properties/commands/items/properties/step/enum",keyword:"enum",params:{allowedValues: schema123.properties.commands.items.properties.step.enum},message:"must be equal to one of the allowed values"};
+const err56 = {instancePath:instancePath+"/commands/" + i1+"/step",schemaPath:"#/properties/commands/items/properties/step/enum",keyword:"enum",params:{allowedValues: schema124.properties.commands.items.properties.step.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -10788,7 +10823,7 @@ vErrors.push(err78);
 errors++;
 }
 if(!((((data32 === "job_instructions_validation") || (data32 === "prompt_validation")) || (data32 === "request_instructions_validation")) || (data32 === "summary_validation"))){
-const err79 = {instancePath:instancePath+"/validation/" + i4+"/stage",schemaPath:"#/properties/validation/items/properties/stage/enum",keyword:"enum",params:{allowedValues: schema123.properties.validation.items.properties.stage.enum},message:"must be equal to one of the allowed values"};
+const err79 = {instancePath:instancePath+"/validation/" + i4+"/stage",schemaPath:"#/properties/validation/items/properties/stage/enum",keyword:"enum",params:{allowedValues: schema124.properties.validation.items.properties.stage.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -10811,7 +10846,7 @@ vErrors.push(err80);
 errors++;
 }
 if(!(((data33 === "pass") || (data33 === "fail")) || (data33 === "not_applicable"))){
-const err81 = {instancePath:instancePath+"/validation/" + i4+"/status",schemaPath:"#/properties/validation/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema123.properties.validation.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err81 = {instancePath:instancePath+"/validation/" + i4+"/status",schemaPath:"#/properties/validation/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema124.properties.validation.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -11308,7 +11343,7 @@ return errors === 0;
 validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema156 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-attempt:v1","type":"object","additionalProperties":false,"required":["v","kind","path","key"],"properties":{"v":{"const":1},"kind":{"const":"attempt"},"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const schema157 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-attempt:v1","type":"object","additionalProperties":false,"required":["v","kind","path","key"],"properties":{"v":{"const":1},"kind":{"const":"attempt"},"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
 
 function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-attempt:v1" */;
@@ -11475,7 +11510,7 @@ return errors === 0;
 validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema159 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-baseline:v1","type":"object","additionalProperties":false,"required":["v","kind","case_identity","reproduced","identities","failing","exit_code"],"properties":{"v":{"const":1},"kind":{"const":"baseline"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"reproduced":{"type":"boolean"},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
+const schema160 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-baseline:v1","type":"object","additionalProperties":false,"required":["v","kind","case_identity","reproduced","identities","failing","exit_code"],"properties":{"v":{"const":1},"kind":{"const":"baseline"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"reproduced":{"type":"boolean"},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
 
 function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-baseline:v1" */;
@@ -11708,7 +11743,7 @@ errors++;
 if(data.exit_code !== undefined){
 let data7 = data.exit_code;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err19 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema159.properties.exit_code.type},message:"must be integer,null"};
+const err19 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema160.properties.exit_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -11760,7 +11795,7 @@ return errors === 0;
 validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema161 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-case-status:v1","type":"object","additionalProperties":false,"required":["v","kind","case_id","status"],"properties":{"v":{"const":1},"kind":{"const":"case-status"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"status":{"type":"string","enum":["eligible","ineligible","consumed","interrupted","running"]},"reason":{"$ref":"urn:repairline:error:v1"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"readback":{"type":"object","additionalProperties":false,"required":["valid"],"properties":{"valid":{"type":"boolean"},"codes":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}}}};
+const schema162 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-case-status:v1","type":"object","additionalProperties":false,"required":["v","kind","case_id","status"],"properties":{"v":{"const":1},"kind":{"const":"case-status"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"status":{"type":"string","enum":["eligible","ineligible","consumed","interrupted","running"]},"reason":{"$ref":"urn:repairline:error:v1"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"readback":{"type":"object","additionalProperties":false,"required":["valid"],"properties":{"valid":{"type":"boolean"},"codes":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}}}};
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-case-status:v1" */;
@@ -11815,7 +11850,7 @@ vErrors.push(err3);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema161.properties, key0))){
+if(!(func1.call(schema162.properties, key0))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -11908,7 +11943,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(((((data3 === "eligible") || (data3 === "ineligible")) || (data3 === "consumed")) || (data3 === "interrupted")) || (data3 === "running"))){
-const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema161.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema162.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11997,7 +12032,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((((((data7 === "scoped_test_verified") || (data7 === "not_reproduced")) || (data7 === "rejected")) || (data7 === "failed")) || (data7 === "timed_out")) || (data7 === "interrupted")) || (data7 === "provider_error")) || (data7 === "fault"))){
-const err19 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema119.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -12114,7 +12149,7 @@ return errors === 0;
 validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema167 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-check:v1","type":"object","additionalProperties":false,"required":["v","kind","file","match"],"properties":{"v":{"const":1},"kind":{"const":"check"},"file":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"match":{"type":"boolean"},"retained_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"recomputed_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const schema168 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-check:v1","type":"object","additionalProperties":false,"required":["v","kind","file","match"],"properties":{"v":{"const":1},"kind":{"const":"check"},"file":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"match":{"type":"boolean"},"retained_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"recomputed_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-check:v1" */;
@@ -12328,7 +12363,7 @@ return errors === 0;
 validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema171 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-error:v1","type":"object","additionalProperties":false,"required":["v","kind","code","message"],"properties":{"v":{"const":1},"kind":{"const":"error"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","minLength":1,"maxLength":8192},"path":{"type":"string","maxLength":4096},"hint":{"type":"string","maxLength":8192}}};
+const schema172 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-error:v1","type":"object","additionalProperties":false,"required":["v","kind","code","message"],"properties":{"v":{"const":1},"kind":{"const":"error"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","minLength":1,"maxLength":8192},"path":{"type":"string","maxLength":4096},"hint":{"type":"string","maxLength":8192}}};
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-error:v1" */;
@@ -12545,7 +12580,7 @@ return errors === 0;
 validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema173 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-preflight:v1","type":"object","additionalProperties":false,"required":["v","kind","ok","checks","limits","namespaces","samples"],"properties":{"v":{"const":1},"kind":{"const":"preflight"},"runner":{"type":"string","enum":["go","node"]},"ok":{"type":"boolean"},"checks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","ok","detail"],"properties":{"name":{"type":"string"},"ok":{"type":"boolean"},"detail":{"type":"string"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}},"limits":{"type":"array","items":{"$ref":"urn:repairline:limit-reading:v1"}},"namespaces":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"properties":{"name":{"type":"string"},"host":{"type":"string"},"sandbox":{"type":"string"}}}},"samples":{"type":"array","items":{"$ref":"urn:repairline:resource-sample:v1"}}}};
+const schema174 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-preflight:v1","type":"object","additionalProperties":false,"required":["v","kind","ok","checks","limits","namespaces","samples"],"properties":{"v":{"const":1},"kind":{"const":"preflight"},"runner":{"type":"string","enum":["go","node"]},"ok":{"type":"boolean"},"checks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","ok","detail"],"properties":{"name":{"type":"string"},"ok":{"type":"boolean"},"detail":{"type":"string"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}},"limits":{"type":"array","items":{"$ref":"urn:repairline:limit-reading:v1"}},"namespaces":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"properties":{"name":{"type":"string"},"host":{"type":"string"},"sandbox":{"type":"string"}}}},"samples":{"type":"array","items":{"$ref":"urn:repairline:resource-sample:v1"}}}};
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-preflight:v1" */;
@@ -12678,7 +12713,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((data2 === "go") || (data2 === "node"))){
-const err11 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema173.properties.runner.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema174.properties.runner.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -13218,7 +13253,7 @@ return errors === 0;
 validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema176 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-readback:v1","type":"object","additionalProperties":false,"required":["v","kind","attempt_dir","valid","findings"],"properties":{"v":{"const":1},"kind":{"const":"readback"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"valid":{"type":"boolean"},"findings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["code","severity","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"severity":{"type":"string","enum":["error","notice"]},"path":{"type":"string"},"message":{"type":"string"}}}}}};
+const schema177 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-readback:v1","type":"object","additionalProperties":false,"required":["v","kind","attempt_dir","valid","findings"],"properties":{"v":{"const":1},"kind":{"const":"readback"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"valid":{"type":"boolean"},"findings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["code","severity","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"severity":{"type":"string","enum":["error","notice"]},"path":{"type":"string"},"message":{"type":"string"}}}}}};
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-readback:v1" */;
@@ -13391,7 +13426,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((((data4 === "scoped_test_verified") || (data4 === "not_reproduced")) || (data4 === "rejected")) || (data4 === "failed")) || (data4 === "timed_out")) || (data4 === "interrupted")) || (data4 === "provider_error")) || (data4 === "fault"))){
-const err14 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema119.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -13500,7 +13535,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!((data9 === "error") || (data9 === "notice"))){
-const err23 = {instancePath:instancePath+"/findings/" + i0+"/severity",schemaPath:"#/properties/findings/items/properties/severity/enum",keyword:"enum",params:{allowedValues: schema176.properties.findings.items.properties.severity.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/findings/" + i0+"/severity",schemaPath:"#/properties/findings/items/properties/severity/enum",keyword:"enum",params:{allowedValues: schema177.properties.findings.items.properties.severity.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -13575,7 +13610,7 @@ return errors === 0;
 validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema181 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-result:v1","type":"object","additionalProperties":false,"required":["v","kind","tool","exit"],"properties":{"v":{"const":1},"kind":{"const":"result"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"exit":{"type":"integer","enum":[0,1,2,65,66,69,70,73,75,77,78]},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"}}};
+const schema182 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-result:v1","type":"object","additionalProperties":false,"required":["v","kind","tool","exit"],"properties":{"v":{"const":1},"kind":{"const":"result"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"exit":{"type":"integer","enum":[0,1,2,65,66,69,70,73,75,77,78]},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"}}};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-result:v1" */;
@@ -13678,7 +13713,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((((((((data2 === "admit") || (data2 === "extract-tree")) || (data2 === "reproduce")) || (data2 === "ask-provider")) || (data2 === "gate-patch")) || (data2 === "verify")) || (data2 === "receipt")) || (data2 === "attempt"))){
-const err8 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -13701,7 +13736,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!(((((((((((data3 === 0) || (data3 === 1)) || (data3 === 2)) || (data3 === 65)) || (data3 === 66)) || (data3 === 69)) || (data3 === 70)) || (data3 === 73)) || (data3 === 75)) || (data3 === 77)) || (data3 === 78))){
-const err10 = {instancePath:instancePath+"/exit",schemaPath:"#/properties/exit/enum",keyword:"enum",params:{allowedValues: schema181.properties.exit.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/exit",schemaPath:"#/properties/exit/enum",keyword:"enum",params:{allowedValues: schema182.properties.exit.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -13724,7 +13759,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!((((((((data4 === "scoped_test_verified") || (data4 === "not_reproduced")) || (data4 === "rejected")) || (data4 === "failed")) || (data4 === "timed_out")) || (data4 === "interrupted")) || (data4 === "provider_error")) || (data4 === "fault"))){
-const err12 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema119.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -13751,7 +13786,7 @@ return errors === 0;
 validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema184 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-rule:v1","type":"object","additionalProperties":false,"required":["v","kind","rule","status","detail"],"properties":{"v":{"const":1},"kind":{"const":"rule"},"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}};
+const schema185 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-rule:v1","type":"object","additionalProperties":false,"required":["v","kind","rule","status","detail"],"properties":{"v":{"const":1},"kind":{"const":"rule"},"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-rule:v1" */;
@@ -13864,7 +13899,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((((((((((((((((data2 === "path-tricks") || (data2 === "allowlist")) || (data2 === "classifier")) || (data2 === "no-new-files")) || (data2 === "modes-unchanged")) || (data2 === "exact-application")) || (data2 === "diff-size")) || (data2 === "parses")) || (data2 === "imports-preserved")) || (data2 === "declarations-preserved")) || (data2 === "exports-preserved")) || (data2 === "signatures-preserved")) || (data2 === "calls-preserved")) || (data2 === "names-preserved")) || (data2 === "no-init-hook")) || (data2 === "no-test-framing")) || (data2 === "directives-preserved"))){
-const err9 = {instancePath:instancePath+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -13887,7 +13922,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!(((data3 === "pass") || (data3 === "fail")) || (data3 === "not_checked"))){
-const err11 = {instancePath:instancePath+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema108.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -13920,7 +13955,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern56.test(data4)){
+if(!pattern57.test(data4)){
 const err14 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -13969,7 +14004,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern56.test(data6)){
+if(!pattern57.test(data6)){
 const err18 = {instancePath:instancePath+"/findings/" + i0,schemaPath:"#/properties/findings/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -14020,8 +14055,8 @@ return errors === 0;
 validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema187 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"const":1},"kind":{"const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"command":{"type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
-const pattern103 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
+const schema188 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"const":1},"kind":{"const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"command":{"type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
+const pattern104 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-start:v1" */;
@@ -14114,7 +14149,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((((((((data2 === "admit") || (data2 === "extract-tree")) || (data2 === "reproduce")) || (data2 === "ask-provider")) || (data2 === "gate-patch")) || (data2 === "verify")) || (data2 === "receipt")) || (data2 === "attempt"))){
-const err7 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -14127,7 +14162,7 @@ errors++;
 if(data.command !== undefined){
 let data3 = data.command;
 if(typeof data3 === "string"){
-if(!pattern103.test(data3)){
+if(!pattern104.test(data3)){
 const err8 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z-]{0,31}$"},message:"must match pattern \""+"^[a-z][a-z-]{0,31}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -14166,7 +14201,7 @@ return errors === 0;
 validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema189 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-tree:v1","type":"object","additionalProperties":false,"required":["v","kind","source_sha","entries","bytes","tar_bytes","tar_sha256","manifest_sha256"],"properties":{"v":{"const":1},"kind":{"const":"tree"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"integer","minimum":0,"maximum":20000},"bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_bytes":{"type":"integer","minimum":1024},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"manifest_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const schema190 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-tree:v1","type":"object","additionalProperties":false,"required":["v","kind","source_sha","entries","bytes","tar_bytes","tar_sha256","manifest_sha256"],"properties":{"v":{"const":1},"kind":{"const":"tree"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"integer","minimum":0,"maximum":20000},"bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_bytes":{"type":"integer","minimum":1024},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"manifest_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-tree:v1" */;
@@ -14483,7 +14518,7 @@ return errors === 0;
 validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema193 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-verify:v1","type":"object","additionalProperties":false,"required":["v","kind","classification","red_then_green","reasons","identities","failing"],"properties":{"v":{"const":1},"kind":{"const":"verify"},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"red_then_green":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"note":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"},"reasons":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
+const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-verify:v1","type":"object","additionalProperties":false,"required":["v","kind","classification","red_then_green","reasons","identities","failing"],"properties":{"v":{"const":1},"kind":{"const":"verify"},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"red_then_green":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"note":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"},"reasons":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
 
 function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-verify:v1" */;
@@ -14568,7 +14603,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema193.properties, key0))){
+if(!(func1.call(schema194.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -14616,7 +14651,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((data2 === "scoped_test_verified") || (data2 === "failed")) || (data2 === "fault")) || (data2 === "timed_out"))){
-const err11 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema193.properties.classification.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema194.properties.classification.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -14639,7 +14674,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(((((((data3 === "red_then_green") || (data3 === "red_then_red")) || (data3 === "red_then_skipped")) || (data3 === "red_then_missing")) || (data3 === "red_then_fault")) || (data3 === "red_then_timed_out")) || (data3 === "not_red"))){
-const err13 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/enum",keyword:"enum",params:{allowedValues: schema193.properties.red_then_green.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/enum",keyword:"enum",params:{allowedValues: schema194.properties.red_then_green.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -14662,7 +14697,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern56.test(data4)){
+if(!pattern57.test(data4)){
 const err15 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -14711,7 +14746,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!pattern56.test(data6)){
+if(!pattern57.test(data6)){
 const err19 = {instancePath:instancePath+"/reasons/" + i0,schemaPath:"#/properties/reasons/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -14850,8 +14885,8 @@ return errors === 0;
 validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema195 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:register-manifest:v1","type":"object","additionalProperties":false,"required":["version","tasks","surfaces"],"properties":{"version":{"const":1},"tasks":{"type":"object","propertyNames":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"additionalProperties":{"$ref":"#/$defs/row"}},"surfaces":{"type":"object","additionalProperties":false,"required":["agent","prompts"],"properties":{"agent":{"$ref":"#/$defs/row"},"prompts":{"$ref":"#/$defs/row"}}}},"$defs":{"row":{"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}}}};
-const schema197 = {"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}};
+const schema196 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:register-manifest:v1","type":"object","additionalProperties":false,"required":["version","tasks","surfaces"],"properties":{"version":{"const":1},"tasks":{"type":"object","propertyNames":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"additionalProperties":{"$ref":"#/$defs/row"}},"surfaces":{"type":"object","additionalProperties":false,"required":["agent","prompts"],"properties":{"agent":{"$ref":"#/$defs/row"},"prompts":{"$ref":"#/$defs/row"}}}},"$defs":{"row":{"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}}}};
+const schema198 = {"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}};
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -15160,8 +15195,8 @@ return errors === 0;
 validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema199 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:request:v1","type":"object","additionalProperties":false,"required":["model","instructions","input","max_output_tokens","store","text"],"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"instructions":{"type":"string","minLength":1},"input":{"type":"string","minLength":1},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"store":{"const":false},"text":{"type":"object","additionalProperties":false,"required":["format"],"properties":{"format":{"type":"object","additionalProperties":false,"required":["type","name","strict","schema"],"properties":{"type":{"const":"json_schema"},"name":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"strict":{"const":true},"schema":{"const":{"description":"proposal.json: the model's structured answer (DESIGN §6a). The summary passes the return contract before any edit is looked at; the edits are exact search/replace pairs applied in order by gate-patch. This schema is also sent (strict json_schema) as the request's text.format.","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"description":"Three one-line fields, in this order.","type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"description":"What causes the failure.","type":"string"},"change":{"description":"What the edits change.","type":"string"},"risk":{"description":"What could go wrong.","type":"string"}}},"edits":{"description":"Exact edits, applied in order; each search occurs exactly once at that point.","type":"array","minItems":1,"maxItems":32,"items":{"description":"One exact search/replace edit of an allowed file.","type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"description":"One of allowed_files.","type":"string"},"search":{"description":"Exact existing text.","type":"string"},"replace":{"description":"New text.","type":"string"}}}}}}}}}}}}};
-const pattern112 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
+const schema200 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:request:v1","type":"object","additionalProperties":false,"required":["model","instructions","input","max_output_tokens","store","text"],"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"instructions":{"type":"string","minLength":1},"input":{"type":"string","minLength":1},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"store":{"const":false},"text":{"type":"object","additionalProperties":false,"required":["format"],"properties":{"format":{"type":"object","additionalProperties":false,"required":["type","name","strict","schema"],"properties":{"type":{"const":"json_schema"},"name":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"strict":{"const":true},"schema":{"const":{"description":"proposal.json: the model's structured answer (DESIGN §6a). The summary passes the return contract before any edit is looked at; the edits are exact search/replace pairs applied in order by gate-patch. This schema is also sent (strict json_schema) as the request's text.format.","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"description":"Three one-line fields, in this order.","type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"description":"What causes the failure.","type":"string"},"change":{"description":"What the edits change.","type":"string"},"risk":{"description":"What could go wrong.","type":"string"}}},"edits":{"description":"Exact edits, applied in order; each search occurs exactly once at that point.","type":"array","minItems":1,"maxItems":32,"items":{"description":"One exact search/replace edit of an allowed file.","type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"description":"One of allowed_files.","type":"string"},"search":{"description":"Exact existing text.","type":"string"},"replace":{"description":"New text.","type":"string"}}}}}}}}}}}}};
+const pattern113 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
 function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:request:v1" */;
@@ -15270,7 +15305,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern51.test(data0)){
+if(!pattern52.test(data0)){
 const err9 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -15484,7 +15519,7 @@ errors++;
 if(data6.name !== undefined){
 let data8 = data6.name;
 if(typeof data8 === "string"){
-if(!pattern112.test(data8)){
+if(!pattern113.test(data8)){
 const err27 = {instancePath:instancePath+"/text/format/name",schemaPath:"#/properties/text/properties/format/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
@@ -15519,8 +15554,8 @@ errors++;
 }
 }
 if(data6.schema !== undefined){
-if(!func0(data6.schema, schema199.properties.text.properties.format.properties.schema.const)){
-const err30 = {instancePath:instancePath+"/text/format/schema",schemaPath:"#/properties/text/properties/format/properties/schema/const",keyword:"const",params:{allowedValue: schema199.properties.text.properties.format.properties.schema.const},message:"must be equal to constant"};
+if(!func0(data6.schema, schema200.properties.text.properties.format.properties.schema.const)){
+const err30 = {instancePath:instancePath+"/text/format/schema",schemaPath:"#/properties/text/properties/format/properties/schema/const",keyword:"const",params:{allowedValue: schema200.properties.text.properties.format.properties.schema.const},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -15573,7 +15608,7 @@ validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 
-const schema200 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:response:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","received_at","http_status","headers","body_bytes","body_complete","body_utf8","body","redactions"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"received_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"http_status":{"type":"integer","minimum":100,"maximum":999},"headers":{"type":"object","additionalProperties":false,"properties":{"content-type":{"type":"string","maxLength":1024},"content-encoding":{"type":"string","maxLength":1024},"content-length":{"type":"string","maxLength":1024},"location":{"type":"string","maxLength":1024},"x-request-id":{"type":"string","maxLength":1024},"retry-after":{"type":"string","maxLength":1024},"retry-after-ms":{"type":"string","maxLength":1024},"x-should-retry":{"type":"string","maxLength":1024}}},"body_bytes":{"type":"integer","minimum":0},"body_complete":{"type":"boolean"},"body_utf8":{"type":"boolean"},"body":{"type":["string","null"]},"redactions":{"type":"integer","minimum":0}}};
+const schema201 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:response:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","received_at","http_status","headers","body_bytes","body_complete","body_utf8","body","redactions"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"received_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"http_status":{"type":"integer","minimum":100,"maximum":999},"headers":{"type":"object","additionalProperties":false,"properties":{"content-type":{"type":"string","maxLength":1024},"content-encoding":{"type":"string","maxLength":1024},"content-length":{"type":"string","maxLength":1024},"location":{"type":"string","maxLength":1024},"x-request-id":{"type":"string","maxLength":1024},"retry-after":{"type":"string","maxLength":1024},"retry-after-ms":{"type":"string","maxLength":1024},"x-should-retry":{"type":"string","maxLength":1024}}},"body_bytes":{"type":"integer","minimum":0},"body_complete":{"type":"boolean"},"body_utf8":{"type":"boolean"},"body":{"type":["string","null"]},"redactions":{"type":"integer","minimum":0}}};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:response:v1" */;
@@ -15688,7 +15723,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema200.properties, key0))){
+if(!(func1.call(schema201.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -16075,7 +16110,7 @@ errors++;
 if(data.body !== undefined){
 let data16 = data.body;
 if((typeof data16 !== "string") && (data16 !== null)){
-const err41 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: schema200.properties.body.type},message:"must be string,null"};
+const err41 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: schema201.properties.body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -16127,8 +16162,8 @@ return errors === 0;
 validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema203 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:routing-policy:v1","type":"object","additionalProperties":false,"required":["version","cost_ceiling_usd","routes"],"properties":{"version":{"const":1},"cost_ceiling_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"routes":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"#/$defs/route"}}},"$defs":{"route":{"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}}}};
-const schema205 = {"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
+const schema204 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:routing-policy:v1","type":"object","additionalProperties":false,"required":["version","cost_ceiling_usd","routes"],"properties":{"version":{"const":1},"cost_ceiling_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"routes":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"#/$defs/route"}}},"$defs":{"route":{"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}}}};
+const schema206 = {"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
 
 function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -16294,7 +16329,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern51.test(data2)){
+if(!pattern52.test(data2)){
 const err14 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -16635,7 +16670,7 @@ validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 
-const schema212 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:started:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","started_at"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"started_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
+const schema213 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:started:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","started_at"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"started_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:started:v1" */;
@@ -16770,8 +16805,8 @@ return errors === 0;
 validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema215 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:step-lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","step","pid","start_ticks","boot_id"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"pid":{"type":"integer","minimum":1},"start_ticks":{"type":"integer","minimum":0},"boot_id":{"type":"string","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"}}};
-const pattern120 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
+const schema216 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:step-lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","step","pid","start_ticks","boot_id"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"pid":{"type":"integer","minimum":1},"start_ticks":{"type":"integer","minimum":0},"boot_id":{"type":"string","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"}}};
+const pattern121 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:step-lock:v1" */;
@@ -16907,7 +16942,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((((((data2 === "admit") || (data2 === "extract-tree")) || (data2 === "reproduce")) || (data2 === "ask-provider")) || (data2 === "gate-patch")) || (data2 === "verify")) || (data2 === "receipt")) || (data2 === "attempt"))){
-const err11 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -16970,7 +17005,7 @@ errors++;
 if(data.boot_id !== undefined){
 let data5 = data.boot_id;
 if(typeof data5 === "string"){
-if(!pattern120.test(data5)){
+if(!pattern121.test(data5)){
 const err16 = {instancePath:instancePath+"/boot_id",schemaPath:"#/properties/boot_id/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -17009,7 +17044,7 @@ return errors === 0;
 validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema218 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:suite-report:v1","type":"object","additionalProperties":false,"required":["version","cases"],"properties":{"version":{"const":1},"suite":{"type":"string","maxLength":200},"generated_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"cases":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"urn:repairline:case:v1"}}}};
+const schema219 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:suite-report:v1","type":"object","additionalProperties":false,"required":["version","cases"],"properties":{"version":{"const":1},"suite":{"type":"string","maxLength":200},"generated_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"cases":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"urn:repairline:case:v1"}}}};
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:suite-report:v1" */;
@@ -17176,7 +17211,7 @@ return errors === 0;
 validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema220 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:test-event:v1","type":"object","additionalProperties":false,"required":["Action"],"properties":{"Time":{"type":"string","maxLength":64},"Action":{"type":"string","enum":["start","run","pause","cont","pass","bench","fail","output","skip","build-output","build-fail"]},"Package":{"type":"string","maxLength":4096},"Test":{"type":"string","maxLength":4096},"Elapsed":{"type":"number","minimum":0},"Output":{"type":"string"},"FailedBuild":{"type":"string","maxLength":4096},"ImportPath":{"type":"string","maxLength":4096}}};
+const schema221 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:test-event:v1","type":"object","additionalProperties":false,"required":["Action"],"properties":{"Time":{"type":"string","maxLength":64},"Action":{"type":"string","enum":["start","run","pause","cont","pass","bench","fail","output","skip","build-output","build-fail"]},"Package":{"type":"string","maxLength":4096},"Test":{"type":"string","maxLength":4096},"Elapsed":{"type":"number","minimum":0},"Output":{"type":"string"},"FailedBuild":{"type":"string","maxLength":4096},"ImportPath":{"type":"string","maxLength":4096}}};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:test-event:v1" */;
@@ -17250,7 +17285,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((((((((((data1 === "start") || (data1 === "run")) || (data1 === "pause")) || (data1 === "cont")) || (data1 === "pass")) || (data1 === "bench")) || (data1 === "fail")) || (data1 === "output")) || (data1 === "skip")) || (data1 === "build-output")) || (data1 === "build-fail"))){
-const err5 = {instancePath:instancePath+"/Action",schemaPath:"#/properties/Action/enum",keyword:"enum",params:{allowedValues: schema220.properties.Action.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/Action",schemaPath:"#/properties/Action/enum",keyword:"enum",params:{allowedValues: schema221.properties.Action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -17414,7 +17449,7 @@ return errors === 0;
 validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema221 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:tree-manifest:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","entries","entry_count","total_bytes","tar_sha256","tar_bytes"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"array","maxItems":20000,"items":{"type":"object","additionalProperties":false,"required":["path","mode","blob","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"blob":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}},"entry_count":{"type":"integer","minimum":0,"maximum":20000},"total_bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"tar_bytes":{"type":"integer","minimum":0}}};
+const schema222 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:tree-manifest:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","entries","entry_count","total_bytes","tar_sha256","tar_bytes"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"array","maxItems":20000,"items":{"type":"object","additionalProperties":false,"required":["path","mode","blob","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"blob":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}},"entry_count":{"type":"integer","minimum":0,"maximum":20000},"total_bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"tar_bytes":{"type":"integer","minimum":0}}};
 
 function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:tree-manifest:v1" */;
@@ -17719,7 +17754,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!((data6 === "100644") || (data6 === "100755"))){
-const err26 = {instancePath:instancePath+"/entries/" + i0+"/mode",schemaPath:"#/properties/entries/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema221.properties.entries.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/entries/" + i0+"/mode",schemaPath:"#/properties/entries/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema222.properties.entries.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -17965,7 +18000,7 @@ return errors === 0;
 validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema228 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:usage:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","requested_model","server_model","max_output_tokens","tokens_reported","input_tokens","output_tokens","total_tokens","reasoning_tokens","cached_tokens","estimated_cost_usd"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"requested_model":{"type":"string","minLength":1,"maxLength":200},"server_model":{"type":["string","null"],"maxLength":200},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"tokens_reported":{"type":"boolean"},"input_tokens":{"type":["integer","null"],"minimum":0},"output_tokens":{"type":["integer","null"],"minimum":0},"total_tokens":{"type":["integer","null"],"minimum":0},"reasoning_tokens":{"type":["integer","null"],"minimum":0},"cached_tokens":{"type":["integer","null"],"minimum":0},"estimated_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"measured_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
+const schema229 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:usage:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","requested_model","server_model","max_output_tokens","tokens_reported","input_tokens","output_tokens","total_tokens","reasoning_tokens","cached_tokens","estimated_cost_usd"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"requested_model":{"type":"string","minLength":1,"maxLength":200},"server_model":{"type":["string","null"],"maxLength":200},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"tokens_reported":{"type":"boolean"},"input_tokens":{"type":["integer","null"],"minimum":0},"output_tokens":{"type":["integer","null"],"minimum":0},"total_tokens":{"type":["integer","null"],"minimum":0},"reasoning_tokens":{"type":["integer","null"],"minimum":0},"cached_tokens":{"type":["integer","null"],"minimum":0},"estimated_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"measured_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:usage:v1" */;
@@ -18100,7 +18135,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema228.properties, key0))){
+if(!(func1.call(schema229.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -18186,7 +18221,7 @@ errors++;
 if(data.server_model !== undefined){
 let data3 = data.server_model;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err19 = {instancePath:instancePath+"/server_model",schemaPath:"#/properties/server_model/type",keyword:"type",params:{type: schema228.properties.server_model.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/server_model",schemaPath:"#/properties/server_model/type",keyword:"type",params:{type: schema229.properties.server_model.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -18258,7 +18293,7 @@ errors++;
 if(data.input_tokens !== undefined){
 let data6 = data.input_tokens;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err25 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/properties/input_tokens/type",keyword:"type",params:{type: schema228.properties.input_tokens.type},message:"must be integer,null"};
+const err25 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/properties/input_tokens/type",keyword:"type",params:{type: schema229.properties.input_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -18283,7 +18318,7 @@ errors++;
 if(data.output_tokens !== undefined){
 let data7 = data.output_tokens;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err27 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/type",keyword:"type",params:{type: schema228.properties.output_tokens.type},message:"must be integer,null"};
+const err27 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/type",keyword:"type",params:{type: schema229.properties.output_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -18308,7 +18343,7 @@ errors++;
 if(data.total_tokens !== undefined){
 let data8 = data.total_tokens;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-const err29 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/properties/total_tokens/type",keyword:"type",params:{type: schema228.properties.total_tokens.type},message:"must be integer,null"};
+const err29 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/properties/total_tokens/type",keyword:"type",params:{type: schema229.properties.total_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -18333,7 +18368,7 @@ errors++;
 if(data.reasoning_tokens !== undefined){
 let data9 = data.reasoning_tokens;
 if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (data9 !== null)){
-const err31 = {instancePath:instancePath+"/reasoning_tokens",schemaPath:"#/properties/reasoning_tokens/type",keyword:"type",params:{type: schema228.properties.reasoning_tokens.type},message:"must be integer,null"};
+const err31 = {instancePath:instancePath+"/reasoning_tokens",schemaPath:"#/properties/reasoning_tokens/type",keyword:"type",params:{type: schema229.properties.reasoning_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -18358,7 +18393,7 @@ errors++;
 if(data.cached_tokens !== undefined){
 let data10 = data.cached_tokens;
 if((!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))) && (data10 !== null)){
-const err33 = {instancePath:instancePath+"/cached_tokens",schemaPath:"#/properties/cached_tokens/type",keyword:"type",params:{type: schema228.properties.cached_tokens.type},message:"must be integer,null"};
+const err33 = {instancePath:instancePath+"/cached_tokens",schemaPath:"#/properties/cached_tokens/type",keyword:"type",params:{type: schema229.properties.cached_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -18467,9 +18502,9 @@ return errors === 0;
 validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema232 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:validation:v1","type":"object","additionalProperties":false,"required":["v","stage","register","register_source","checker","input_sha256","status","findings"],"properties":{"v":{"const":1},"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"register_source":{"type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"internal-text"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"findings":{"type":"array","maxItems":100,"items":{"type":"object","additionalProperties":false,"required":["rule","line","detail"],"properties":{"rule":{"type":"string","pattern":"^[a-z][a-z0-9-]{1,63}$"},"line":{"type":"integer","minimum":0},"detail":{"type":"string","minLength":1,"maxLength":500}}}}},"if":{"properties":{"status":{"const":"fail"}}},"then":{"properties":{"findings":{"type":"array","minItems":1}}},"else":{"properties":{"findings":{"type":"array","maxItems":0}}}};
-const pattern129 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$", "u");
-const pattern131 = new RegExp("^[a-z][a-z0-9-]{1,63}$", "u");
+const schema233 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:validation:v1","type":"object","additionalProperties":false,"required":["v","stage","register","register_source","checker","input_sha256","status","findings"],"properties":{"v":{"const":1},"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"register_source":{"type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"internal-text"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"findings":{"type":"array","maxItems":100,"items":{"type":"object","additionalProperties":false,"required":["rule","line","detail"],"properties":{"rule":{"type":"string","pattern":"^[a-z][a-z0-9-]{1,63}$"},"line":{"type":"integer","minimum":0},"detail":{"type":"string","minLength":1,"maxLength":500}}}}},"if":{"properties":{"status":{"const":"fail"}}},"then":{"properties":{"findings":{"type":"array","minItems":1}}},"else":{"properties":{"findings":{"type":"array","maxItems":0}}}};
+const pattern130 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$", "u");
+const pattern132 = new RegExp("^[a-z][a-z0-9-]{1,63}$", "u");
 
 function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:validation:v1" */;
@@ -18715,7 +18750,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((((data4 === "job_instructions_validation") || (data4 === "prompt_validation")) || (data4 === "request_instructions_validation")) || (data4 === "summary_validation"))){
-const err17 = {instancePath:instancePath+"/stage",schemaPath:"#/properties/stage/enum",keyword:"enum",params:{allowedValues: schema232.properties.stage.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/stage",schemaPath:"#/properties/stage/enum",keyword:"enum",params:{allowedValues: schema233.properties.stage.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -18751,7 +18786,7 @@ errors++;
 if(data.register_source !== undefined){
 let data6 = data.register_source;
 if(typeof data6 === "string"){
-if(!pattern129.test(data6)){
+if(!pattern130.test(data6)){
 const err20 = {instancePath:instancePath+"/register_source",schemaPath:"#/properties/register_source/pattern",keyword:"pattern",params:{pattern: "^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},message:"must match pattern \""+"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -18895,7 +18930,7 @@ vErrors.push(err31);
 errors++;
 }
 if(!(((data11 === "pass") || (data11 === "fail")) || (data11 === "not_applicable"))){
-const err32 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema232.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err32 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema233.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -18967,7 +19002,7 @@ errors++;
 if(data13.rule !== undefined){
 let data14 = data13.rule;
 if(typeof data14 === "string"){
-if(!pattern131.test(data14)){
+if(!pattern132.test(data14)){
 const err38 = {instancePath:instancePath+"/findings/" + i0+"/rule",schemaPath:"#/properties/findings/items/properties/rule/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9-]{1,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9-]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
@@ -19090,8 +19125,8 @@ return errors === 0;
 validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema235 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:verify:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","classification","passed","reasons","candidate","comparable","runner","exit_code","timed_out","events","identities","failing","anomalies","verdicts","red_then_green","stderr_tail"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"passed":{"type":"boolean"},"reasons":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"candidate":{"type":"object","additionalProperties":false,"required":["tree","proposal_sha256","patch_sha256","files"],"properties":{"tree":{"const":"work/candidate"},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"patch_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"files":{"type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}}}},"comparable":{"type":"object","additionalProperties":false,"required":["identical","differences"],"properties":{"identical":{"type":"boolean"},"differences":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}},"runner":{"type":"string","enum":["go","node"]},"toolchain":{"type":"string","minLength":1,"maxLength":200},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"},"fault":{"type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","maxLength":8000,"pattern":"^[^\\n\\r]*$"}}},"events":{"type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"run":{"$ref":"urn:repairline:sandbox-run:v1"},"go_cache":{"type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"method":{"type":"string","enum":["link","copy"]},"note":{"type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_tail":{"type":"string","maxLength":8192},"identities":{"type":"object","additionalProperties":{"$ref":"urn:repairline:baseline:v1#/$defs/identityState"}},"failing":{"type":"array","items":{"type":"string"}},"anomalies":{"type":"array","items":{"type":"string"}},"verdicts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate","verdict"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"$ref":"#/$defs/observed"},"candidate":{"$ref":"#/$defs/observed"},"verdict":{"type":"string","enum":["fixed","still_passes","still_fails","now_fails","now_skipped","still_skipped","now_passes","not_executed","added_pass","added_fail","added_skip"]}}}},"red_then_green":{"type":"object","additionalProperties":false,"required":["shape","identities"],"properties":{"shape":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"identities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"const":"fail"},"candidate":{"$ref":"#/$defs/observed"}}}},"note":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"if":{"properties":{"shape":{"const":"red_then_green"}}},"then":{"not":{"required":["note"]}},"else":{"required":["note"]}}},"allOf":[{"if":{"properties":{"classification":{"const":"scoped_test_verified"}}},"then":{"properties":{"passed":{"const":true},"reasons":{"type":"array","maxItems":0}}},"else":{"properties":{"passed":{"const":false},"reasons":{"type":"array","minItems":1}}}},{"if":{"properties":{"classification":{"const":"fault"}}},"then":{"required":["fault"]}}],"$defs":{"observed":{"type":"string","enum":["pass","fail","skip","missing"]}}};
-const schema246 = {"type":"string","enum":["pass","fail","skip","missing"]};
+const schema236 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:verify:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","classification","passed","reasons","candidate","comparable","runner","exit_code","timed_out","events","identities","failing","anomalies","verdicts","red_then_green","stderr_tail"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"passed":{"type":"boolean"},"reasons":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"candidate":{"type":"object","additionalProperties":false,"required":["tree","proposal_sha256","patch_sha256","files"],"properties":{"tree":{"const":"work/candidate"},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"patch_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"files":{"type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}}}},"comparable":{"type":"object","additionalProperties":false,"required":["identical","differences"],"properties":{"identical":{"type":"boolean"},"differences":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}},"runner":{"type":"string","enum":["go","node"]},"toolchain":{"type":"string","minLength":1,"maxLength":200},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"},"fault":{"type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","maxLength":8000,"pattern":"^[^\\n\\r]*$"}}},"events":{"type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"run":{"$ref":"urn:repairline:sandbox-run:v1"},"go_cache":{"type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"method":{"type":"string","enum":["link","copy","overlay"]},"note":{"type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_tail":{"type":"string","maxLength":8192},"identities":{"type":"object","additionalProperties":{"$ref":"urn:repairline:baseline:v1#/$defs/identityState"}},"failing":{"type":"array","items":{"type":"string"}},"anomalies":{"type":"array","items":{"type":"string"}},"verdicts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate","verdict"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"$ref":"#/$defs/observed"},"candidate":{"$ref":"#/$defs/observed"},"verdict":{"type":"string","enum":["fixed","still_passes","still_fails","now_fails","now_skipped","still_skipped","now_passes","not_executed","added_pass","added_fail","added_skip"]}}}},"red_then_green":{"type":"object","additionalProperties":false,"required":["shape","identities"],"properties":{"shape":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"identities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"const":"fail"},"candidate":{"$ref":"#/$defs/observed"}}}},"note":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"if":{"properties":{"shape":{"const":"red_then_green"}}},"then":{"not":{"required":["note"]}},"else":{"required":["note"]}}},"allOf":[{"if":{"properties":{"classification":{"const":"scoped_test_verified"}}},"then":{"properties":{"passed":{"const":true},"reasons":{"type":"array","maxItems":0}}},"else":{"properties":{"passed":{"const":false},"reasons":{"type":"array","minItems":1}}}},{"if":{"properties":{"classification":{"const":"fault"}}},"then":{"required":["fault"]}}],"$defs":{"observed":{"type":"string","enum":["pass","fail","skip","missing"]}}};
+const schema247 = {"type":"string","enum":["pass","fail","skip","missing"]};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:verify:v1" */;
@@ -19485,7 +19520,7 @@ vErrors.push(err28);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema235.properties, key0))){
+if(!(func1.call(schema236.properties, key0))){
 const err29 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err29];
@@ -19581,7 +19616,7 @@ vErrors.push(err36);
 errors++;
 }
 if(!((((data9 === "scoped_test_verified") || (data9 === "failed")) || (data9 === "fault")) || (data9 === "timed_out"))){
-const err37 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema235.properties.classification.enum},message:"must be equal to one of the allowed values"};
+const err37 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema236.properties.classification.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -19620,7 +19655,7 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern56.test(data12)){
+if(!pattern57.test(data12)){
 const err40 = {instancePath:instancePath+"/reasons/" + i0,schemaPath:"#/properties/reasons/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
@@ -20035,7 +20070,7 @@ vErrors.push(err74);
 }
 errors++;
 }
-if(!pattern56.test(data25)){
+if(!pattern57.test(data25)){
 const err75 = {instancePath:instancePath+"/comparable/differences/" + i2,schemaPath:"#/properties/comparable/properties/differences/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err75];
@@ -20094,7 +20129,7 @@ vErrors.push(err79);
 errors++;
 }
 if(!((data26 === "go") || (data26 === "node"))){
-const err80 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema235.properties.runner.enum},message:"must be equal to one of the allowed values"};
+const err80 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema236.properties.runner.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -20180,7 +20215,7 @@ errors++;
 if(data.exit_code !== undefined){
 let data30 = data.exit_code;
 if((!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))) && (data30 !== null)){
-const err87 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema235.properties.exit_code.type},message:"must be integer,null"};
+const err87 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema236.properties.exit_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -20275,7 +20310,7 @@ vErrors.push(err94);
 }
 errors++;
 }
-if(!pattern56.test(data34)){
+if(!pattern57.test(data34)){
 const err95 = {instancePath:instancePath+"/fault/message",schemaPath:"#/properties/fault/properties/message/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err95];
@@ -20579,8 +20614,8 @@ vErrors.push(err119);
 }
 errors++;
 }
-if(!((data44 === "link") || (data44 === "copy"))){
-const err120 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/enum",keyword:"enum",params:{allowedValues: schema235.properties.go_cache.properties.method.enum},message:"must be equal to one of the allowed values"};
+if(!(((data44 === "link") || (data44 === "copy")) || (data44 === "overlay"))){
+const err120 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/enum",keyword:"enum",params:{allowedValues: schema236.properties.go_cache.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -20940,7 +20975,7 @@ vErrors.push(err148);
 errors++;
 }
 if(!((((data62 === "pass") || (data62 === "fail")) || (data62 === "skip")) || (data62 === "missing"))){
-const err149 = {instancePath:instancePath+"/verdicts/" + i6+"/baseline",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema246.enum},message:"must be equal to one of the allowed values"};
+const err149 = {instancePath:instancePath+"/verdicts/" + i6+"/baseline",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema247.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -20963,7 +20998,7 @@ vErrors.push(err150);
 errors++;
 }
 if(!((((data63 === "pass") || (data63 === "fail")) || (data63 === "skip")) || (data63 === "missing"))){
-const err151 = {instancePath:instancePath+"/verdicts/" + i6+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema246.enum},message:"must be equal to one of the allowed values"};
+const err151 = {instancePath:instancePath+"/verdicts/" + i6+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema247.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -20986,7 +21021,7 @@ vErrors.push(err152);
 errors++;
 }
 if(!(((((((((((data64 === "fixed") || (data64 === "still_passes")) || (data64 === "still_fails")) || (data64 === "now_fails")) || (data64 === "now_skipped")) || (data64 === "still_skipped")) || (data64 === "now_passes")) || (data64 === "not_executed")) || (data64 === "added_pass")) || (data64 === "added_fail")) || (data64 === "added_skip"))){
-const err153 = {instancePath:instancePath+"/verdicts/" + i6+"/verdict",schemaPath:"#/properties/verdicts/items/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema235.properties.verdicts.items.properties.verdict.enum},message:"must be equal to one of the allowed values"};
+const err153 = {instancePath:instancePath+"/verdicts/" + i6+"/verdict",schemaPath:"#/properties/verdicts/items/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema236.properties.verdicts.items.properties.verdict.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -21167,7 +21202,7 @@ vErrors.push(err164);
 errors++;
 }
 if(!(((((((data67 === "red_then_green") || (data67 === "red_then_red")) || (data67 === "red_then_skipped")) || (data67 === "red_then_missing")) || (data67 === "red_then_fault")) || (data67 === "red_then_timed_out")) || (data67 === "not_red"))){
-const err165 = {instancePath:instancePath+"/red_then_green/shape",schemaPath:"#/properties/red_then_green/properties/shape/enum",keyword:"enum",params:{allowedValues: schema235.properties.red_then_green.properties.shape.enum},message:"must be equal to one of the allowed values"};
+const err165 = {instancePath:instancePath+"/red_then_green/shape",schemaPath:"#/properties/red_then_green/properties/shape/enum",keyword:"enum",params:{allowedValues: schema236.properties.red_then_green.properties.shape.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -21276,7 +21311,7 @@ vErrors.push(err173);
 errors++;
 }
 if(!((((data72 === "pass") || (data72 === "fail")) || (data72 === "skip")) || (data72 === "missing"))){
-const err174 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema246.enum},message:"must be equal to one of the allowed values"};
+const err174 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema247.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -21333,7 +21368,7 @@ vErrors.push(err178);
 }
 errors++;
 }
-if(!pattern56.test(data73)){
+if(!pattern57.test(data73)){
 const err179 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err179];

@@ -16,7 +16,7 @@ import { checkProviderBaseUrl } from './rules/base-url.ts'
 import { checkAllowedFileShapes, checkAllowedFilesInTree } from './rules/allowed-files.ts'
 import { checkTestPackageShapes, checkTestPackagesInTree } from './rules/test-packages.ts'
 import { checkTokenHelper } from './rules/token-helper.ts'
-import { checkCaFile, checkMounts, checkOutsideSandboxView, checkPathCharacters, checkStateDir, checkStateOutsideSource } from './rules/paths.ts'
+import { checkCaFile, checkGoBuildCache, checkMounts, checkOutsideSandboxView, checkPathCharacters, checkStateDir, checkStateOutsideSource } from './rules/paths.ts'
 
 export const REGISTER_MANIFEST_PATH = '.repairline/registers.json'
 const MINIMAL_MANIFEST = '{"version":1,"tasks":{},"surfaces":{"agent":{"register":"internal"},"prompts":{"register":"internal"}}}'
@@ -62,6 +62,7 @@ export function loadConfig (path: string): LoadedConfig {
   checkCaFile(config)
   checkTokenHelper(config)
   checkMounts(config)
+  checkGoBuildCache(config)
   return { config, configBytes }
 }
 

@@ -10,8 +10,8 @@ import type { TestEvent } from '@repairline/schemas'
 import type { Attempt } from './attempt-dir.ts'
 import { ensureDir, writeFileAtomic } from './atomic.ts'
 import { sha256Hex } from './digest.ts'
-import { hasErrno } from './errors.ts'
-import type { Env } from './hooks.ts'
+import { hasErrno, toolError } from './errors.ts'
+import { removeScratch } from './runners/scratch.ts'
 import type { TestRun, TestRunSpec } from './runners/run-tests.ts'
 import type { PlacedSandbox } from './sandbox/run.ts'
 import { materializeTree, type MaterializedTree } from './tree-archive/read.ts'
@@ -26,8 +26,6 @@ export interface AttemptRunOptions {
   scratch: string
   /** The step's clock: the run's budget is what is left until the attempt's deadline. */
   now: Date
-  /** The tool's environment (only used to find the host build cache to seed GOCACHE from). */
-  env: Env
   signal?: AbortSignal
   onPlaced?: (p: PlacedSandbox) => void | Promise<void>
   /** Live progress: how many tests have finished. */
@@ -38,7 +36,7 @@ export interface AttemptRunOptions {
 export const WRITE_MARGIN_MS = 1_000
 
 /**
- * The TestRunSpec of an attempt: runner, test_packages, go_mod_cache and dependency_dir from
+ * The TestRunSpec of an attempt: runner, test_packages, go_mod_cache, go_build_cache and dependency_dir from
  * the execution config copy, the tree shown at source_root's path inside the sandbox (runTests
  * falls back to /src where the sandbox's layout owns that path), the fixed CLI limits
  * (runTests' default), the state root among
@@ -56,9 +54,9 @@ export function attemptTestRunSpec (attempt: Attempt, o: AttemptRunOptions): Tes
     testPackages: attempt.config.test_packages,
     scratch: o.scratch,
     timeoutMs,
-    env: o.env,
     diskPaths: [attempt.stateRoot],
     ...(runner.go_mod_cache === undefined ? {} : { goModCache: runner.go_mod_cache }),
+    ...(runner.go_build_cache === undefined ? {} : { goBuildCache: runner.go_build_cache }),
     ...(runner.dependency_dir === undefined ? {} : { dependencyDir: runner.dependency_dir }),
     ...(o.signal === undefined ? {} : { signal: o.signal }),
     ...(o.onPlaced === undefined ? {} : { onPlaced: o.onPlaced }),
@@ -95,10 +93,16 @@ export function prepareWorkTree (attempt: Attempt, name: WorkTreeName, overrides
   return materializeTree(attempt.dir, dest, overrides)
 }
 
-/** An empty `work/<name>-run/` (0755) for the run's GOCACHE copy or reporter; remove it after the run. */
-export function prepareScratch (attempt: Attempt, name: WorkTreeName): string {
+/**
+ * An empty `work/<name>-run/` (0755) for the run's GOCACHE mount point or reporter; remove it
+ * after the run with removeScratch. A leftover of a run killed before its cleanup (its GOCACHE
+ * still mounted, any tree a test built in it) is detached and removed first; one that cannot
+ * be is WRITE_FAILED, before anything runs.
+ */
+export async function prepareScratch (attempt: Attempt, name: WorkTreeName): Promise<string> {
   const dir = join(workDir(attempt), `${name}-run`)
-  removeLeftover(dir)
+  const left = await removeScratch(dir)
+  if (left !== undefined) throw toolError('WRITE_FAILED', `cannot remove the leftover scratch of an earlier run: ${left}`, { path: dir })
   ensureDir(attempt.stateRoot, dir, 0o755)
   return dir
 }
@@ -132,7 +136,7 @@ export interface TestRunFields {
   fault?: { code: string, message: string }
   events: EventsDigest
   run?: NonNullable<TestRun['sandbox']>
-  go_cache?: { seeded_from?: string, files: number, bytes: number, method?: 'link' | 'copy', note?: string }
+  go_cache?: { seeded_from?: string, files: number, bytes: number, method?: 'link' | 'copy' | 'overlay', note?: string }
   reporter_sha256?: string
   stderr_tail: string
 }

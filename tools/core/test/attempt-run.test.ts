@@ -20,9 +20,9 @@ function attemptWith (runner: ExecutionConfig['runner'], deadline: string, state
 
 test('the spec: time left less the write margin, the config\'s runner, packages and mounts, the tree at source_root\'s path, the state root sampled', () => {
   const a = attemptWith({ kind: 'go', go_mod_cache: '/srv/gomod' }, '2026-11-30T12:01:00.000Z')
-  const s = attemptTestRunSpec(a, { tree: '/t', scratch: '/s', now: new Date('2026-11-30T12:00:00.000Z'), env: { HOME: '/root' } })
-  assert.deepEqual(s, { runner: 'go', tree: '/t', mountPoint: '/srv/src/calc', testPackages: ['./internal/calc', '.'], scratch: '/s', timeoutMs: 60_000 - WRITE_MARGIN_MS, env: { HOME: '/root' }, diskPaths: ['/srv/rl/state'], goModCache: '/srv/gomod' })
-  const n = attemptTestRunSpec(attemptWith({ kind: 'node', dependency_dir: '/srv/node_modules' }, '2026-11-30T12:00:00.500Z'), { tree: '/t', scratch: '/s', now: new Date('2026-11-30T12:00:00.000Z'), env: {} })
+  const s = attemptTestRunSpec(a, { tree: '/t', scratch: '/s', now: new Date('2026-11-30T12:00:00.000Z') })
+  assert.deepEqual(s, { runner: 'go', tree: '/t', mountPoint: '/srv/src/calc', testPackages: ['./internal/calc', '.'], scratch: '/s', timeoutMs: 60_000 - WRITE_MARGIN_MS, diskPaths: ['/srv/rl/state'], goModCache: '/srv/gomod' })
+  const n = attemptTestRunSpec(attemptWith({ kind: 'node', dependency_dir: '/srv/node_modules' }, '2026-11-30T12:00:00.500Z'), { tree: '/t', scratch: '/s', now: new Date('2026-11-30T12:00:00.000Z') })
   assert.equal(n.timeoutMs, 1, 'never below 1 ms')
   assert.equal(n.dependencyDir, '/srv/node_modules')
   assert.equal(n.goModCache, undefined)

@@ -8,10 +8,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { chmodSync, chownSync, linkSync, mkdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { assertSandboxReady, createGoCacheDir, GO_ADDRESS_SPACE_BYTES, GO_CACHE_DEST, goCommand, goEnv, goInstall, KILL_GRACE_MS, run, runSandbox, runTests, sandboxPreflight, seedGoCache } from '../src/index.ts'
+import { assertSandboxReady, GO_ADDRESS_SPACE_BYTES, GO_CACHE_DEST, goCommand, goEnv, goInstall, KILL_GRACE_MS, mountGoCache, releaseGoCache, run, runSandbox, runTests, sandboxPreflight } from '../src/index.ts'
 import type { TestEvent } from '@repairline/schemas'
 import { GO_FILES } from '../../../test/helpers/fixture.ts'
 import { ROOT } from '../../../test/helpers/bin.ts'
@@ -73,7 +73,7 @@ test('T2: a warm go test cache (the same tree, path and GOCACHE) cannot replay a
   assert.deepEqual(noncesIn(replay.stdout), [cachedNonce], 'the cache was warm: the host replays the stored nonce')
 
   // The runner, seeded from that cache, with the tree at its host path (the same cache keys).
-  const r = await runTests({ runner: 'go', tree, mountPoint: tree, testPackages: ['.'], scratch, timeoutMs: 120_000, hostGoCache: cache, limits: TEST_LIMITS })
+  const r = await runTests({ runner: 'go', tree, mountPoint: tree, testPackages: ['.'], scratch, timeoutMs: 120_000, goBuildCache: cache, limits: TEST_LIMITS })
   assert.equal(r.fault, undefined, `${JSON.stringify(r.fault)} ${r.stderrTail}`)
   assert.deepEqual(r.summary.identities, PASSING_IDS)
   assert.equal(r.goCache?.seededFrom, cache)
@@ -89,15 +89,20 @@ test('T2: a warm go test cache (the same tree, path and GOCACHE) cannot replay a
   assert.notEqual(nonces[0], cachedNonce, 'TestNonce really executed in the sandbox')
 
   // Positive control in the same sandbox: the runner's command minus -count=1, the same
-  // environment, tree path and a GOCACHE copy seeded from the same host cache, replays the result.
+  // environment, tree path and a private GOCACHE over the same build cache, replays the result.
   assert.deepEqual(r.command, command)
-  createGoCacheDir(join(scratch, 'control-gocache'), 65534, 65534)
-  const copy = seedGoCache(join(scratch, 'control-gocache'), cache, 65534, 65534)
-  const ctl = await runSandbox({
-    command: uncounted, cwd: tree, env: goEnv(go.goroot, undefined),
-    mounts: [{ source: tree, dest: tree }, { source: copy.dir, dest: GO_CACHE_DEST, writable: true }],
-    systemDirs: [go.goroot], limits: { ...TEST_LIMITS, addressSpaceBytes: GO_ADDRESS_SPACE_BYTES }, timeoutMs: 120_000, diskPaths: [scratch],
-  })
+  // Released before the temp directory's removal (a hook registered earlier) could reach into it.
+  const copy = await mountGoCache(join(scratch, 'control-gocache'), cache, 65534, 65534)
+  let ctl: Awaited<ReturnType<typeof runSandbox>>
+  try {
+    ctl = await runSandbox({
+      command: uncounted, cwd: tree, env: goEnv(go.goroot, undefined),
+      mounts: [{ source: tree, dest: tree }, { source: copy.dir, dest: GO_CACHE_DEST, writable: true }],
+      systemDirs: [go.goroot], limits: { ...TEST_LIMITS, addressSpaceBytes: GO_ADDRESS_SPACE_BYTES }, timeoutMs: 120_000, diskPaths: [scratch],
+    })
+  } finally {
+    await releaseGoCache(copy)
+  }
   const ctlOut = ctl.stdout.toString('utf8')
   assert.equal(ctl.report.exit.code, 0, ctl.stderr.toString('utf8'))
   assert.match(ctlOut, /\(cached\)/, 'without -count=1 the sandbox replays the cached result')
@@ -133,14 +138,13 @@ test('T3: a committed go.work naming a missing module and the caller\'s GOFLAGS 
   let r: Awaited<ReturnType<typeof runTests>>
   try {
     r = await runTests({
-      runner: 'go', tree, mountPoint: tree, testPackages: ['.'], scratch, timeoutMs: 120_000, limits: TEST_LIMITS,
-      env: { GOCACHE: cache, GOFLAGS: '-run=Nothing', GOWORK: join(tree, 'go.work'), GOENV: join(dir, 'goenv') },
+      runner: 'go', tree, mountPoint: tree, testPackages: ['.'], scratch, timeoutMs: 120_000, limits: TEST_LIMITS, goBuildCache: cache,
     })
   } finally {
     for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v }
   }
   assert.equal(r.fault, undefined, `${JSON.stringify(r.fault)} ${r.stderrTail}`)
-  assert.equal(r.goCache?.seededFrom, cache, 'the host cache was found through the given environment')
+  assert.equal(r.goCache?.seededFrom, cache, 'the configured build cache is the one shown')
   assert.deepEqual(r.summary.identities, PASSING_IDS, r.stderrTail)
   assert.equal(r.sandbox?.exit.code, 0)
   assert.doesNotMatch(r.stderrTail, /go\.work/)
@@ -296,43 +300,35 @@ test('S12: SIGKILLing the supervisor while the sandbox runs leaves no sandbox pr
   assert.deepEqual(leftoverCgroups(), [])
 })
 
-test('G: a host build-cache file the sandbox user could write (0666) is copied into the GOCACHE copy, not linked: truncating it in the sandbox leaves the host file whole; linked, as a 0644 file still is, the same truncate reaches the host file', async t => {
+test('G: no sandboxed test can write a host build-cache file through the private GOCACHE: a world-writable (0666) one is copied up when truncated (the host file stays whole), a 0644 one is refused; the same truncate through a writable bind of the cache itself empties the host file (control)', async t => {
   const dir = sandboxTemp(t)
-  // A host cache on the scratch's filesystem (so seeding links), one file world-writable.
   const host = makeTree(dir, 'host-cache', { 'aa/open-output': 'host bytes\n', 'bb/private-output': 'host bytes\n' })
   chmodSync(join(host, 'aa', 'open-output'), 0o666)
-  const dest = join(dir, 'gocache')
-  createGoCacheDir(dest, 65534, 65534)
-  const copy = seedGoCache(dest, host, 65534, 65534)
-  assert.equal(copy.method, 'link')
-  assert.equal(copy.files, 2)
-  assert.match(copy.note ?? '', /^1 file\(s\) the sandbox user could write were copied, not linked$/)
-  assert.notEqual(statSync(join(dest, 'aa', 'open-output')).ino, statSync(join(host, 'aa', 'open-output')).ino, 'the writable file is a copy')
-  assert.equal(statSync(join(dest, 'bb', 'private-output')).ino, statSync(join(host, 'bb', 'private-output')).ino, 'the read-only file is still linked')
-
-  const truncate = async (cache: string, rel: string): Promise<number | null> => {
+  const scratch = makeTree(dir, 'scratch', {})
+  const truncate = async (source: string, rel: string): Promise<number | null> => {
     const r = await runSandbox({
       command: ['/usr/bin/truncate', '-s', '0', `${GO_CACHE_DEST}/${rel}`], cwd: GO_CACHE_DEST, env: { PATH: '/usr/bin:/bin' },
-      mounts: [{ source: cache, dest: GO_CACHE_DEST, writable: true }], limits: TEST_LIMITS, timeoutMs: 60_000, diskPaths: [dir],
+      mounts: [{ source, dest: GO_CACHE_DEST, writable: true }], limits: TEST_LIMITS, timeoutMs: 60_000, diskPaths: [dir],
     })
     return r.report.exit.code
   }
-  // The copy is the sandbox's own: the truncate succeeds there and the host file is untouched.
-  assert.equal(await truncate(dest, 'aa/open-output'), 0)
-  assert.equal(statSync(join(dest, 'aa', 'open-output')).size, 0)
-  assert.equal(readFileSync(join(host, 'aa', 'open-output'), 'utf8'), 'host bytes\n')
-  // A linked 0644 file cannot be written by the sandbox user.
-  assert.notEqual(await truncate(dest, 'bb/private-output'), 0)
-  assert.equal(readFileSync(join(host, 'bb', 'private-output'), 'utf8'), 'host bytes\n')
+  const cache = await mountGoCache(join(scratch, 'gocache-00000000'), host, 65534, 65534)
+  try {
+    assert.equal(cache.method, 'overlay')
+    // Through the overlay the write lands in the run's private layer: the truncate succeeds there.
+    assert.equal(await truncate(cache.dir, 'aa/open-output'), 0)
+    assert.equal(statSync(join(cache.dir, 'aa', 'open-output')).size, 0)
+    assert.equal(readFileSync(join(host, 'aa', 'open-output'), 'utf8'), 'host bytes\n')
+    // A 0644 file is root's: the sandbox user cannot write it.
+    assert.notEqual(await truncate(cache.dir, 'bb/private-output'), 0)
+    assert.equal(readFileSync(join(host, 'bb', 'private-output'), 'utf8'), 'host bytes\n')
+  } finally {
+    assert.equal(await releaseGoCache(cache), undefined)
+  }
+  assert.deepEqual(readdirSync(scratch), [], 'unmounted and removed')
 
-  // Positive control: the world-writable file hard-linked into a cache the sandbox owns (what
-  // seeding did before) — the same truncate empties the host's file.
-  const linked = join(dir, 'linked-cache')
-  createGoCacheDir(linked, 65534, 65534)
-  mkdirSync(join(linked, 'aa'))
-  chownSync(join(linked, 'aa'), 65534, 65534)
-  linkSync(join(host, 'aa', 'open-output'), join(linked, 'aa', 'open-output'))
-  assert.equal(await truncate(linked, 'aa/open-output'), 0)
-  assert.equal(statSync(join(host, 'aa', 'open-output')).size, 0, 'through a link the sandbox wrote the host file')
+  // Positive control: the host cache itself bound writable — the same truncate empties the host file.
+  assert.equal(await truncate(host, 'aa/open-output'), 0)
+  assert.equal(statSync(join(host, 'aa', 'open-output')).size, 0, 'through a writable bind the sandbox wrote the host file')
   assert.deepEqual(leftoverCgroups(), [])
 })

@@ -14,13 +14,13 @@ import { TEST_LIMITS, leftoverCgroups, makeTree, sandboxTemp } from '../../../te
 
 const strip = (files: Record<string, unknown>): Record<string, string> => Object.fromEntries(Object.entries(files).filter(([, v]) => typeof v === 'string')) as Record<string, string>
 
-test('go: the fixed command finds the fixture failing TestAdd, with the fixed environment and a private seeded GOCACHE', async t => {
+test('go: the fixed command finds the fixture failing TestAdd, with the fixed environment and a private GOCACHE over the configured build cache', async t => {
   const dir = sandboxTemp(t)
   const tree = makeTree(dir, 'tree', strip(GO_FILES))
   const scratch = makeTree(dir, 'scratch', {})
   const host = makeTree(dir, 'hostcache', { 'README': 'fake\n', '00/00aa-d': 'x', '01/01bb-a': 'y' })
   const go = goInstall()
-  const r = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 120_000, hostGoCache: host, limits: TEST_LIMITS })
+  const r = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 120_000, goBuildCache: host, limits: TEST_LIMITS })
   assert.equal(r.fault, undefined, JSON.stringify(r.fault))
   assert.deepEqual(r.summary.identities, { 'example.com/calc::TestAdd': { result: 'fail' }, 'example.com/calc::TestDouble': { result: 'pass' } })
   assert.deepEqual(r.summary.failing, ['example.com/calc::TestAdd'])
@@ -31,12 +31,14 @@ test('go: the fixed command finds the fixture failing TestAdd, with the fixed en
   assertValid('sandbox-run', run, 'sandbox run report', 'INTERNAL')
   assert.equal(run.exit.code, 1)
   assert.deepEqual(run.env_names, ['GOCACHE', 'GOENV', 'GOFLAGS', 'GOMODCACHE', 'GOPATH', 'GOPROXY', 'GOROOT', 'GOTOOLCHAIN', 'GOWORK', 'HOME', 'PATH', 'TMPDIR'])
-  const copy = readdirSync(scratch)
-  assert.equal(copy.length, 1)
-  assert.match(copy[0] ?? '', /^gocache-[0-9a-f]{8}$/, 'the GOCACHE copy stays in the caller\'s scratch')
-  assert.deepEqual(run.mounts, [{ source: tree, dest: '/src', mode: 'ro' }, { source: join(scratch, copy[0] ?? ''), dest: '/gocache', mode: 'rw' }])
+  assert.deepEqual(readdirSync(scratch), [], 'the private GOCACHE is unmounted and its mount point removed')
+  const cacheMount = run.mounts[1]?.source ?? ''
+  assert.match(cacheMount, /\/gocache-[0-9a-f]{8}$/)
+  assert.deepEqual(run.mounts, [{ source: tree, dest: '/src', mode: 'ro' }, { source: cacheMount, dest: '/gocache', mode: 'rw' }])
   assert.equal(run.limits.find(l => l.name === 'address space per process')?.got, String(4 * 1024 ** 3))
-  assert.deepEqual(r.goCache, { seededFrom: host, files: 3, bytes: 7, method: 'link' })
+  assert.equal(r.goCache?.seededFrom, host)
+  assert.equal(r.goCache?.method, 'overlay')
+  assert.ok((r.goCache?.files ?? 0) > 0, 'the cold build wrote into the private layer')
   assert.deepEqual(leftoverCgroups(), [])
 })
 
@@ -94,12 +96,12 @@ test('go: go_mod_cache is mounted read-only as GOMODCACHE and the build uses it 
   const mod = await makeGoModCache(join(dir))
   const tree = makeTree(dir, 'tree', mod.files)
   const scratch = makeTree(dir, 'scratch', {})
-  const r = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 120_000, limits: TEST_LIMITS, goModCache: mod.cache, hostGoCache: null })
+  const r = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 120_000, limits: TEST_LIMITS, goModCache: mod.cache })
   assert.deepEqual(r.summary.identities, { 'example.com/app::TestNine': { result: 'fail' } }, r.stderrTail)
   assert.deepEqual(r.sandbox?.mounts.at(-1), { source: mod.cache, dest: mod.cache, mode: 'ro' })
-  assert.equal(r.goCache?.note, 'no host build cache in this environment')
+  assert.equal(r.goCache?.note, 'cold: no runner.go_build_cache configured')
   // Positive control: without the module cache the build cannot find example.com/dep.
-  const without = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 120_000, limits: TEST_LIMITS, hostGoCache: null })
+  const without = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 120_000, limits: TEST_LIMITS })
   assert.equal(without.fault?.code, 'TESTS_NOT_RUN')
   assert.match(without.stderrTail, /downloading example\.com\/dep v1\.0\.0\n.*module lookup disabled by GOPROXY=off/)
 })
@@ -121,7 +123,7 @@ test('go: a go.mod the local Go cannot read is a fault that names the Go it need
   }
   // Positive control: `go 1.22` (two parts) is readable by Go 1.19 and runs.
   const tree = makeTree(dir, 'two-part', { ...strip(GO_FILES), 'go.mod': 'module example.com/calc\n\ngo 1.22\n' })
-  const r = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 60_000, limits: TEST_LIMITS, hostGoCache: null })
+  const r = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 60_000, limits: TEST_LIMITS })
   assert.equal(r.fault, undefined, JSON.stringify(r.fault))
   assert.deepEqual(r.summary.failing, ['example.com/calc::TestAdd'])
   writeFileSync(join(dir, 'done'), '')
@@ -137,14 +139,14 @@ test('go: a go.mod replace with a directory outside the tree is a fault that say
     ['block', 'replace (\n\texample.com/other => ./other\n\t"example.com/lib" => "./lib/../../lib"\n)'],
   ] as const) {
     const tree = makeTree(dir, name, { ...strip(GO_FILES), 'go.mod': `module example.com/calc\n\ngo 1.19\n\nrequire example.com/lib v0.0.0\n\n${replace}\n` })
-    const r = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 60_000, limits: SANDBOX_LIMITS, hostGoCache: null })
+    const r = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 60_000, limits: SANDBOX_LIMITS })
     assert.equal(r.fault?.code, 'GO_REPLACE_OUTSIDE_TREE', name)
     assert.match(r.fault?.message ?? '', /^go\.mod replaces example\.com\/lib with \S+, a directory outside the tree: the sandbox shows only the tree/, name)
     assert.equal(r.sandbox, undefined, 'nothing ran')
   }
   // Positive control: the same module replaced by a directory inside the tree runs.
   const tree = makeTree(dir, 'inside', { ...strip(GO_FILES), ...lib, 'go.mod': 'module example.com/calc\n\ngo 1.19\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ./lib\n' })
-  const r = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 60_000, limits: TEST_LIMITS, hostGoCache: null })
+  const r = await runTests({ runner: 'go', tree, testPackages: ['.'], scratch, timeoutMs: 60_000, limits: TEST_LIMITS })
   assert.equal(r.fault, undefined, JSON.stringify(r.fault))
   assert.deepEqual(r.summary.failing, ['example.com/calc::TestAdd'])
   writeFileSync(join(dir, 'done'), '')

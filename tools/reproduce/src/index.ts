@@ -11,7 +11,7 @@ import { mkdirSync, rmSync, chmodSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Baseline, BaselineRecord } from '@repairline/schemas'
 import {
-  EXIT, attemptTestRunSpec, loadAttempt, throttledProgress, faultPoint, finishAttempt, materializeTree, openStep, runTests, sandboxPreflight, writeJsonAtomic, writeTestEvents,
+  EXIT, attemptTestRunSpec, loadAttempt, throttledProgress, faultPoint, finishAttempt, materializeTree, openStep, removeScratch, runTests, sandboxPreflight, toolError, writeJsonAtomic, writeTestEvents,
   TREE_MANIFEST, TREE_TAR, ERROR_CODES, type TestRun, type ToolIo, type ToolResult, type ExitCode,
 } from '@repairline/core'
 import { decideReproduction } from './rules/reproduction.ts'
@@ -27,9 +27,8 @@ export interface PreflightOptions {
 }
 
 /**
- * The baseline's work tree and its scratch directory (the GOCACHE copy or the reporter), under
- * <attempt>/work/. Both stay after the run: scratch is not sealed, and deleting a cache copy's
- * directories costs more than the run on a slow disk.
+ * The baseline's work tree and its scratch directory (the GOCACHE mount point or the
+ * reporter), under <attempt>/work/. The tree stays after the run; scratch is removed.
  */
 const TREE_DIR = 'baseline'
 const SCRATCH_DIR = 'baseline-run'
@@ -64,14 +63,16 @@ export async function reproduce (o: ReproduceOptions, io: ToolIo): Promise<ToolR
   let run: TestRun
   try {
     // A rerun after a crash finds the previous scratch trees: they are not sealed, start over.
+    // The tree is ours (mounted read-only); scratch may hold a run's GOCACHE still mounted.
     rmSync(tree, { recursive: true, force: true })
-    rmSync(scratch, { recursive: true, force: true })
+    const left = await removeScratch(scratch)
+    if (left !== undefined) throw toolError('WRITE_FAILED', `cannot remove the leftover scratch of an earlier run: ${left}`, { path: scratch })
     materializeTree(attempt.dir, tree)
     mkdirSync(scratch, { mode: 0o755 })
     chmodSync(scratch, 0o755)
     faultPoint(io.env, 'sandbox-start')
     // The spec verify uses for the candidate too: the identical command and sandbox.
-    run = await runTests(attemptTestRunSpec(attempt, { tree, scratch, now: io.now(), env: io.env, onProgress: throttledProgress(n => io.stderr.write(`reproduce: progress: ${n} tests finished\n`)) }))
+    run = await runTests(attemptTestRunSpec(attempt, { tree, scratch, now: io.now(), onProgress: throttledProgress(n => io.stderr.write(`reproduce: progress: ${n} tests finished\n`)) }))
   } catch (e) {
     const v = setupVerdictOf(e)
     if (v === undefined) throw e
@@ -80,8 +81,10 @@ export async function reproduce (o: ReproduceOptions, io: ToolIo): Promise<ToolR
     io.stderr.write(`reproduce: ${v.outcome}: ${v.code}: ${oneLine(v.message)}\n`)
     return result
   } finally {
-    // The run's scratch (its reporter, its writable directory) is never sealed nor read again.
-    rmSync(scratch, { recursive: true, force: true })
+    // The run's scratch is never sealed nor read again. Whatever a test left, its removal
+    // failing is reported and never replaces the run's verdict.
+    const left = await removeScratch(scratch)
+    if (left !== undefined) io.stderr.write(`reproduce: warning: scratch not removed: ${oneLine(left)}\n`)
   }
 
   const events = writeTestEvents(join(attempt.dir, 'baseline.events.ndjson'), run.events, stateRoot)

@@ -6,12 +6,11 @@
 // scoped_test_verified (exit 0), failed, fault or timed_out (exit 1). A fault never counts
 // as failed work.
 
-import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Baseline, GateReport, VerifyRecord, VerifyReport } from '@repairline/schemas'
 import {
   attemptTestRunSpec, throttledProgress, candidateRunVerdict, compareRuns, faultPoint, finishAttempt, openStep, prepareScratch,
-  prepareWorkTree, readJsonFile, runTests, testRunFields, testRunView, writeJsonAtomic, writeTestEvents, type Attempt, type TestRun,
+  prepareWorkTree, readJsonFile, removeScratch, runTests, testRunFields, testRunView, writeJsonAtomic, writeTestEvents, type Attempt, type TestRun,
   type BaselineView, type ToolIo, type ToolResult, type VerifyComparison,
 } from '@repairline/core'
 import { assertBaselineReproduced } from './rules/baseline-reproduced.ts'
@@ -53,16 +52,18 @@ export async function verify (o: VerifyOptions, io: ToolIo): Promise<ToolResult>
   const candidate = await gatedCandidate(attempt, gate)
 
   const tree = prepareWorkTree(attempt, 'candidate', candidate.overrides)
-  const scratch = prepareScratch(attempt, 'candidate')
+  const scratch = await prepareScratch(attempt, 'candidate')
   let run: TestRun | undefined
   let fault: RunErrorFault | undefined
   try {
-    run = await runTests(attemptTestRunSpec(attempt, { tree: tree.dir, scratch, now: io.now(), env: io.env, onProgress: throttledProgress(n => io.stderr.write(`verify: progress: ${n} tests finished\n`)) }))
+    run = await runTests(attemptTestRunSpec(attempt, { tree: tree.dir, scratch, now: io.now(), onProgress: throttledProgress(n => io.stderr.write(`verify: progress: ${n} tests finished\n`)) }))
   } catch (e) {
     fault = runErrorFault(e)
     if (fault === undefined) throw e
   } finally {
-    rmSync(scratch, { recursive: true, force: true })
+    // Whatever a test left, its removal failing is reported and never replaces the verdict.
+    const left = await removeScratch(scratch)
+    if (left !== undefined) io.stderr.write(`verify: warning: scratch not removed: ${left.replace(/\s+/g, ' ')}\n`)
   }
   const events = writeTestEvents(join(attempt.dir, CANDIDATE_EVENTS), run?.events ?? [], attempt.stateRoot)
   // A crash here leaves the events without their summary: a rerun of verify (no outcome yet)

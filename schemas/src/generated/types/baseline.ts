@@ -102,23 +102,23 @@ export interface Baseline {
    */
   go_cache?: {
     /**
-     * The host build cache it was copied from.
+     * The build cache it was seeded from (overlay: runner.go_build_cache, shown read-only beneath the run's writes).
      */
     seeded_from?: string
     /**
-     * Files placed.
+     * link, copy: files placed; overlay or none: files the run wrote into its private layer.
      */
     files: number
     /**
-     * Bytes placed.
+     * link, copy: bytes placed; overlay or none: bytes the run wrote into its private layer.
      */
     bytes: number
     /**
-     * link: hard links to the host cache's files the sandbox user cannot write (same filesystem), any other file copied; copy: copies it owns.
+     * overlay: a kernel overlay over the operator's build cache, the run's writes on a capped tmpfs; absent: cold, a capped tmpfs alone. link, copy (older records): hard links to the host cache's files the sandbox user cannot write, or copies it owns.
      */
-    method?: 'link' | 'copy'
+    method?: 'link' | 'copy' | 'overlay'
     /**
-     * Why it was not seeded, what was left out, or what was copied instead of linked.
+     * Why the run is cold, what was left out, or what was copied instead of linked.
      */
     note?: string
   }

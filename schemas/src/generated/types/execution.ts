@@ -41,6 +41,10 @@ export interface ExecutionConfig {
      */
     go_mod_cache?: string
     /**
+     * go only: an absolute build cache directory the sandbox user can reach through its whole path, shown read-only beneath each run's private, capped GOCACHE (its contents become readable to the tests). Absent: every run starts with an empty GOCACHE.
+     */
+    go_build_cache?: string
+    /**
      * node only: an absolute node_modules directory readable by the sandbox user, mounted read-only on the tree's node_modules/.
      */
     dependency_dir?: string

@@ -74,12 +74,12 @@ function realStateDir (dir: string): string {
  * /usr/local/src) is visible to the tests at its own path, .git and ignored, never-committed
  * files such as .env included, and what a test reads can leave through its name; a state root
  * there shows every other attempt. One that holds such a directory shows itself in part. The
- * mounts the config adds (go_mod_cache, dependency_dir) may lie in the checkout (its own
+ * mounts the config adds (go_mod_cache, go_build_cache, dependency_dir) may lie in the checkout (its own
  * node_modules), but neither the checkout nor the state root may lie in them. Compared by real
  * path; `systemDirs` defaults to this host's for the config's runner.
  */
 export function checkOutsideSandboxView (config: ExecutionConfig, systemDirs: readonly string[] = sandboxSystemDirs(config.runner.kind)): void {
-  const mounts = [config.runner.go_mod_cache, config.runner.dependency_dir].flatMap(m => {
+  const mounts = [config.runner.go_mod_cache, config.runner.go_build_cache, config.runner.dependency_dir].flatMap(m => {
     if (m === undefined) return []
     try { return [realpathSync(m)] } catch { return [] }
   })
@@ -124,5 +124,23 @@ export function checkMounts (config: ExecutionConfig): void {
     if (dir === undefined) continue
     const why = unreadableBySandbox(dir)
     if (why !== undefined) throw toolError('MOUNT_UNREADABLE', `runner.${field} ${dir} ${why}`, { path: `/runner/${field}`, hint: 'the sandbox runs as an unprivileged user (uid 65534) and mounts it read-only' })
+  }
+}
+
+/**
+ * runner.go_build_cache, when set, is a directory the sandbox user reaches through its whole
+ * path: its contents become readable to the tests (shown beneath each run's private GOCACHE),
+ * so it may hold only what the operator's uid 65534 could read anyway. A cache under a 0700
+ * home (root's ~/.cache/go-build) is refused, never exposed.
+ */
+export function checkGoBuildCache (config: ExecutionConfig): void {
+  const dir = config.runner.go_build_cache
+  if (dir === undefined) return
+  const why = unreadableBySandbox(dir)
+  if (why !== undefined) {
+    throw toolError('MOUNT_UNREADABLE', `runner.go_build_cache ${dir} ${why}`, {
+      path: '/runner/go_build_cache',
+      hint: 'name a build cache for this project that uid 65534 can reach (every ancestor o+x, the directory o+rx), e.g. GOCACHE=/var/cache/repairline/<project>/go-build go build ./...: the tests can read everything in it',
+    })
   }
 }

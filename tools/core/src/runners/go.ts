@@ -1,18 +1,19 @@
 // The go runner (DESIGN §9): `go test -json -count=1 -timeout <below the deadline>
 // <test_packages>` with GOTOOLCHAIN=local GOPROXY=off GOWORK=off GOENV=off GOFLAGS= and a
-// private, writable GOCACHE owned by the sandbox user, seeded by copying the host's build
-// cache when there is one (a read-only cache fails; an empty one makes every run several
-// times slower). go_mod_cache, when set, is mounted read-only as GOMODCACHE.
+// private, writable, capped GOCACHE (go-cache.ts) that shows the operator's
+// runner.go_build_cache read-only beneath the run's writes when one is configured (a
+// read-only cache fails; an empty one makes every run several times slower). Nothing is
+// taken from HOME or the environment. go_mod_cache, when set, is mounted read-only as
+// GOMODCACHE.
 //
 // A go.mod that Go 1.19 cannot read — a three-part `go 1.21.0` line or a `toolchain` line —
 // is refused before the run with a message naming the Go it needs; anything newer than the
 // local toolchain that it can read is left to the toolchain.
 
-import { chownSync, copyFileSync, linkSync, lstatSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join, posix } from 'node:path'
-import type { Env } from '../hooks.ts'
 
-/** Where the private GOCACHE copy is mounted (read-write) inside the sandbox. */
+/** Where the private GOCACHE is mounted (read-write) inside the sandbox. */
 export const GO_CACHE_DEST = '/gocache'
 
 /**
@@ -151,87 +152,15 @@ function goModReplacements (text: string): Array<{ from: string, to: string }> {
 
 const unquote = (s: string): string => (s.startsWith('"') && s.endsWith('"') && s.length >= 2 ? s.slice(1, -1) : s)
 
-/** The host's build cache, as `go env GOCACHE` would find it from this environment. */
-export function hostGoCache (env: Env): string | undefined {
-  const explicit = env.GOCACHE
-  if (explicit !== undefined && explicit !== '') return explicit.startsWith('/') ? explicit : undefined
-  const xdg = env.XDG_CACHE_HOME
-  if (xdg !== undefined && xdg.startsWith('/')) return join(xdg, 'go-build')
-  const home = env.HOME
-  if (home !== undefined && home.startsWith('/')) return join(home, '.cache', 'go-build')
-  return undefined
-}
-
+/** The private GOCACHE a run used, as baseline.json and verify.json record it (go_cache). */
 export interface GoCacheCopy {
-  dir: string
-  /** The host cache it was seeded from, when there was one. */
+  /** The operator's build cache (runner.go_build_cache) shown read-only beneath the run's writes. */
   seededFrom?: string
+  /** overlay: a kernel overlay over seededFrom; absent: the bare capped tmpfs (cold). */
+  method?: 'overlay'
+  /** Files and bytes the run wrote into its private layer. */
   files: number
   bytes: number
-  /** How the files were placed: hard links (same filesystem; a file the sandbox user could write is copied even then) or copies. */
-  method?: 'link' | 'copy'
-  /** Why it was not seeded (absent, too large), what was left out, or what was copied instead of linked. */
+  /** Why the run is cold. */
   note?: string
-}
-
-/** Creates the empty copy `dest` (0700) owned by uid/gid: what a mount of it needs before it is seeded. */
-export function createGoCacheDir (dest: string, uid: number, gid: number): void {
-  mkdirSync(dest, { mode: 0o700 })
-  chownSync(dest, uid, gid)
-}
-
-/**
- * Fills the copy `dest` (createGoCacheDir's) from the host build cache: its directories are
- * recreated (owned by the sandbox user, so go can add entries), its regular, world-readable
- * files are hard-linked when the cache is on the same filesystem and copied otherwise. A link
- * shares the host's file: only a file the sandbox user cannot write (not its own, not
- * writable by its group or by others) is linked, since go rewrites a cache file in place and
- * a test could write into one; any other is copied, the copy its own. Copying stops at
- * `maxCopyBytes`: a cache larger than that is not copied (the run starts cold and says so).
- */
-export function seedGoCache (dest: string, host: string | undefined, uid: number, gid: number, maxCopyBytes = 1024 ** 3): GoCacheCopy {
-  const out: GoCacheCopy = { dir: dest, files: 0, bytes: 0 }
-  if (host === undefined) return { ...out, note: 'no host build cache in this environment' }
-  let st
-  try { st = lstatSync(host) } catch { return { ...out, note: `no host build cache at ${host}` } }
-  if (!st.isDirectory()) return { ...out, note: `${host} is not a directory` }
-  const files: Array<{ rel: string, size: number, linkable: boolean }> = []
-  const dirs: string[] = []
-  let total = 0
-  let unreadable = 0
-  const walk = (rel: string): void => {
-    for (const e of readdirSync(join(host, rel), { withFileTypes: true })) {
-      const r = rel === '' ? e.name : `${rel}/${e.name}`
-      if (e.isDirectory()) { dirs.push(r); walk(r) } else if (e.isFile()) {
-        const f = lstatSync(join(host, r))
-        if ((f.mode & 0o004) === 0) { unreadable++; continue }
-        const writable = f.uid === uid || (f.gid === gid && (f.mode & 0o020) !== 0) || (f.mode & 0o002) !== 0
-        files.push({ rel: r, size: f.size, linkable: !writable })
-        total += f.size
-      }
-    }
-  }
-  walk('')
-  const sameFs = lstatSync(dest).dev === st.dev
-  if (!sameFs && total > maxCopyBytes) return { ...out, note: `host build cache ${host} holds ${total} bytes on another filesystem, more than ${maxCopyBytes}: not copied` }
-  for (const d of dirs) {
-    const p = join(dest, d)
-    mkdirSync(p, { mode: 0o700 })
-    chownSync(p, uid, gid)
-  }
-  for (const f of files) {
-    const from = join(host, f.rel)
-    const to = join(dest, f.rel)
-    if (sameFs && f.linkable) {
-      linkSync(from, to)
-    } else {
-      copyFileSync(from, to)
-      chownSync(to, uid, gid)
-    }
-  }
-  const notes: string[] = []
-  if (unreadable > 0) notes.push(`${unreadable} file(s) not readable by others were left out`)
-  const copied = sameFs ? files.filter(f => !f.linkable).length : 0
-  if (copied > 0) notes.push(`${copied} file(s) the sandbox user could write were copied, not linked`)
-  return { ...out, seededFrom: host, files: files.length, bytes: total, method: sameFs ? 'link' : 'copy', ...(notes.length === 0 ? {} : { note: notes.join('; ') }) }
 }

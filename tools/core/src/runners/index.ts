@@ -2,6 +2,8 @@
 // normalized to test-event.schema.json.
 
 export * from './go.ts'
+export * from './go-cache.ts'
+export * from './scratch.ts'
 export * from './node.ts'
 export * from './node-reporter.ts'
 export * from './run-tests.ts'

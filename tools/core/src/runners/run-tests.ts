@@ -13,13 +13,14 @@ import type { ExecutionConfig, TestEvent } from '@repairline/schemas'
 import { isValid } from '../contracts.ts'
 import { toolError, type ErrorCode } from '../errors.ts'
 import { assessRun, EventSummarizer, normalizeGoStream, splitEventLines, type TestSummary } from '../events.ts'
-import type { Env } from '../hooks.ts'
-import { assertBindSourcesSafe } from '../sandbox/bind-check.ts'
+import { assertBindSourcesSafe, unreachableBy } from '../sandbox/bind-check.ts'
+import { defaultScanMemoDir } from '../sandbox/bind-scan-memo.ts'
 import { runSandbox, type PlacedSandbox, type SandboxRunReport } from '../sandbox/run.ts'
 import { SANDBOX_GID, SANDBOX_UID, euid, goInstall, nodeInstall } from '../sandbox/host.ts'
 import { GO_ADDRESS_SPACE_BYTES, SANDBOX_LIMITS, type SandboxLimits } from '../sandbox/limits.ts'
 import type { SandboxMount } from '../sandbox/argv.ts'
-import { createGoCacheDir, GO_CACHE_DEST, goCommand, goEnv, goModReplacesOutside, goModUnreadable, hostGoCache, seedGoCache, type GoCacheCopy } from './go.ts'
+import { GO_CACHE_DEST, goCommand, goEnv, goModReplacesOutside, goModUnreadable, type GoCacheCopy } from './go.ts'
+import { goCacheWritten, mountGoCache, releaseGoCache, type GoCacheCaps, type MountedGoCache } from './go-cache.ts'
 import { ProgressCounter } from './progress.ts'
 import { NODE_REPORTER_DEST, NodeEventNormalizer, nodeCommand, nodeEnv, writeNodeReporter } from './node.ts'
 
@@ -61,11 +62,9 @@ export interface TestRunSpec {
   mountPoint?: string
   testPackages: readonly string[]
   /**
-   * A host directory the sandbox user can traverse. Each run places its own GOCACHE copy
-   * (`gocache-<hex>/`) or reporter (`ndjson-reporter-<hex>.mjs`) in it and leaves them: the
-   * directory is the caller's (removing a cache copy's 256 directories costs ~0.5 s on a disk
-   * mounted with discard, more than the run itself; remove it only when the attempt's disk
-   * use matters more).
+   * A host directory the sandbox user can traverse. Each run places its GOCACHE mount point
+   * (`gocache-<hex>/`, unmounted and removed when the run ends) or its reporter
+   * (`ndjson-reporter-<hex>.mjs`, left: the directory is the caller's) in it.
    */
   scratch: string
   /** Wall-clock budget of the run, setup included. */
@@ -76,10 +75,13 @@ export interface TestRunSpec {
   goModCache?: string
   /** node: node_modules mounted read-only on the tree's (empty) node_modules/. */
   dependencyDir?: string
-  /** The tool's environment, to find the host build cache (GOCACHE, XDG_CACHE_HOME, HOME). */
-  env?: Env
-  /** Overrides the host build cache to seed from; null: start cold. */
-  hostGoCache?: string | null
+  /**
+   * go: the operator's build cache (runner.go_build_cache), shown read-only beneath the run's
+   * private writes; absent: the run is cold. Nothing is taken from HOME or the environment.
+   */
+  goBuildCache?: string
+  /** go: caps of the private GOCACHE (default GO_CACHE_CAPS). */
+  goCacheCaps?: GoCacheCaps
   /** Filesystems to sample for free space (the state dir, the scratch dir). */
   diskPaths?: readonly string[]
   uid?: number
@@ -109,7 +111,9 @@ export interface TestRun {
   fault?: TestRunFault
   /** The deadline stopped the run. */
   timedOut: boolean
-  goCache?: Omit<GoCacheCopy, 'dir'>
+  goCache?: GoCacheCopy
+  /** Why the run's private GOCACHE could not be unmounted or removed (reported, never a verdict). */
+  cleanupNote?: string
   reporterSha256?: string
   /** The last lines of stderr (build errors, runner messages), at most 8 KiB. */
   stderrTail: string
@@ -143,9 +147,8 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
   let env: Record<string, string>
   let limits: SandboxLimits
   let toolchain: string
-  let goCache: GoCacheCopy | undefined
-  /** Work done while bwrap builds the sandbox (seeding the GOCACHE copy mounted empty). */
-  let whileStarting: (() => void) | undefined
+  let goCache: MountedGoCache | undefined
+  const contentsChecked: string[] = []
   let reporterSha256: string | undefined
   const diskPaths = [...(spec.diskPaths ?? []), spec.scratch]
 
@@ -165,17 +168,18 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
     limits = runnerLimits(base, 'go')
     const modDest = spec.goModCache === undefined ? undefined : usableMountPoint(spec.goModCache) && !spec.goModCache.startsWith(`${src}/`) && src !== spec.goModCache ? spec.goModCache : '/gomod'
     env = goEnv(go.goroot, modDest)
-    const cacheDir = join(spec.scratch, `gocache-${randomBytes(4).toString('hex')}`)
-    const host = spec.hostGoCache === null ? undefined : spec.hostGoCache ?? hostGoCache(spec.env ?? {})
-    // The copy is mounted empty and seeded while bwrap builds the sandbox (the mount shows
-    // what is added), then checked for special files as every bind source is, before
-    // anything in the sandbox runs: ~25 ms of links and directories off the run's path.
-    createGoCacheDir(cacheDir, uid, gid)
-    whileStarting = () => {
-      goCache = seedGoCache(cacheDir, host, uid, gid)
-      assertBindSourcesSafe([{ path: cacheDir }], uid, gid)
+    // The operator's cache is shown beneath the run's writes: checked for special files as a
+    // system directory is (a memo trusted while every directory keeps its stamp), so an
+    // unchanged cache is not walked again.
+    if (spec.goBuildCache !== undefined) assertBindSourcesSafe([{ path: spec.goBuildCache, system: true }], uid, gid, defaultScanMemoDir())
+    goCache = await mountGoCache(join(spec.scratch, `gocache-${randomBytes(4).toString('hex')}`), spec.goBuildCache, uid, gid, spec.goCacheCaps)
+    const why = unreachableBy(goCache.dir, uid, gid)
+    if (why !== undefined) {
+      await releaseGoCache(goCache)
+      throw toolError('SANDBOX_BIND_UNSAFE', `the private GOCACHE ${goCache.dir} ${why}`, { path: goCache.dir, hint: `the scratch directory must be reachable by uid ${uid}` })
     }
-    mounts.push({ source: cacheDir, dest: GO_CACHE_DEST, writable: true })
+    contentsChecked.push(goCache.dir)
+    mounts.push({ source: goCache.dir, dest: GO_CACHE_DEST, writable: true })
     if (spec.goModCache !== undefined && modDest !== undefined) mounts.push({ source: spec.goModCache, dest: modDest })
   } else {
     const node = nodeInstall()
@@ -193,14 +197,25 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
     }
   }
 
-  {
-    const r = await runSandbox({
+  let written: { files: number, bytes: number } | undefined
+  let r: Awaited<ReturnType<typeof runSandbox>>
+  let cleanupNote: string | undefined
+  try {
+    r = await runSandbox({
       command, cwd: src, env, mounts, systemDirs, limits, timeoutMs: spec.timeoutMs, uid, gid, diskPaths,
-      ...(whileStarting === undefined ? {} : { whileStarting }),
+      ...(contentsChecked.length === 0 ? {} : { contentsChecked }),
       ...(spec.signal === undefined ? {} : { signal: spec.signal }),
       ...(spec.onPlaced === undefined ? {} : { onPlaced: spec.onPlaced }),
       ...(spec.onProgress === undefined ? {} : { onStdout: progressSink(spec.runner, spec.onProgress) }),
     })
+  } finally {
+    // What a test left in its GOCACHE goes with the tmpfs: nothing to walk, nothing on disk.
+    if (goCache !== undefined) {
+      written = goCacheWritten(goCache)
+      cleanupNote = await releaseGoCache(goCache)
+    }
+  }
+  {
     const summarizer = new EventSummarizer({ packageResults: spec.runner === 'go' })
     const events: TestEvent[] = []
     let reportedFailures: number | undefined
@@ -233,7 +248,12 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
     }
     const stderrText = r.stderr.toString('utf8')
     const stderrTail = stderrText.length > 8192 ? stderrText.slice(-8192) : stderrText
-    const run: TestRun = { runner: spec.runner, toolchain, command, sandbox: r.report, events, summary, timedOut: r.report.stop?.reason === 'deadline', stderrTail, ...(goCache === undefined ? {} : { goCache: withoutDir(goCache) }), ...(reporterSha256 === undefined ? {} : { reporterSha256 }) }
+    const run: TestRun = {
+      runner: spec.runner, toolchain, command, sandbox: r.report, events, summary, timedOut: r.report.stop?.reason === 'deadline', stderrTail,
+      ...(goCache === undefined ? {} : { goCache: goCacheRecord(goCache, written ?? { files: 0, bytes: 0 }) }),
+      ...(reporterSha256 === undefined ? {} : { reporterSha256 }),
+      ...(cleanupNote === undefined ? {} : { cleanupNote }),
+    }
     const fault = decideFault(r.report, summary)
     if (fault?.code === 'RESOURCES_LOW') throw toolError('RESOURCES_LOW', `${fault.message}; nothing was decided`, { hint: 'free memory or disk, then run the step again' })
     if (fault !== undefined) run.fault = fault
@@ -241,9 +261,14 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
   }
 }
 
-function withoutDir (c: GoCacheCopy): Omit<GoCacheCopy, 'dir'> {
-  const { dir: _dir, ...rest } = c
-  return rest
+function goCacheRecord (m: MountedGoCache, written: { files: number, bytes: number }): GoCacheCopy {
+  return {
+    ...(m.seededFrom === undefined ? {} : { seededFrom: m.seededFrom }),
+    ...(m.method === undefined ? {} : { method: m.method }),
+    files: written.files,
+    bytes: written.bytes,
+    ...(m.note === undefined ? {} : { note: m.note }),
+  }
 }
 
 /** Why a finished sandbox run says nothing usable about the code, or undefined. */

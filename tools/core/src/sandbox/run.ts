@@ -109,6 +109,12 @@ export interface SandboxSpec {
    * time it takes is added to the deadline (it is the caller's work, not the command's).
    */
   whileStarting?: () => void
+  /**
+   * Mount sources whose contents the caller has checked for special files itself, and whose
+   * reachability too (the go runner's GOCACHE overlay: its lower layer through the bind-scan
+   * memo, its upper layer made empty): they are not walked here.
+   */
+  contentsChecked?: readonly string[]
   /** Called after placement and every readback, before the command starts (tests read the groups here). */
   onPlaced?: (p: PlacedSandbox) => void | Promise<void>
   /** Sees each stdout chunk as it arrives (live progress only; the result uses the kept bytes). */
@@ -356,7 +362,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   const loader = loaderPaths()
   const sources: BindSource[] = baseSystemDirs(loader).map(path => ({ path, system: true }))
   for (const d of spec.systemDirs ?? []) sources.push({ path: d, system: true })
-  for (const m of spec.mounts) sources.push({ path: m.source })
+  for (const m of spec.mounts) if (spec.contentsChecked?.includes(m.source) !== true) sources.push({ path: m.source })
   const memoDir = defaultScanMemoDir()
   assertBindSourcesSafe(sources, uid, gid, memoDir, await prefetchedFreshRoots(memoDir))
 
