@@ -7,19 +7,21 @@
  *         SUPERVISOR_PID must be this process's parent; each DIR is one of the run's cgroup
  *         directories (it has a cgroup.procs); PROGRAM is an absolute path.
  *
- * This process (the watch) is the supervisor's child. It ties itself to the supervisor with a
- * pidfd (opened between two getppid() checks, so it names the live parent, never a reused
- * pid), then forks the chain. The chain's first process sets PR_SET_PDEATHSIG (SIGKILL, tied
- * to the watch, re-checked with getppid()), writes its own pid into every DIR/cgroup.procs
- * and only then execs PROGRAM: every process of the chain, and all the sandbox starts, is in
- * the run's cgroups from its first instruction. The watch keeps none of the run's streams
- * (its stdin, stdout, stderr and every other descriptor are closed or /dev/null), so the
+ * This process (the watch) is the supervisor's child, started before the supervisor makes
+ * the DIRs. It ties itself to the supervisor with a pidfd (opened between two getppid()
+ * checks, so it names the live parent, never a reused pid), then waits for the byte '1' on
+ * stdin: the DIRs exist and hold their limits. Only then does it fork the chain. The chain's
+ * first process sets PR_SET_PDEATHSIG (SIGKILL, tied to the watch, re-checked with
+ * getppid()), takes /dev/null as stdin, writes its own pid into every DIR/cgroup.procs and
+ * only then execs PROGRAM: every process of the chain, and all the sandbox starts, is in the
+ * run's cgroups from its first instruction. The watch keeps none of the run's streams (its
+ * stdin, stdout, stderr and every other descriptor are closed or /dev/null), so the
  * supervisor sees them close when the chain ends.
  *
  * exit:   the chain's status (its exit code, or the signal that killed it, raised again);
- *         125 when the chain could not be started or placed (a message on stderr), or when
- *         the supervisor died: then every task in the DIRs has been SIGKILLed and the DIRs
- *         removed (bounded: about 10 s).
+ *         125 when the chain could not be started or placed (a message on stderr), when
+ *         stdin ended without the '1', or when the supervisor died: then every task in the
+ *         DIRs that exist has been SIGKILLed and the DIRs removed (bounded: about 10 s).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -90,6 +92,11 @@ static int clear_groups(int n, char **dirs) {
 /* The chain's first process: tied to the watch, placed, then PROGRAM. Never returns. */
 static void start_chain(pid_t watch, int n, char **dirs, char **program) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != watch) _exit(FAILED);
+  int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null < 0 || dup2(null, 0) != 0) {
+    say("cannot open /dev/null as stdin: %s", strerror(errno));
+    _exit(FAILED);
+  }
   char self[32];
   int len = snprintf(self, sizeof self, "%d\n", (int)getpid());
   for (int i = 0; i < n; i++) {
@@ -148,6 +155,27 @@ int main(int argc, char **argv) {
   if (getppid() != (pid_t)supervisor) {
     clear_groups((int)n, dirs);
     return FAILED;
+  }
+  /* The supervisor's go: the DIRs are made. Its death or stdin's end first: nothing starts. */
+  for (;;) {
+    struct pollfd p[2] = {{supervisor_fd, POLLIN, 0}, {0, POLLIN, 0}};
+    if (poll(p, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      say("poll: %s", strerror(errno));
+      return FAILED;
+    }
+    if (p[0].revents != 0) {
+      clear_groups((int)n, dirs);
+      return FAILED;
+    }
+    if (p[1].revents != 0) {
+      char go = 0;
+      ssize_t got = read(0, &go, 1);
+      if (got < 0 && errno == EINTR) continue;
+      if (got == 1 && go == '1') break;
+      clear_groups((int)n, dirs);
+      return FAILED;
+    }
   }
   pid_t watch = getpid();
   pid_t chain = fork();

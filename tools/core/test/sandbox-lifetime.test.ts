@@ -141,7 +141,7 @@ test('a supervisor killed at 40 random moments of start-up (half SIGTERM, half S
     const signal = i % 2 === 0 ? 'SIGTERM' : 'SIGKILL'
     const marker = markerOf()
     const v = await start(marker)
-    const delay = randomInt(Math.max(1, Math.round(span * 2)))
+    const delay = randomInt(Math.max(1, Math.round(span * 1.5)))
     await new Promise(resolve => setTimeout(resolve, delay))
     if (v.placed()) afterPlaced++
     v.child.kill(signal)
@@ -154,9 +154,9 @@ test('a supervisor killed at 40 random moments of start-up (half SIGTERM, half S
     if (ended.signal !== signal) failures.push(`#${i} ${signal} after ${delay} ms: ended ${String(ended.code ?? ended.signal)}: ${v.stderr().slice(-400)}`)
     if (!gone) failures.push(`#${i} ${signal} after ${delay} ms: left ${left.join(', ')}`)
   }
-  // Two supervisors at a time, each with its own marker and groups.
+  // Three supervisors at a time, each with its own marker and groups.
   let next = 0
-  await Promise.all([0, 1].map(async () => { while (next < 40) await one(next++) }))
+  await Promise.all([0, 1, 2].map(async () => { while (next < 40) await one(next++) }))
   assert.deepEqual(failures, [])
   t.diagnostic(`start-up ${Math.round(span)} ms; ${afterPlaced} of 40 kills landed after placement`)
 })

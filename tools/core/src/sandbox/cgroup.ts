@@ -116,7 +116,7 @@ export class SandboxCgroup {
   readonly readings: LimitReading[] = []
   private removed = false
 
-  private constructor (name: string, dirs: Record<Controller, string>) {
+  private constructor (name: string, dirs: Record<Controller, string>, private readonly hierarchies: readonly Hierarchy[]) {
     this.name = name
     this.dirs = dirs
   }
@@ -127,24 +127,37 @@ export class SandboxCgroup {
    * missing, a write fails, or a reading differs.
    */
   static create (limits: Pick<SandboxLimits, 'memoryBytes' | 'tasks' | 'cpuPercent'>): SandboxCgroup {
+    const cg = SandboxCgroup.plan()
+    cg.make(limits)
+    return cg
+  }
+
+  /**
+   * Names the groups beneath our own, making nothing yet (the launcher that would remove them
+   * is started between the two: launcher.ts). Refuses when a hierarchy is missing.
+   */
+  static plan (): SandboxCgroup {
     const found = findHierarchies()
     if (!found.ok) throw toolError('SANDBOX_UNAVAILABLE', `cgroup: ${found.why}`, { hint: 'the sandbox needs cgroup v1 memory, pids and cpu controllers writable by root' })
     const name = `${NAME_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`
     const dirs = {} as Record<Controller, string>
     for (const h of found.hierarchies) dirs[h.controller] = join(h.ownDir, name)
-    const cg = new SandboxCgroup(name, dirs)
+    return new SandboxCgroup(name, dirs, found.hierarchies)
+  }
+
+  /** Makes the planned groups with the limits, as create() does. */
+  make (limits: Pick<SandboxLimits, 'memoryBytes' | 'tasks' | 'cpuPercent'>): void {
     try {
-      for (const h of found.hierarchies) {
+      for (const h of this.hierarchies) {
         removeStale(h)
-        mkdirSync(dirs[h.controller], { mode: 0o755 })
+        mkdirSync(this.dirs[h.controller], { mode: 0o755 })
       }
-      cg.apply(limits)
+      this.apply(limits)
     } catch (e) {
-      cg.removeQuietly()
+      this.removeQuietly()
       if ((e as { name?: string }).name === 'ToolError') throw e
       throw toolError('SANDBOX_UNAVAILABLE', `cgroup: ${(e as Error).message}`, { cause: e, hint: 'the sandbox needs cgroup v1 memory, pids and cpu controllers writable by root' })
     }
-    return cg
   }
 
   private write (c: Controller, file: string, value: string): void {

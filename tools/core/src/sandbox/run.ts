@@ -369,17 +369,16 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   if (performance.now() >= deadlineAt) throw toolError('DEADLINE_PASSED', `the deadline (${spec.timeoutMs} ms) passed before the sandbox started`)
   const argv = launchArgv({ command: spec.command, cwd: spec.cwd, env: spec.env, mounts: spec.mounts, systemDirs: spec.systemDirs ?? [], limits: l, uid, gid, dropPrivileges: root, loader })
   const launcher = assertLauncher(spec.launcher ?? defaultLauncherPath())
-  // Registered before the cgroups exist: a signal from here on finds them owned.
-  const live: { cg?: SandboxCgroup, group?: number } = {}
+  // Named here, made only once the launcher runs: it removes them if this process dies.
+  const cg = SandboxCgroup.plan()
+  // Registered before anything is made: a signal from here on finds it owned.
+  const live: { group?: number } = {}
   const untrack = trackRunning(() => {
     if (live.group !== undefined) { try { process.kill(-live.group, 'SIGKILL') } catch {} }
-    live.cg?.drainSync(KILL_GRACE_MS)
-    live.cg?.remove()
+    cg.drainSync(KILL_GRACE_MS)
+    cg.remove()
   })
-  let cg: SandboxCgroup
-  try { cg = SandboxCgroup.create(l) } catch (e) { untrack(); throw e }
-  live.cg = cg
-  const readings: LimitReading[] = [...cg.readings]
+  const readings: LimitReading[] = []
   let child: ChildProcess | undefined
   let stop: SandboxRunReport['stop']
   let survivors = 0
@@ -422,16 +421,23 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     closedFds = closeInheritedFds()
     // 'pipe' is a socket pair (libuv), which no process in the sandbox can open by path:
     // /proc/<runner>/fd/1 gives ENXIO. A FIFO or a file in its place would let a test write
-    // events into the runner's stdout (test/adversarial/events.test.ts).
+    // events into the runner's stdout (test/adversarial/events.test.ts). stdin is the
+    // launcher's go: the chain itself gets /dev/null.
     // detached: a process group of its own, which onSupervisorSignal kills whole.
     const full = launcherArgv(launcher, process.pid, cg.directories(), argv)
-    const c = spawn(full[0] as string, full.slice(1), { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], env: {}, detached: true })
+    const c = spawn(full[0] as string, full.slice(1), { stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'], env: {}, detached: true })
     child = c
     live.group = c.pid
     launcherPid = c.pid ?? 0
     const exited = new Promise<void>(resolve => c.on('exit', (code, signal) => { exitCode = code; exitSignal = signal; resolve() }))
     const closed = new Promise<void>(resolve => c.on('close', () => resolve()))
     c.on('error', () => {})
+    const go = c.stdin as Writable
+    go.on('error', () => {})
+    cg.make(l)
+    readings.push(...cg.readings)
+    // The groups exist with their limits: the launcher may start the chain in them.
+    go.end('1')
     if (spec.signal?.aborted === true) onAbort()
     spec.signal?.addEventListener('abort', onAbort, { once: true })
     ;(c.stdout as Readable).on('data', (b: Buffer) => { stdout.push(b); spec.onStdout?.(b) })
