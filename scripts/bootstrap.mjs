@@ -41,7 +41,7 @@ function main () {
   // strace and a C compiler only for the tests: the durability test reads the tools' fsyncs
   // from a trace, and the bind-stamps tests need the helper the build compiles (without a
   // compiler a step checks the bind memo in place, as the demo then does).
-  const wanted = [['bwrap', 'bubblewrap'], ['go', 'golang-go'], ['openssl', 'openssl'], ['setpriv', 'util-linux'], ...(script === 'check' ? [['strace', 'strace'], ['cc', 'gcc']] : [])]
+  const wanted = [['bwrap', 'bubblewrap'], ['go', 'golang-go'], ['openssl', 'openssl'], ['setpriv', 'util-linux'], ['keyctl', 'keyutils'], ...(script === 'check' ? [['strace', 'strace'], ['cc', 'gcc']] : [])]
   const needed = wanted.filter(([bin]) => !has(bin))
   if (needed.length > 0) {
     if (process.getuid?.() === 0) {

@@ -124,6 +124,16 @@ function lateEnd (d: string, o: { runToo: boolean, timedOut: boolean }): void {
   editReceipt(d, r => { r.sealed_at = laterBy(deadline, 3601) })
 }
 
+/** A run record as sealed before the kernel-state steps: no keyring step, covered key files or filter in its argv, no readings of them. */
+function beforeKernelState (r: SandboxRecord): void {
+  const k = r.argv.indexOf('/usr/bin/keyctl')
+  if (k !== -1) r.argv.splice(k, 3)
+  for (const f of ['/proc/keys', '/proc/key-users']) { const i = r.argv.indexOf(f); if (i !== -1) r.argv.splice(i - 2, 3) }
+  const s = r.argv.indexOf('--seccomp')
+  if (s !== -1) r.argv.splice(s, 2)
+  r.limits = r.limits.filter(l => l.name !== 'seccomp filter' && l.name !== 'session keyring')
+}
+
 /** The summary record a forger would write for a proposal whose summary they changed. */
 function setCause (dir: string, cause: string): void {
   editJson(dir, 'proposal.json', p => { p.summary.cause = cause })
@@ -136,12 +146,21 @@ const FIXTURES: CorpusFixture[] = [
   {
     name: 'node_chain_before_address_space_pass',
     from: 'node_verified',
-    threat: 'control: a node attempt sealed before the launch chain set the address space unlimited (the option absent from both runs\' argv)',
+    threat: 'control: a node attempt sealed before the launch chain set the address space unlimited (the option absent from both runs\' argv, and so are the later kernel-state steps)',
     mutate: d => {
-      for (const f of ['baseline.json', 'verify.json']) editJson(d, f, x => { const r = x.run as SandboxRecord; r.argv = r.argv.filter(a => a !== '--as=unlimited:unlimited') })
+      for (const f of ['baseline.json', 'verify.json']) editJson(d, f, x => { const r = x.run as SandboxRecord; beforeKernelState(r); r.argv = r.argv.filter(a => a !== '--as=unlimited:unlimited') })
       reseal(d, 'baseline.json', 'verify.json')
     },
   },
+  ...(['go_verified', 'node_verified'] as const).map((from): CorpusFixture => ({
+    name: `${from.split('_')[0] ?? ''}_chain_before_kernel_state_pass`,
+    from,
+    threat: 'control: an attempt sealed before the launch chain joined a new session keyring, covered /proc/keys and applied the seccomp filter (none of them in either run\'s argv or readings)',
+    mutate: d => {
+      for (const f of ['baseline.json', 'verify.json']) editJson(d, f, x => { beforeKernelState(x.run as SandboxRecord) })
+      reseal(d, 'baseline.json', 'verify.json')
+    },
+  })),
   { name: 'not_reproduced_pass', from: 'not_reproduced', threat: 'control: an early outcome retains a contiguous prefix' },
   { name: 'rejected_pass', from: 'rejected', threat: 'control: a gate rejection' },
   { name: 'provider_error_pass', from: 'provider_error', threat: 'control: a retryable provider_error (429)' },
@@ -696,6 +715,11 @@ const FIXTURES: CorpusFixture[] = [
     ['sandbox_limit_want_fail', 'the memory limit recorded as asked and got at 999999999999999', (r: SandboxRecord) => { const l = r.limits.find(x => x.name === 'memory'); if (l !== undefined) { l.want = '999999999999999'; l.got = '999999999999999' } }],
     ['sandbox_sample_low_fail', 'a memory sample of 1000 bytes, and the run not stopped for it', (r: SandboxRecord) => { const x = r.samples[0]; if (x !== undefined) x.mem_available_bytes = 1000 }],
     ['sandbox_argv_address_space_fail', 'node\'s address space limited to 1 MiB in the launch chain', (r: SandboxRecord) => { const i = r.argv.indexOf('--as=unlimited:unlimited'); r.argv[i] = '--as=1048576:1048576' }],
+    ['sandbox_argv_address_space_dropped_fail', 'the kernel-state chain without node\'s address-space option (no chain ever ran so)', (r: SandboxRecord) => { r.argv = r.argv.filter(a => a !== '--as=unlimited:unlimited') }],
+    ['sandbox_seccomp_dropped_fail', 'the seccomp filter left out of the chain, the keyring step kept', (r: SandboxRecord) => { r.argv.splice(r.argv.indexOf('--seccomp'), 2) }],
+    ['sandbox_keyring_step_dropped_fail', 'the keyring step left out of the chain, the filter kept', (r: SandboxRecord) => { r.argv.splice(r.argv.indexOf('/usr/bin/keyctl'), 3) }],
+    ['sandbox_seccomp_digest_fail', 'the filter recorded at a digest no version builds (an allow-all program)', (r: SandboxRecord) => { const l = r.limits.find(x => x.name === 'seccomp filter'); if (l !== undefined) { l.want = `x86_64 sha256:${'0'.repeat(64)}`; l.got = l.want } }],
+    ['sandbox_keyring_reading_dropped_fail', 'the chain with every step, but no reading of the keyring join', (r: SandboxRecord) => { r.limits = r.limits.filter(x => x.name !== 'session keyring') }],
   ] as const).map(([name, threat, change]): CorpusFixture => ({
     name,
     from: 'node_verified',

@@ -176,7 +176,7 @@ test('S4: ICMP cannot be sent from inside (no raw socket without CAP_NET_RAW, no
   assert.deepEqual(lastJson(await runArgv(['/usr/bin/perl', join(tree, 'icmp-echo.pl'), 'raw', '127.0.0.1'], { env: { PATH: '/usr/bin:/bin' } })), { socket: true, sent: 1, reply: 1 })
 })
 
-test('S4: an io_uring connect (IORING_OP_CONNECT, no connect(2)) to a host listener is refused inside like any other; outside, the same program connects', async t => {
+test('S4: an io_uring connect (IORING_OP_CONNECT, no connect(2)) to a host listener is refused inside: the seccomp filter denies io_uring_setup (ENOSYS); outside, the same program connects', async t => {
   const dir = sandboxTemp(t)
   const tree = makeTree(dir, 'tree', {})
   const build = await runArgv([goInstall().goBin, 'build', '-o', join(tree, 'iouring-connect'), join(ROOT, 'test/fixtures/probes/iouring-connect.go')], {
@@ -196,7 +196,7 @@ test('S4: an io_uring connect (IORING_OP_CONNECT, no connect(2)) to a host liste
   for (let waited = 0; accepted < 1 && waited < 10_000; waited += 20) await new Promise(resolve => setTimeout(resolve, 20))
   assert.equal(accepted, 1)
   const inside = JSON.parse(String(probeJson(await runNodeProbe(tree, RUN, { args: ['/src/iouring-connect', port] })).stdout)) as Record<string, unknown>
-  assert.deepEqual(inside, { setup: 'ok', res: -111 }, 'ECONNREFUSED from the sandbox\'s own loopback')
+  assert.deepEqual(inside, { setup: 'function not implemented' }, 'no ring: io_uring_setup is ENOSYS under the filter')
   await new Promise(resolve => setTimeout(resolve, 100))
   assert.equal(accepted, 1, 'nothing from inside reached the listener')
 })
@@ -343,11 +343,14 @@ const r = spawnSync('/usr/bin/unshare', ['--user', '--map-root-user', '/usr/bin/
 process.stdout.write(JSON.stringify({ status: r.status, stdout: r.stdout.trim(), stderr: r.stderr.trim() }))
 `
 
-test('S8: a nested user namespace is refused (ENOSPC); without --disable-userns the same sandbox creates one', async t => {
+test('S8: a nested user namespace is refused: by the seccomp filter (EPERM), and beneath it by --disable-userns (ENOSPC, the chain without the filter); without --disable-userns the same sandbox creates one', async t => {
   const tree = makeTree(sandboxTemp(t), 'tree', {})
   const inside = probeJson(await runNodeProbe(tree, NESTED_USERNS))
   assert.notEqual(inside.status, 0)
-  assert.match(String(inside.stderr), /No space left on device/)
+  assert.match(String(inside.stderr), /unshare failed: Operation not permitted/)
+  const unfiltered = lastJson(await runArgv(rawProbeArgv(tree, [])))
+  assert.notEqual(unfiltered.status, 0)
+  assert.match(String(unfiltered.stderr), /No space left on device/)
   const control = lastJson(await runArgv(rawProbeArgv(tree, [], { drop: ['--disable-userns'] })))
   assert.deepEqual(control, { status: 0, stdout: '0', stderr: '' })
 })

@@ -150,7 +150,8 @@ const TAKES_VALUE = new Set(['--cap-drop', '--remount-ro'])
 /**
  * The launch argv of `command` in the test sandbox (the tree at /src) with one protection
  * removed, for positive controls: the same sandbox minus the flag under test, started
- * without the supervisor's gate (so also without its checks). Never used by the tools.
+ * without the supervisor's gate (so also without its checks) and without the seccomp filter
+ * (the supervisor writes it to bwrap's fd). Never used by the tools.
  */
 export function rawArgv (tree: string, command: string[], o: RawOptions = {}, limits: SandboxLimits = TEST_LIMITS): string[] {
   const node = nodeInstall()
@@ -160,7 +161,7 @@ export function rawArgv (tree: string, command: string[], o: RawOptions = {}, li
   const end = argv.lastIndexOf('--')
   for (let i = start; i < argv.length; i++) {
     const a = argv[i] as string
-    if (i < end && (a === '--json-status-fd' || a === '--block-fd')) { i++; continue }
+    if (i < end && (a === '--json-status-fd' || a === '--block-fd' || a === '--seccomp')) { i++; continue }
     if (i < end && i > argv.indexOf('/usr/bin/bwrap') && o.drop?.includes(a) === true) { if (TAKES_VALUE.has(a)) i++; continue }
     out.push(a)
   }

@@ -19,7 +19,7 @@ test('the preflight proves every primitive on this host and reports how each lim
   for (const runner of ['go', 'node'] as const) {
     const r = await sandboxPreflight({ runner })
     assert.equal(r.ok, true, JSON.stringify(r.checks, null, 1))
-    assert.deepEqual(r.checks.map(c => c.name), ['programs', 'identity', 'toolchain', 'resources', 'cgroup', 'namespaces', 'rlimits', 'privileges', 'nested user namespaces'])
+    assert.deepEqual(r.checks.map(c => c.name), ['programs', 'identity', 'toolchain', 'resources', 'cgroup', 'namespaces', 'rlimits', 'privileges', 'seccomp', 'session keyring', 'nested user namespaces', 'denied call'])
     const byName = new Map(r.limits.map(l => [l.name, l]))
     for (const [name, want] of [['memory', '4294967296'], ['memory+swap', '4294967296'], ['tasks', '128'], ['cpu quota (us per period)', '200000'], ['cpu period (us)', '100000'], ['tmpfs /tmp size', 'size=1048576k'], ['core size', '0']] as const) {
       assert.equal(byName.get(name)?.got, want, name)
@@ -200,11 +200,13 @@ test('the launch argv is the one the design fixes', () => {
   assert.deepEqual(argv, [
     '/usr/bin/prlimit', '--cpu=600:600', `--fsize=${256 * MiB}:${256 * MiB}`, '--nofile=1024:1024', '--core=0:0', `--as=${4 * 1024 ** 3}:${4 * 1024 ** 3}`, '--',
     '/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--no-new-privs', '--bounding-set=-all', '--inh-caps=-all', '--',
+    '/usr/bin/keyctl', 'session', '-',
     '/usr/bin/bwrap', '--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--clearenv', '--cap-drop', 'ALL',
     '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib', '--ro-bind', '/opt/node', '/opt/node',
-    '--proc', '/proc', '--dev', '/dev', '--size', String(1024 ** 3), '--tmpfs', '/tmp',
+    '--proc', '/proc', '--dev', '/dev', '--ro-bind', '/dev/null', '/proc/keys', '--ro-bind', '/dev/null', '/proc/key-users',
+    '--size', String(1024 ** 3), '--tmpfs', '/tmp',
     '--ro-bind', '/w/tree', '/src', '--bind', '/w/cache', '/gocache', '--remount-ro', '/', '--remount-ro', '/dev',
-    '--chdir', '/src', '--setenv', 'A', '1', '--setenv', 'B', '2', '--json-status-fd', '3', '--block-fd', '4', '--', '/usr/bin/true',
+    '--chdir', '/src', '--setenv', 'A', '1', '--setenv', 'B', '2', '--json-status-fd', '3', '--block-fd', '4', '--seccomp', '5', '--', '/usr/bin/true',
   ])
   // This host is merged-/usr: every loader path is a symlink into /usr, nothing else is bound.
   for (const l of loaderPaths()) assert.equal(l.kind, 'symlink', l.path)

@@ -16,9 +16,9 @@ export interface LimitReading {
    */
   got: string
   /**
-   * How it is applied: cgroup-v1 (memory, memsw, pids, cpu files), rlimit (prlimit, read from /proc/<pid>/limits), tmpfs (bwrap --size, read from the sandbox's mountinfo), mount (read-only binds, same), uid (setpriv, read from /proc/<pid>/status), supervisor (output caps kept by the reader), host (a host fact such as no swap).
+   * How it is applied: cgroup-v1 (memory, memsw, pids, cpu files), rlimit (prlimit, read from /proc/<pid>/limits), tmpfs (bwrap --size, read from the sandbox's mountinfo), mount (read-only binds, same), uid (setpriv, read from /proc/<pid>/status), supervisor (output caps kept by the reader), host (a host fact such as no swap), seccomp (the filter bwrap applies from --seccomp, as '<arch> sha256:<hex>' of the bytes the supervisor wrote), keyring (keyctl session - joined a new anonymous session keyring, as keyctl reported on the chain's stderr before bwrap started).
    */
-  mechanism: 'cgroup-v1' | 'rlimit' | 'tmpfs' | 'mount' | 'uid' | 'supervisor' | 'host'
+  mechanism: 'cgroup-v1' | 'rlimit' | 'tmpfs' | 'mount' | 'uid' | 'supervisor' | 'host' | 'seccomp' | 'keyring'
   /**
    * Where the reading came from (a file path, or the supervisor).
    */

@@ -5,7 +5,8 @@
 // limits, byte for byte (the loader paths of the machine that ran it are taken from the argv,
 // and only the known ones); the mounts the attempt's config and its work tree give, and no
 // other; every namespace apart from the host's; every limit the run sets read back with the
-// value the CLI asks; no resource sample below the floors without the stop that says so; and
+// value the CLI asks, the session keyring step and the seccomp filter at a digest this
+// version builds (for the chain that has them); no resource sample below the floors without the stop that says so; and
 // node's reporter at its pinned digest. Host paths (GOROOT, Node's prefix, the attempt's
 // directory when it ran) come from the record; only their shape is checked.
 
@@ -17,6 +18,8 @@ import { LOADER_PATHS, type LoaderPath } from '../sandbox/host.ts'
 import { SANDBOX_LIMITS } from '../sandbox/limits.ts'
 import { belowFloor } from '../sandbox/resources.ts'
 import { prlimitArgs, rlimitWants } from '../sandbox/rlimits.ts'
+import { knownSeccompReadingValues } from '../sandbox/seccomp.ts'
+import { SESSION_KEYRING_WANT } from '../sandbox/keyring.ts'
 import { GO_CACHE_DEST, goEnv } from '../runners/go.ts'
 import { NODE_REPORTER_DEST, nodeEnv } from '../runners/node.ts'
 import { NODE_REPORTER_SHA256 } from '../runners/node-reporter.ts'
@@ -91,12 +94,17 @@ export function sandboxRecordMisfit (doc: RecordedRun, config: ExecutionConfig, 
   const limits = runnerLimits(SANDBOX_LIMITS, runner)
   const systemDir = runner === 'go' ? goroot : dirname(dirname(run.command[0] ?? ''))
   const sandboxMounts: SandboxMount[] = run.mounts.map(m => ({ source: m.source, dest: m.dest, ...(m.mode === 'rw' ? { writable: true } : {}) }))
-  const want = launchArgv({ command: run.command, cwd: run.cwd, env: expectedEnv, mounts: sandboxMounts, systemDirs: [systemDir], limits, uid: run.uid, gid: run.gid, dropPrivileges: run.argv.includes('--reuid=' + String(run.uid)), loader: argvLoader(run.argv) })
-  // Node's runs sealed before the address space was set for them (it was left as inherited)
-  // ran this chain without that one option: their receipts stay readable.
+  const spec = { command: run.command, cwd: run.cwd, env: expectedEnv, mounts: sandboxMounts, systemDirs: [systemDir], limits, uid: run.uid, gid: run.gid, dropPrivileges: run.argv.includes('--reuid=' + String(run.uid)), loader: argvLoader(run.argv) }
+  const want = launchArgv(spec)
+  // Runs sealed before the kernel-state steps (session keyring, covered key files, seccomp
+  // filter) ran the chain without them; node's runs sealed before the address space was set
+  // for them (it was left as inherited) ran that chain without that one option too. Their
+  // receipts stay readable, and say by their argv that they ran without those steps.
+  const beforeKernelState = launchArgv({ ...spec, kernelState: false })
   const addressSpace = prlimitArgs(limits).find(a => a.startsWith('--as='))
-  const earlier = runner === 'node' ? want.filter(a => a !== addressSpace) : want
-  if (run.argv.join('\0') !== want.join('\0') && run.argv.join('\0') !== earlier.join('\0')) {
+  const earlier = runner === 'node' ? beforeKernelState.filter(a => a !== addressSpace) : beforeKernelState
+  const chain = [want, beforeKernelState, earlier].find(c => run.argv.join('\0') === c.join('\0'))
+  if (chain === undefined) {
     const at = want.findIndex((a, i) => run.argv[i] !== a)
     return `its argv is not the fixed launch chain (first difference at argument ${at + 1}: ${JSON.stringify(run.argv[at] ?? null)} where the chain has ${JSON.stringify(want[at] ?? null)})`
   }
@@ -115,9 +123,15 @@ export function sandboxRecordMisfit (doc: RecordedRun, config: ExecutionConfig, 
     { name: 'stdout cap', want: String(limits.stdoutBytes) },
     { name: 'stderr cap', want: String(limits.stderrBytes) },
   ]
+  if (chain === want) wants.push({ name: 'session keyring', want: SESSION_KEYRING_WANT })
   for (const w of wants) {
     const r = run.limits.find(l => l.name === w.name)
     if (r === undefined || String(r.want) !== w.want) return `limit ${w.name} is ${r === undefined ? 'not recorded as read back' : `recorded as asked ${String(r.want)}`}; the CLI asks ${w.want}`
+  }
+  if (chain === want) {
+    const filter = run.limits.find(l => l.name === 'seccomp filter')
+    const known = knownSeccompReadingValues()
+    if (filter === undefined || filter.mechanism !== 'seccomp' || !known.includes(filter.want) || filter.got !== filter.want) return `its seccomp filter is ${filter === undefined ? 'not recorded' : `recorded as ${filter.want}`}; the CLI's filter is one of ${known.join(', ')}`
   }
   if (run.stop?.reason !== 'resource_low') {
     for (const s of run.samples) {

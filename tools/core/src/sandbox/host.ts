@@ -1,5 +1,5 @@
-// Host facts the sandbox is built from: the three programs it starts (prlimit, setpriv,
-// bwrap), the loader paths of a merged-/usr system, Node's install prefix and GOROOT. Every
+// Host facts the sandbox is built from: the four programs it starts (prlimit, setpriv,
+// keyctl, bwrap), the loader paths of a merged-/usr system, Node's install prefix and GOROOT. Every
 // path is absolute and resolved, so nothing depends on PATH.
 
 import { accessSync, constants, lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs'
@@ -9,6 +9,8 @@ import { toolError } from '../errors.ts'
 export const BWRAP = '/usr/bin/bwrap'
 export const SETPRIV = '/usr/bin/setpriv'
 export const PRLIMIT = '/usr/bin/prlimit'
+/** keyutils' keyctl: `keyctl session - PROGRAM…` joins a new anonymous session keyring, then execs. */
+export const KEYCTL = '/usr/bin/keyctl'
 
 /** The unprivileged host user the sandbox runs as when the tool runs as root (nobody:nogroup). */
 export const SANDBOX_UID = 65534
@@ -17,7 +19,7 @@ export const SANDBOX_GID = 65534
 /** Whether each program the sandbox needs exists and is executable; missing ones by path. */
 export function missingPrograms (): string[] {
   const missing: string[] = []
-  for (const p of [BWRAP, SETPRIV, PRLIMIT]) {
+  for (const p of [BWRAP, SETPRIV, PRLIMIT, KEYCTL]) {
     try { accessSync(p, constants.X_OK) } catch { missing.push(p) }
   }
   return missing

@@ -1,15 +1,18 @@
 // The sandbox preflight (DESIGN §11): proves every primitive on this host before anything is
 // consumed (admit) or on demand (reproduce --preflight). It runs two tiny commands in the
 // real sandbox with the real limits — `cat /proc/self/status` (who the sandbox runs as, its
-// capabilities, no_new_privs) and `unshare --user true` (which must fail: nested user
-// namespaces are disabled) — so every check that a run makes (programs present, resources
+// capabilities, no_new_privs, one seccomp filter more than this process has: an allowed call
+// works under it), `unshare --user true` (which must fail: nested user namespaces are
+// disabled) and `keyctl rdescribe @s` (which must fail with EPERM: the filter denies the
+// keyring calls; without it the call would describe the new session keyring) — so every check that a run makes (programs present, resources
 // above the floors, bind sources clean, cgroups created and every limit read back,
 // namespaces really unshared, rlimits and tmpfs size read back) is made here too, and the
 // readings are reported.
 
+import { readFileSync } from 'node:fs'
 import { toolError, isToolError, type ErrorCode } from '../errors.ts'
 import type { LimitReading } from './cgroup.ts'
-import { SANDBOX_GID, SANDBOX_UID, euid, goInstall, nodeInstall, missingPrograms, BWRAP, SETPRIV, PRLIMIT } from './host.ts'
+import { SANDBOX_GID, SANDBOX_UID, euid, goInstall, nodeInstall, missingPrograms, BWRAP, KEYCTL, SETPRIV, PRLIMIT } from './host.ts'
 import { GO_ADDRESS_SPACE_BYTES, SANDBOX_LIMITS, type SandboxLimits } from './limits.ts'
 import { runSandbox, type NamespaceReading } from './run.ts'
 import type { ResourceSample } from './resources.ts'
@@ -38,7 +41,14 @@ export interface PreflightOptions {
   diskPaths?: readonly string[]
 }
 
-const STATUS_FIELDS = ['Uid', 'Gid', 'Groups', 'CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb', 'NoNewPrivs'] as const
+const STATUS_FIELDS = ['Uid', 'Gid', 'Groups', 'CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb', 'NoNewPrivs', 'Seccomp', 'Seccomp_filters'] as const
+
+const SECCOMP_HINT = 'the kernel must support seccomp filters (CONFIG_SECCOMP_FILTER) and let bwrap load one (--seccomp); a container runtime may need its own seccomp profile to allow it'
+
+/** This process's number of seccomp filters (/proc/self/status Seccomp_filters; 0 without the field). */
+function ownSeccompFilters (): number {
+  return Number(/^Seccomp_filters:\s*(\d+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0)
+}
 
 /** Runs the preflight; never throws for a missing primitive (it is a failed check). */
 export async function sandboxPreflight (o: PreflightOptions = {}): Promise<PreflightReport> {
@@ -52,7 +62,7 @@ export async function sandboxPreflight (o: PreflightOptions = {}): Promise<Prefl
     return report
   }
   const missing = missingPrograms()
-  checks.push({ name: 'programs', ok: missing.length === 0, detail: missing.length === 0 ? `${PRLIMIT}, ${SETPRIV}, ${BWRAP} present` : `missing: ${missing.join(', ')}`, ...(missing.length === 0 ? {} : { code: 'SANDBOX_UNAVAILABLE' as const }) })
+  checks.push({ name: 'programs', ok: missing.length === 0, detail: missing.length === 0 ? `${PRLIMIT}, ${SETPRIV}, ${KEYCTL}, ${BWRAP} present` : `missing: ${missing.join(', ')}`, ...(missing.length === 0 ? {} : { code: 'SANDBOX_UNAVAILABLE' as const }) })
   if (missing.length > 0) return report
   const root = euid() === 0
   checks.push({ name: 'identity', ok: true, detail: root ? `running as root: the sandbox drops to uid ${o.uid ?? SANDBOX_UID} gid ${o.gid ?? SANDBOX_GID} with setpriv` : `running as uid ${euid()}: the sandbox runs as this user` })
@@ -84,6 +94,7 @@ export async function sandboxPreflight (o: PreflightOptions = {}): Promise<Prefl
     if (r.report.exit.code !== 0) throw toolError('SANDBOX_UNAVAILABLE', `the probe exited ${String(r.report.exit.code ?? r.report.exit.signal)}: ${r.stderr.toString('utf8').trim()}`)
     status = r.stdout.toString('utf8')
   } catch (e) {
+    if (isToolError(e) && e.code === 'SANDBOX_UNAVAILABLE' && /seccomp/i.test(e.message) && e.hint === undefined) return fail('seccomp', toolError('SANDBOX_UNAVAILABLE', e.message, { hint: SECCOMP_HINT }))
     return fail('sandbox', e)
   }
   checks.push({ name: 'resources', ok: true, detail: `available memory and free disk above the floors (${report.samples.length} sample)` })
@@ -111,6 +122,21 @@ export async function sandboxPreflight (o: PreflightOptions = {}): Promise<Prefl
   })
   if (!privOk) return report
 
+  // The filter: the sandbox has exactly one more than this process (a supervisor in a
+  // container may have its own), bwrap's --seccomp. The probe ran under it: allowed calls work.
+  const ownFilters = ownSeccompFilters()
+  const inside = fields.get('Seccomp_filters')
+  const filterOn = fields.get('Seccomp') === '2' && inside === String(ownFilters + 1)
+  checks.push({
+    name: 'seccomp',
+    ok: filterOn,
+    detail: `inside: Seccomp ${fields.get('Seccomp') ?? 'absent'}, Seccomp_filters ${inside ?? 'absent'} (this process: ${ownFilters}); the probe's calls ran under it${filterOn ? '' : `; ${SECCOMP_HINT}`}`,
+    ...(filterOn ? {} : { code: 'SANDBOX_UNAVAILABLE' as const }),
+  })
+  if (!filterOn) return report
+  const keyring = report.limits.find(x => x.mechanism === 'keyring')
+  checks.push({ name: 'session keyring', ok: true, detail: `${keyring?.got ?? '?'}: ${keyring?.source ?? '?'}; /proc/keys and /proc/key-users covered` })
+
   try {
     const r = await runSandbox({ ...base, command: ['/usr/bin/unshare', '--user', '/usr/bin/true'] })
     const err = r.stderr.toString('utf8').trim()
@@ -119,6 +145,16 @@ export async function sandboxPreflight (o: PreflightOptions = {}): Promise<Prefl
     if (!blocked) return report
   } catch (e) {
     return fail('nested user namespaces', e)
+  }
+
+  try {
+    const r = await runSandbox({ ...base, command: [KEYCTL, 'rdescribe', '@s'] })
+    const err = r.stderr.toString('utf8').trim()
+    const denied = r.report.exit.code !== 0 && /Operation not permitted/.test(err)
+    checks.push({ name: 'denied call', ok: denied, detail: denied ? `keyctl(2) is refused inside: keyctl rdescribe @s failed: ${err}` : `keyctl rdescribe @s exited ${String(r.report.exit.code)}: ${err === '' ? r.stdout.toString('utf8').trim() : err}; ${SECCOMP_HINT}`, ...(denied ? {} : { code: 'SANDBOX_UNAVAILABLE' as const }) })
+    if (!denied) return report
+  } catch (e) {
+    return fail('denied call', e)
   }
   report.ok = true
   return report

@@ -38,6 +38,8 @@ import { SANDBOX_GID, SANDBOX_UID, baseSystemDirs, euid, loaderPaths, missingPro
 import { assertLimits, type SandboxLimits } from './limits.ts'
 import { belowFloor, sampleResources, type ResourceSample } from './resources.ts'
 import { readBackRlimits, rlimitRefusalHint } from './rlimits.ts'
+import { SECCOMP_FD, seccompFilter, seccompReadingValue } from './seccomp.ts'
+import { SessionKeyringLine } from './keyring.ts'
 
 export type { SandboxMount } from './argv.ts'
 
@@ -345,7 +347,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   let deadlineAt = t0 + spec.timeoutMs
   const startedAt = new Date()
   const missing = missingPrograms()
-  if (missing.length > 0) throw toolError('SANDBOX_UNAVAILABLE', `sandbox programs missing: ${missing.join(', ')}`, { hint: 'install bubblewrap and util-linux' })
+  if (missing.length > 0) throw toolError('SANDBOX_UNAVAILABLE', `sandbox programs missing: ${missing.join(', ')}`, { hint: 'install bubblewrap, util-linux and keyutils' })
   const root = euid() === 0
   const uid = root ? spec.uid ?? SANDBOX_UID : euid()
   const gid = root ? spec.gid ?? SANDBOX_GID : process.getegid?.() ?? uid
@@ -368,6 +370,9 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
 
   if (performance.now() >= deadlineAt) throw toolError('DEADLINE_PASSED', `the deadline (${spec.timeoutMs} ms) passed before the sandbox started`)
   const argv = launchArgv({ command: spec.command, cwd: spec.cwd, env: spec.env, mounts: spec.mounts, systemDirs: spec.systemDirs ?? [], limits: l, uid, gid, dropPrivileges: root, loader })
+  // Before the cgroups: an architecture without a filter is refused with nothing made.
+  const filter = seccompFilter()
+  const keyring = new SessionKeyringLine()
   const launcher = assertLauncher(spec.launcher ?? defaultLauncherPath())
   // Named here, made only once the launcher runs: it removes them if this process dies.
   const cg = SandboxCgroup.plan()
@@ -425,7 +430,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     // launcher's go: the chain itself gets /dev/null.
     // detached: a process group of its own, which onSupervisorSignal kills whole.
     const full = launcherArgv(launcher, process.pid, cg.directories(), argv)
-    const c = spawn(full[0] as string, full.slice(1), { stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'], env: {}, detached: true })
+    const c = spawn(full[0] as string, full.slice(1), { stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'], env: {}, detached: true })
     child = c
     live.group = c.pid
     launcherPid = c.pid ?? 0
@@ -441,7 +446,12 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     if (spec.signal?.aborted === true) onAbort()
     spec.signal?.addEventListener('abort', onAbort, { once: true })
     ;(c.stdout as Readable).on('data', (b: Buffer) => { stdout.push(b); spec.onStdout?.(b) })
-    ;(c.stderr as Readable).on('data', (b: Buffer) => stderr.push(b))
+    ;(c.stderr as Readable).on('data', (b: Buffer) => stderr.push(keyring.take(b)))
+    ;(c.stderr as Readable).on('end', () => stderr.push(keyring.end()))
+    // bwrap reads the filter to its end before it builds the sandbox (argv.ts --seccomp).
+    const filterFd = (c.stdio as readonly unknown[])[SECCOMP_FD] as Writable
+    filterFd.on('error', () => {})
+    filterFd.end(filter.bytes)
     const status = new StatusReader(c.stdio[STATUS_FD] as Readable)
     const gate = c.stdio[BLOCK_FD] as Writable
     gate.on('error', () => {})
@@ -495,6 +505,10 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
       readings.push({ name: `uid of ${pid === bwrapPid ? 'bwrap' : 'sandbox'}`, want, got: ids.uid, mechanism: 'uid', source: `/proc/${pid}/status` })
       if (ids.uid !== want) throw toolError('SANDBOX_UNAVAILABLE', `sandbox process ${pid} runs as uid ${ids.uid}, not ${uid}`)
     }
+    // keyctl wrote its line before it execed bwrap, whose child is now at the gate.
+    await Promise.race([keyring.settled(), exited])
+    readings.push(keyring.reading())
+    readings.push({ name: 'seccomp filter', want: seccompReadingValue(filter), got: seccompReadingValue(filter), mechanism: 'seccomp', source: `bytes written to bwrap --seccomp ${SECCOMP_FD}` })
     readings.push(...readBackRlimits(childPid, l))
     readings.push(...readBackMounts(childPid, spec))
     readings.push({ name: 'stdout cap', want: String(l.stdoutBytes), got: String(l.stdoutBytes), mechanism: 'supervisor', source: 'supervisor pipe reader' })
