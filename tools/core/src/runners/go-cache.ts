@@ -150,18 +150,18 @@ export function mountsUnder (dir: string): string[] {
 
 /**
  * Detaches every mount at or under `dir` (umount -l, the last mounted first: a stacked
- * overlay before its tmpfs). Returns why something is still mounted, or undefined. Never
+ * overlay before its tmpfs; one umount for all of them, each target resolved to the top
+ * mount when its turn comes). Returns why something is still mounted, or undefined. Never
  * throws: a cleanup failure is reported, it never replaces a run's verdict.
  */
 export async function unmountAll (dir: string): Promise<string | undefined> {
   let last: string | undefined
-  for (let i = 0; i < 64; i++) {
+  for (let i = 0; i < 8; i++) {
     let mounted: string[]
     try { mounted = mountsUnder(dir) } catch (e) { return `cannot read the mount table: ${(e as Error).message}` }
-    const top = mounted.at(-1)
-    if (top === undefined) return undefined
-    const r = await run(UMOUNT, ['-l', '--', top], { env: MOUNT_ENV, timeoutMs: 10_000 })
-    if (r.exitCode !== 0) last = `umount -l ${top}: ${r.spawnError ?? r.stderr.toString('utf8').trim()}`
+    if (mounted.length === 0) return undefined
+    const r = await run(UMOUNT, ['-l', '--', ...mounted.reverse()], { env: MOUNT_ENV, timeoutMs: 10_000 })
+    if (r.exitCode !== 0) last = `umount -l: ${r.spawnError ?? r.stderr.toString('utf8').trim()}`
   }
   return last ?? `mounts remain under ${dir}`
 }

@@ -1,0 +1,129 @@
+// The go runner's private GOCACHE (docs/go-build-cache.md), interleaved, medians:
+//
+//   - seeding: mounting one run's GOCACHE (capped tmpfs, overlay over the operator's cache,
+//     the shard directories given to the sandbox user) and unmounting it, over a
+//     100,000-file cache vs a 1,000-file cache (issue goal ≤ 1.2×);
+//   - a real go test through runTests with go_build_cache set (warm) vs the same `go test
+//     -json` run plainly with that warm cache, and the same runTests without it (cold).
+//
+// The module is REPAIRLINE_BENCH_GO_MODULE (a directory holding a stdlib-only Go module; its
+// test packages: REPAIRLINE_BENCH_GO_PACKAGES, comma-separated, default "."), copied to a
+// scratch path the sandbox user can reach; without it, a small generated module. The cache is
+// warmed by building the tree where the runs mount it (go keys entries by directory).
+
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { goCommand, goEnv, goInstall, mountGoCache, releaseGoCache, run as runProcess, runTests, type TestRun } from '@repairline/core'
+import { fmt, interleave, median, SMOKE, type BenchRow } from './lib.ts'
+
+/** A fake build cache: `files` one-byte files over go's 256 `XX/` shards. */
+function fakeCache (dir: string, files: number): void {
+  mkdirSync(dir, { mode: 0o755 })
+  for (let s = 0; s < 256; s++) mkdirSync(join(dir, s.toString(16).padStart(2, '0')), { mode: 0o755 })
+  for (let i = 0; i < files; i++) {
+    const shard = (i % 256).toString(16).padStart(2, '0')
+    writeFileSync(join(dir, shard, `${shard}${i.toString(16).padStart(62, '0')}-d`), 'x', { mode: 0o644 })
+  }
+}
+
+async function seeding (work: string): Promise<BenchRow[]> {
+  const small = 1_000
+  const large = SMOKE ? 2_000 : 100_000
+  for (const n of [small, large]) fakeCache(join(work, `cache-${n}`), n)
+  const scratch = join(work, 'seed-scratch')
+  mkdirSync(scratch, { mode: 0o755 })
+  let i = 0
+  const seed = (n: number) => async () => {
+    const m = await mountGoCache(join(scratch, `gocache-${i++}`), join(work, `cache-${n}`), 65534, 65534)
+    if (m.method !== 'overlay') throw new Error(`not an overlay: ${m.note ?? ''}`)
+    const left = await releaseGoCache(m)
+    if (left !== undefined) throw new Error(left)
+  }
+  const s = await interleave([{ name: 'small', run: seed(small) }, { name: 'large', run: seed(large) }], 21, 2)
+  const a = median(s.get('small') ?? [])
+  const b = median(s.get('large') ?? [])
+  return [{
+    name: `seeding one run's private GOCACHE over a ${large.toLocaleString('en')}-file cache (mount, chown of the 256 shards, unmount)`,
+    baseline: `the same over a ${small.toLocaleString('en')}-file cache`,
+    ratio: b / a,
+    detail: `${fmt(b)} vs ${fmt(a)}; two mount and one umount spawned per run; 21 interleaved rounds`,
+    goal: '≤ 1.2×',
+  }]
+}
+
+function generatedModule (dir: string): void {
+  const files: Record<string, string> = { 'go.mod': 'module example.com/bench\n\ngo 1.19\n' }
+  files['calc.go'] = 'package calc\n\nimport "strings"\n\n// Words splits s on white space.\nfunc Words(s string) []string { return strings.Fields(s) }\n'
+  let t = 'package calc\n\nimport "testing"\n'
+  for (let i = 0; i < 20; i++) t += `\nfunc TestCase${i}(t *testing.T) {\n\tif len(Words("a b c")) != 3 {\n\t\tt.Fatal("no")\n\t}\n}\n`
+  files['calc_test.go'] = t
+  mkdirSync(dir, { mode: 0o755 })
+  for (const [rel, content] of Object.entries(files)) writeFileSync(join(dir, rel), content, { mode: 0o644 })
+}
+
+async function realGoTest (work: string): Promise<BenchRow[]> {
+  const go = goInstall()
+  const source = process.env.REPAIRLINE_BENCH_GO_MODULE
+  const tree = join(work, 'module')
+  if (source !== undefined && source !== '') {
+    cpSync(source, tree, { recursive: true })
+    await runProcess('/bin/chmod', ['-R', 'a+rX', tree], { env: { PATH: '/usr/bin:/bin' } })
+  } else {
+    generatedModule(tree)
+  }
+  const pkgs = (process.env.REPAIRLINE_BENCH_GO_PACKAGES ?? '.').split(',').filter(p => p !== '')
+  const cache = join(work, 'go-build')
+  mkdirSync(cache, { mode: 0o755 })
+  const argv = goCommand(go.goBin, pkgs, 120_000)
+  const env = { ...goEnv(go.goroot, undefined), GOCACHE: cache, GOPATH: join(work, 'gopath'), GOMODCACHE: join(work, 'gopath', 'pkg', 'mod'), HOME: work, TMPDIR: tmpdir() }
+  const plain = async (): Promise<void> => {
+    const r = await runProcess(argv[0] as string, argv.slice(1), { env, cwd: tree })
+    if (r.exitCode !== 0) throw new Error(`plain go test failed: ${r.stderr.toString().slice(0, 300)}`)
+  }
+  await plain() // warms the operator's cache where the runs mount the tree
+  let identities = 0
+  const written: Record<string, number[]> = { warm: [], cold: [] }
+  const check = (r: TestRun, kind: 'warm' | 'cold'): void => {
+    if (r.fault !== undefined || r.summary.failing.length > 0) throw new Error(`sandboxed run failed: ${JSON.stringify(r.fault)} ${r.stderrTail.slice(0, 300)}`)
+    identities = Object.keys(r.summary.identities).length
+    written[kind]?.push(r.goCache?.bytes ?? 0)
+  }
+  const scratch = join(work, 'run-scratch')
+  mkdirSync(scratch, { mode: 0o755 })
+  const s = await interleave([
+    { name: 'plain', run: plain },
+    { name: 'warm', run: async () => { check(await runTests({ runner: 'go', tree, mountPoint: tree, testPackages: pkgs, scratch, timeoutMs: 120_000, goBuildCache: cache }), 'warm') } },
+    { name: 'cold', run: async () => { check(await runTests({ runner: 'go', tree, mountPoint: tree, testPackages: pkgs, scratch, timeoutMs: 120_000 }), 'cold') } },
+  ], 7, 1)
+  const p = median(s.get('plain') ?? [])
+  const w = median(s.get('warm') ?? [])
+  const c = median(s.get('cold') ?? [])
+  const what = `${source === undefined || source === '' ? 'a generated module' : source} (${identities} identities), ${go.version}; 7 interleaved rounds`
+  const mb = (xs: number[] = []): string => `${(median(xs) / 1024 ** 2).toFixed(1)} MB`
+  return [
+    {
+      name: 'go test in the sandbox over go_build_cache (runTests, overlay, warm)',
+      baseline: 'the same go test -json, plain, warm cache',
+      ratio: w / p,
+      detail: `${fmt(w)} vs ${fmt(p)}; ${mb(written.warm)} written to the private layer; ${what}`,
+      goal: '≤ 1.15×',
+    },
+    {
+      name: 'go test in the sandbox without go_build_cache (runTests, cold)',
+      baseline: 'the same over go_build_cache (warm)',
+      ratio: c / w,
+      detail: `${fmt(c)} vs ${fmt(w)}; ${mb(written.cold)} written to the private layer; ${what}`,
+    },
+  ]
+}
+
+export async function run (): Promise<BenchRow[]> {
+  const work = mkdtempSync(join(tmpdir(), 'rl-bench-gocache-'))
+  chmodSync(work, 0o755)
+  try {
+    return [...await seeding(work), ...await realGoTest(work)]
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+}
