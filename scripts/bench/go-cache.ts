@@ -4,18 +4,27 @@
 //     the shard directories given to the sandbox user) and unmounting it, over a
 //     100,000-file cache vs a 1,000-file cache (issue goal ≤ 1.2×);
 //   - a real go test through runTests with go_build_cache set (warm) vs the same `go test
-//     -json` run plainly with that warm cache, and the same runTests without it (cold).
+//     -json` run plainly with that warm cache, and the same runTests without it (cold);
+//   - a Go attempt through the driver with go_build_cache set vs its two plain warm `go test
+//     -json` runs (baseline and candidate tree) + the provider's answer + 1 s (issue goal
+//     ≤ 1.3×): BurntSushi/toml with a one-line bug in isOctal when the module is toml, else
+//     the generated module with a bug in Add; the local HTTPS Responses server answers the fix.
 //
 // The module is REPAIRLINE_BENCH_GO_MODULE (a directory holding a stdlib-only Go module; its
 // test packages: REPAIRLINE_BENCH_GO_PACKAGES, comma-separated, default "."), copied to a
 // scratch path the sandbox user can reach; without it, a small generated module. The cache is
 // warmed by building the tree where the runs mount it (go keys entries by directory).
 
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { goCommand, goEnv, goInstall, mountGoCache, releaseGoCache, run as runProcess, runTests, type TestRun } from '@repairline/core'
+import { GO_FILES, makeCase, makeFixture, rewriteConfig, writeJson } from '../../test/helpers/fixture.ts'
+import { makeTls } from '../../test/helpers/tls.ts'
+import { ResponsesServer } from '../../test/helpers/responses-server.ts'
 import { fmt, interleave, median, SMOKE, type BenchRow } from './lib.ts'
+
+const ROOT = join(import.meta.dirname, '..', '..')
 
 /** A fake build cache: `files` one-byte files over go's 256 `XX/` shards. */
 function fakeCache (dir: string, files: number): void {
@@ -118,11 +127,102 @@ async function realGoTest (work: string): Promise<BenchRow[]> {
   ]
 }
 
+/** Every regular file of a module tree, by relative path (text: Go sources and testdata). */
+function readModule (dir: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) out[relative(dir, join(e.parentPath, e.name))] = readFileSync(join(e.parentPath, e.name), 'utf8')
+  }
+  return out
+}
+
+interface BugCase { files: Record<string, string>, file: string, bug: string, fix: string, identity: string }
+
+function bugCase (work: string): BugCase {
+  const source = process.env.REPAIRLINE_BENCH_GO_MODULE
+  if (source !== undefined && source !== '' && /^module github\.com\/BurntSushi\/toml$/m.test(readFileSync(join(source, 'go.mod'), 'utf8'))) {
+    const files = readModule(source)
+    const fix = "func isOctal(r rune) bool  { return r >= '0' && r <= '7' }"
+    const bug = fix.replace("'7'", "'6'")
+    files['lex.go'] = (files['lex.go'] ?? '').replace(fix, bug)
+    return { files, file: 'lex.go', bug, fix, identity: 'github.com/BurntSushi/toml::TestToml/decode/valid/integer/literals' }
+  }
+  const dir = join(work, 'attempt-module')
+  generatedModule(dir)
+  const files = readModule(dir)
+  files['add.go'] = 'package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n'
+  files['add_test.go'] = 'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal("Add(2, 3) != 5")\n\t}\n}\n'
+  return { files, file: 'add.go', bug: 'return a - b', fix: 'return a + b', identity: 'example.com/bench::TestAdd' }
+}
+
+async function goAttempt (work: string): Promise<BenchRow[]> {
+  const go = goInstall()
+  const b = bugCase(work)
+  const rounds = SMOKE ? 1 : 5
+  const tls = await makeTls(join(work, 'tls'))
+  const server = await ResponsesServer.start({ tls })
+  server.proposal = { summary: { cause: 'A one-line slip.', change: 'Restore the line.', risk: 'Low.' }, edits: [{ path: b.file, search: b.bug, replace: b.fix }] }
+  try {
+    const fdir = join(work, 'attempt')
+    mkdirSync(fdir)
+    const f = await makeFixture(fdir, { files: { ...b.files, '.repairline/registers.json': GO_FILES['.repairline/registers.json'] ?? '' }, baseUrl: server.baseUrl('ok'), caFile: tls.caFile, cases: [{ package: '.', name: b.identity }] })
+    const cache = join(work, 'attempt-go-build')
+    mkdirSync(cache, { mode: 0o755 })
+    rewriteConfig(f, c => { c.runner = { kind: 'go', package_roots: ['.'], go_build_cache: cache }; c.allowed_files = [b.file]; c.timeout_seconds = 300 })
+    writeJson(f.reportPath, { ...f.report, cases: Array.from({ length: rounds + 1 }, (_, i) => makeCase(`case-${i}`, '.', b.identity)) })
+    // The candidate tree, where plain go runs it; both trees warmed in the operator's cache.
+    const candidate = join(work, 'candidate')
+    cpSync(f.repo, candidate, { recursive: true })
+    writeFileSync(join(candidate, b.file), readFileSync(join(f.repo, b.file), 'utf8').replace(b.bug, b.fix))
+    const argv = goCommand(go.goBin, ['.'], 120_000)
+    const env = { ...goEnv(go.goroot, undefined), GOCACHE: cache, GOPATH: join(work, 'gopath'), GOMODCACHE: join(work, 'gopath', 'pkg', 'mod'), HOME: work, TMPDIR: tmpdir() }
+    const plain = (tree: string, want: number) => async (): Promise<void> => {
+      const r = await runProcess(argv[0] as string, argv.slice(1), { env, cwd: tree })
+      if (r.exitCode !== want) throw new Error(`plain go test in ${tree} exited ${String(r.exitCode)}: ${r.stderr.toString().slice(0, 300)}`)
+    }
+    await plain(f.repo, 1)()
+    await plain(candidate, 0)()
+    const parts: Array<{ providerMs: number }> = []
+    const drive = async (): Promise<void> => {
+      const r = await runProcess(process.execPath, [join(ROOT, 'dist', 'attempt.mjs'), '--config', f.configPath, '--report', f.reportPath], { env: { PATH: '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' } })
+      if (r.exitCode !== 0) throw new Error(`the driver exited ${String(r.exitCode)}: ${r.stderr.toString().slice(-400)}`)
+      const attempts = join(f.stateDir, 'attempts')
+      const newest = readdirSync(attempts).map(a => join(attempts, a)).sort((x, y) => Date.parse(JSON.parse(readFileSync(join(y, 'admission.json'), 'utf8')).admitted_at) - Date.parse(JSON.parse(readFileSync(join(x, 'admission.json'), 'utf8')).admitted_at))[0] ?? ''
+      const baseline = JSON.parse(readFileSync(join(newest, 'baseline.json'), 'utf8')) as { go_cache?: { method?: string } }
+      if (baseline.go_cache?.method !== 'overlay') throw new Error('the attempt did not run over go_build_cache')
+      const dispatched = Date.parse((JSON.parse(readFileSync(join(newest, 'dispatch.json'), 'utf8')) as { dispatched_at: string }).dispatched_at)
+      const received = Date.parse((JSON.parse(readFileSync(join(newest, 'response.json'), 'utf8')) as { received_at: string }).received_at)
+      parts.push({ providerMs: received - dispatched })
+    }
+    await drive() // the first attempt warms the driver's standbys and the memo of /usr's scan
+    parts.length = 0
+    const s = await interleave([
+      { name: 'driver', run: drive },
+      { name: 'baseline', run: plain(f.repo, 1) },
+      { name: 'candidate', run: plain(candidate, 0) },
+    ], rounds, 0)
+    const d = median(s.get('driver') ?? [])
+    const pb = median(s.get('baseline') ?? [])
+    const pc = median(s.get('candidate') ?? [])
+    const provider = median(parts.map(x => x.providerMs))
+    const floor = pb + pc + provider + 1000
+    return [{
+      name: `a Go attempt through the driver with go_build_cache (${b.identity.split('::')[0] ?? ''}, a one-line bug in ${b.file})`,
+      baseline: 'its two plain warm go test -json runs + the provider\'s answer + 1 s',
+      ratio: d / floor,
+      detail: `${fmt(d)} vs ${fmt(floor)} (baseline ${fmt(pb)}, candidate ${fmt(pc)}, provider ${fmt(provider)}); ${go.version}; ${rounds} interleaved rounds`,
+      goal: '≤ 1.3×',
+    }]
+  } finally {
+    await server.close()
+  }
+}
+
 export async function run (): Promise<BenchRow[]> {
   const work = mkdtempSync(join(tmpdir(), 'rl-bench-gocache-'))
   chmodSync(work, 0o755)
   try {
-    return [...await seeding(work), ...await realGoTest(work)]
+    return [...await seeding(work), ...await realGoTest(work), ...await goAttempt(work)]
   } finally {
     rmSync(work, { recursive: true, force: true })
   }
