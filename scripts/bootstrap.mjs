@@ -20,6 +20,7 @@ function run (file, args, opts = {}) {
   if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} exited ${r.status ?? r.signal}`)
 }
 function has (file) {
+  if (file.startsWith('/')) return existsSync(file)
   return ['/usr/bin', '/bin', '/usr/local/bin', '/usr/sbin', '/sbin'].some(d => existsSync(join(d, file)))
 }
 
@@ -40,8 +41,10 @@ function main () {
 
   // strace and a C compiler only for the tests: the durability test reads the tools' fsyncs
   // from a trace, and the bind-stamps tests need the helper the build compiles (without a
-  // compiler a step checks the bind memo in place, as the demo then does).
-  const wanted = [['bwrap', 'bubblewrap'], ['go', 'golang-go'], ['openssl', 'openssl'], ['setpriv', 'util-linux'], ['keyctl', 'keyutils'], ...(script === 'check' ? [['strace', 'strace'], ['cc', 'gcc']] : [])]
+  // compiler a step checks the bind memo in place, as the demo then does); libseccomp's headers
+  // for the test that cross-checks the sandbox's seccomp filter against libseccomp's.
+  // keyutils for every run: the launch chain joins a new session keyring with keyctl.
+  const wanted = [['bwrap', 'bubblewrap'], ['go', 'golang-go'], ['openssl', 'openssl'], ['setpriv', 'util-linux'], ['keyctl', 'keyutils'], ...(script === 'check' ? [['strace', 'strace'], ['cc', 'gcc'], ['/usr/include/seccomp.h', 'libseccomp-dev']] : [])]
   const needed = wanted.filter(([bin]) => !has(bin))
   if (needed.length > 0) {
     if (process.getuid?.() === 0) {

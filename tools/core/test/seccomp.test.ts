@@ -1,13 +1,18 @@
 // The seccomp filter's program (src/sandbox/seccomp.ts), without a kernel: its syscall numbers
 // against the host's kernel headers, and its verdicts for both architectures from a classic-BPF
 // interpreter written here (each denied call, each argument rule with its allowed twin, the
-// foreign and x32 ABIs); the digest readback recomputes; the refusal for an architecture
-// without a filter. The kernel's own verdicts are test/adversarial/kernel-state.test.ts.
+// foreign and x32 ABIs), and, where libseccomp's headers are installed, its verdicts against
+// those of the program libseccomp builds from the same rules; the digest readback recomputes;
+// the refusal for an architecture without a filter. The kernel's own verdicts are
+// test/adversarial/kernel-state.test.ts.
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
-import { ALLOWED_SOCKET_FAMILIES, knownSeccompReadingValues, nativeSeccompArch, SECCOMP_ARGUMENT_RULES, SECCOMP_DENIED, seccompFilter, seccompReadingValue, type SeccompArch } from '../src/index.ts'
+import { execFileSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: gcc and the libseccomp helper, argv arrays
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ALLOWED_SOCKET_FAMILIES, CLONE_NAMESPACE_FLAGS, DENIED_IOCTLS, knownSeccompReadingValues, nativeSeccompArch, SECCOMP_ARGUMENT_RULES, SECCOMP_DENIED, seccompFilter, seccompReadingValue, type SeccompArch } from '../src/index.ts'
 import { isToolError } from '../src/errors.ts'
 
 const AUDIT: Record<SeccompArch, number> = { x86_64: 0xc000003e, aarch64: 0xc00000b7 }
@@ -29,13 +34,16 @@ function evaluate (bytes: Buffer, arch: number, nr: number, args: readonly numbe
     const jf = bytes.readUInt8(pc * 8 + 3)
     const k = bytes.readUInt32LE(pc * 8 + 4)
     if (code === 0x20) { acc = data.readUInt32LE(k); pc++; continue }
+    // BPF_ALU|BPF_AND|BPF_K and BPF_JMP|BPF_JA (libseccomp's programs use them).
+    if (code === 0x54) { acc = (acc & k) >>> 0; pc++; continue }
+    if (code === 0x05) { pc += 1 + k; continue }
     if (code === 0x06) {
       if (k === 0x80000000) return KILL
       if (k === 0x7fff0000) return ALLOW
       assert.equal(k & 0xffff0000, 0x00050000, `unknown return ${k.toString(16)}`)
       return `errno ${k & 0xffff}`
     }
-    const taken = code === 0x15 ? acc === k : code === 0x35 ? acc >= k : code === 0x45 ? (acc & k) !== 0 : assert.fail(`unknown opcode ${code.toString(16)}`)
+    const taken = code === 0x15 ? acc === k : code === 0x25 ? acc > k : code === 0x35 ? acc >= k : code === 0x45 ? (acc & k) !== 0 : assert.fail(`unknown opcode ${code.toString(16)}`)
     pc += 1 + (taken ? jt : jf)
   }
   return assert.fail('fell off the end of the program')
@@ -129,4 +137,43 @@ test('an architecture without a filter is refused SANDBOX_UNAVAILABLE with a hin
   }
   assert.equal(nativeSeccompArch('x64'), 'x86_64')
   assert.equal(nativeSeccompArch('arm64'), 'aarch64')
+})
+
+// libseccomp 2.5's 32-bit argument comparisons (SCMP_A0_32) still require the high half to be
+// zero, so an argument with high bits set differs from ours, which reads the low 32 bits as the
+// kernel does: AF_INET with high bits is AF_INET (libseccomp: EAFNOSUPPORT, harmless) and
+// TIOCSTI with high bits is TIOCSTI (libseccomp: allowed — CVE-2019-10063's bypass; ours: EPERM).
+test('cross-check: the program libseccomp builds from the same rules gives the same verdict for every call number of both architectures, the foreign ABIs, and the argument rules with their twins; it differs only where libseccomp compares high argument bits the kernel ignores', t => {
+  if (!existsSync('/usr/include/seccomp.h')) { t.skip('libseccomp-dev is not installed: nothing to cross-check against'); return }
+  const dir = mkdtempSync(join(tmpdir(), 'rl-libseccomp-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const helper = join(dir, 'libseccomp-filter')
+  execFileSync('gcc', ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-Werror', '-o', helper, join(import.meta.dirname, '..', '..', '..', 'test', 'helpers', 'libseccomp-filter.c'), '-lseccomp'])
+  const flags = Array.from({ length: 32 }, (_, b) => 2 ** b).filter(f => (CLONE_NAMESPACE_FLAGS & f) !== 0)
+  const errno = { EPERM: 1, ENOSYS: 38 }
+  for (const arch of ['x86_64', 'aarch64'] as const) {
+    const rules = SECCOMP_DENIED.filter(s => s.nr[arch] !== undefined).map(s => `${s.name}=${errno[s.action]}`)
+    const theirs = execFileSync(helper, [arch, ...rules, '--', ...ALLOWED_SOCKET_FAMILIES.map(String), '--', ...DENIED_IOCTLS.map(String), '--', ...flags.map(String)])
+    const ours = seccompFilter(arch).bytes
+    const other = arch === 'x86_64' ? AUDIT.aarch64 : AUDIT.x86_64
+    const inputs: Array<[number, number, number[]]> = []
+    for (let nr = 0; nr < 512; nr++) inputs.push([AUDIT[arch], nr, []], [other, nr, []])
+    for (const nr of [0x40000000, 0x40000000 + 250, 0x40000000 + 511]) inputs.push([AUDIT[arch], nr, []])
+    inputs.push([AUDIT_I386, 20, []], [AUDIT_ARM, 20, []])
+    const r = SECCOMP_ARGUMENT_RULES
+    for (let family = 0; family < 48; family++) for (const high of [0, 0x1_0000_0000]) inputs.push([AUDIT[arch], r.socket[arch], [family + high, 1]], [AUDIT[arch], r.socketpair[arch], [family + high, 1]])
+    for (const req of [0x5411, 0x5412, 0x5413, 0x541c, 0x5422, 0x1_0000_5412, 0x1_0000_541c]) inputs.push([AUDIT[arch], r.ioctl[arch], [0, req]])
+    for (const f of [0, 17, 0x3d0f00, ...flags, ...flags.map(f => f | 17), 0x1_0000_0011]) inputs.push([AUDIT[arch], r.clone[arch], [f]])
+    const highBits = ([, nr, args]: [number, number, number[]]): boolean => {
+      const low = (i: number): number => Number(BigInt.asUintN(32, BigInt(args[i] ?? 0)))
+      if (!args.some(a => a >= 2 ** 32)) return false
+      if (nr === r.socket[arch] || nr === r.socketpair[arch]) return (ALLOWED_SOCKET_FAMILIES as readonly number[]).includes(low(0))
+      return nr === r.ioctl[arch] && (DENIED_IOCTLS as readonly number[]).includes(low(1))
+    }
+    const show = ([a, nr, args]: [number, number, number[]]): string => `${a.toString(16)} ${nr} ${args.join(',')}: ours ${evaluate(ours, a, nr, args)}, libseccomp's ${evaluate(theirs, a, nr, args)}`
+    const differ = inputs.filter(([a, nr, args]) => evaluate(ours, a, nr, args) !== evaluate(theirs, a, nr, args))
+    assert.deepEqual(differ.map(show), inputs.filter(highBits).map(show), arch)
+    for (const i of inputs.filter(highBits)) assert.equal(evaluate(ours, ...i), i[1] === r.ioctl[arch] ? ERRNO.EPERM : ALLOW, `ours reads the low 32 bits: ${show(i)}`)
+    assert.ok(inputs.length > 1100)
+  }
 })
