@@ -18,6 +18,11 @@
  * stdin, stdout, stderr and every other descriptor are closed or /dev/null), so the
  * supervisor sees them close when the chain ends.
  *
+ * After the '1', stdin stays open: its end means "stop": the watch SIGKILLs the chain and
+ * every task in the DIRs (the supervisor drains and removes them). The watch is the chain's
+ * child subreaper: whatever of the chain is orphaned is reaped here at once, so no zombie
+ * keeps a DIR from being removed; it exits once the chain and every such orphan are reaped.
+ *
  * exit:   the chain's status (its exit code, or the signal that killed it, raised again);
  *         125 when the chain could not be started or placed (a message on stderr), when
  *         stdin ended without the '1', or when the supervisor died: then every task in the
@@ -35,6 +40,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -62,6 +68,21 @@ static long number(const char *s, long max) {
   long v = strtol(s, &end, 10);
   if (errno != 0 || end == s || *end != '\0' || v < 1 || v > max) return -1;
   return v;
+}
+
+/* SIGKILLs every task listed in the DIRs, once. */
+static void kill_tasks(int n, char **dirs) {
+  for (int i = 0; i < n; i++) {
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/cgroup.procs", dirs[i]) >= (int)sizeof path) continue;
+    FILE *f = fopen(path, "re");
+    if (f == NULL) continue;
+    long pid;
+    while (fscanf(f, "%ld", &pid) == 1) {
+      if (pid > 0) kill((pid_t)pid, SIGKILL);
+    }
+    fclose(f);
+  }
 }
 
 /* SIGKILLs every task in the DIRs until each is empty and removed; 0 when all are gone. */
@@ -117,16 +138,54 @@ static void start_chain(pid_t watch, int n, char **dirs, char **program) {
   _exit(FAILED);
 }
 
-/* Keeps only `a` and `b` open; 0, 1 and 2 become /dev/null. */
-static void drop_descriptors(int a, int b) {
+/* Keeps only the `n` descriptors in `keep` (ascending, all above 2); 0, 1 and 2 become /dev/null. */
+static void drop_descriptors(const int *keep, int n) {
   int null = open("/dev/null", O_RDWR | O_CLOEXEC);
   for (int fd = 0; fd <= 2; fd++) {
     if (null >= 0 && null != fd) dup2(null, fd);
   }
-  int lo = a < b ? a : b, hi = a < b ? b : a;
-  syscall(SYS_close_range, 3u, (unsigned)lo - 1, 0u);
-  if (hi - lo > 1) syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0u);
-  syscall(SYS_close_range, (unsigned)hi + 1, ~0u, 0u);
+  unsigned lo = 3;
+  for (int i = 0; i < n; i++) {
+    if ((unsigned)keep[i] > lo) syscall(SYS_close_range, lo, (unsigned)keep[i] - 1, 0u);
+    lo = (unsigned)keep[i] + 1;
+  }
+  syscall(SYS_close_range, lo, ~0u, 0u);
+}
+
+/* Reaps every child that has ended, noting the chain's status; -1 once none is left. */
+static pid_t reap(pid_t chain, int *status, int *chain_done) {
+  int st;
+  pid_t pid;
+  while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+    if (pid == chain) {
+      *status = st;
+      *chain_done = 1;
+    }
+  }
+  return pid;
+}
+
+/* Ends this process as the chain ended: its exit code, or the signal that killed it. */
+static int relay(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  int sig = WTERMSIG(status);
+  signal(sig, SIG_DFL);
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  sigprocmask(SIG_UNBLOCK, &one, NULL);
+  raise(sig);
+  return 128 + sig;
+}
+
+/* The supervisor died without its teardown: nothing of the run may outlive it. */
+static int abandon(pid_t chain, int chain_done, int n, char **dirs) {
+  const struct timespec pause = {0, 2000000};
+  int status, done = chain_done;
+  if (!done) kill(chain, SIGKILL);
+  clear_groups(n, dirs);
+  for (int round = 0; round < 1000 && reap(chain, &status, &done) == 0; round++) nanosleep(&pause, NULL);
+  return FAILED;
 }
 
 int main(int argc, char **argv) {
@@ -177,54 +236,70 @@ int main(int argc, char **argv) {
       return FAILED;
     }
   }
+  /* SIGCHLD through a descriptor; the chain gets the mask it would have had. */
+  sigset_t chld, mask;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  if (sigprocmask(SIG_BLOCK, &chld, &mask) != 0) return FAILED;
+  int chld_fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  int control = fcntl(0, F_DUPFD_CLOEXEC, 3);
+  /* Orphans of the chain (bwrap's child, when bwrap dies first) become ours and are reaped at
+   * once: an unreaped zombie keeps its cgroup from being removed, and this host's init may
+   * never reap it. */
+  if (chld_fd < 0 || control < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+    say("cannot watch the chain: %s", strerror(errno));
+    clear_groups((int)n, dirs);
+    return FAILED;
+  }
   pid_t watch = getpid();
   pid_t chain = fork();
   if (chain < 0) {
     say("fork: %s", strerror(errno));
-    return FAILED;
-  }
-  if (chain == 0) {
-    close(supervisor_fd);
-    start_chain(watch, (int)n, dirs, program);
-  }
-  /* Our unreaped child: its pid cannot be reused while we hold it. */
-  int chain_fd = pidfd_of(chain);
-  if (chain_fd < 0) {
-    say("pidfd_open: %s", strerror(errno));
-    kill(chain, SIGKILL);
     clear_groups((int)n, dirs);
     return FAILED;
   }
-  drop_descriptors(supervisor_fd, chain_fd);
+  if (chain == 0) {
+    sigprocmask(SIG_SETMASK, &mask, NULL);
+    start_chain(watch, (int)n, dirs, program);
+  }
+  int keep[3] = {supervisor_fd, chld_fd, control};
+  for (int i = 1; i < 3; i++) {
+    for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+      int t = keep[j];
+      keep[j] = keep[j - 1];
+      keep[j - 1] = t;
+    }
+  }
+  drop_descriptors(keep, 3);
   /* Relaying a crash signal must not dump the watch's core. */
   struct rlimit no_core = {0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
+  int status = 0, chain_done = 0;
   for (;;) {
-    struct pollfd p[2] = {{supervisor_fd, POLLIN, 0}, {chain_fd, POLLIN, 0}};
-    if (poll(p, 2, -1) < 0) {
+    struct pollfd p[3] = {{supervisor_fd, POLLIN, 0}, {chld_fd, POLLIN, 0}, {control, POLLIN, 0}};
+    if (poll(p, 3, -1) < 0) {
       if (errno == EINTR) continue;
-      return FAILED;
+      return abandon(chain, chain_done, (int)n, dirs);
     }
-    if (p[0].revents != 0) {
-      /* The supervisor died without its teardown: nothing of the run may outlive it. */
-      kill(chain, SIGKILL);
-      clear_groups((int)n, dirs);
-      return FAILED;
+    if (p[0].revents != 0) return abandon(chain, chain_done, (int)n, dirs);
+    if (control >= 0 && p[2].revents != 0) {
+      char b;
+      ssize_t got = read(control, &b, 1);
+      if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
+        /* stdin ended: the supervisor stops the run (it drains and removes the groups). */
+        if (!chain_done) kill(chain, SIGKILL);
+        kill_tasks((int)n, dirs);
+        close(control);
+        control = -1;
+      }
     }
     if (p[1].revents != 0) {
-      int status;
-      while (waitpid(chain, &status, 0) < 0) {
-        if (errno != EINTR) return FAILED;
-      }
-      if (WIFEXITED(status)) return WEXITSTATUS(status);
-      int sig = WTERMSIG(status);
-      signal(sig, SIG_DFL);
-      sigset_t one;
-      sigemptyset(&one);
-      sigaddset(&one, sig);
-      sigprocmask(SIG_UNBLOCK, &one, NULL);
-      raise(sig);
-      return 128 + sig;
+      struct signalfd_siginfo info;
+      while (read(chld_fd, &info, sizeof info) > 0) {}
+      pid_t left = reap(chain, &status, &chain_done);
+      if (chain_done && left < 0) return relay(status);
+      /* The chain has ended: what it left of the run ends too. */
+      if (chain_done) kill_tasks((int)n, dirs);
     }
   }
 }

@@ -10,7 +10,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: supervisors to kill, argv arrays
 import { randomInt } from 'node:crypto'
-import { readdirSync } from 'node:fs'
+import { readdirSync, rmdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { build } from 'esbuild'
 import { defaultLauncherPath, findHierarchies, runSandbox, toolError, type SandboxSpec } from '../src/index.ts'
@@ -30,15 +30,22 @@ function killAll (pids: readonly number[]): void {
   for (const pid of pids) { try { process.kill(pid, 'SIGKILL') } catch {} }
 }
 
-/** The sandbox cgroups whose supervisor is `pid` (its pid is in their names). */
-function groupsOf (pid: number): string[] {
+/** The directories a supervisor's groups are made in: ours, or a victim's own (lifetime-victim.ts). */
+function parentsOf (pid: number): string[] {
   const found = findHierarchies()
   if (!found.ok) throw new Error(found.why)
-  return found.hierarchies.flatMap(h => readdirSync(h.ownDir).filter(n => n.startsWith(`rl-sbx-${pid}-`)).map(n => join(h.ownDir, n)))
+  return found.hierarchies.map(h => pid === process.pid ? h.ownDir : join(h.ownDir, `rl-test-life-${pid}`))
+}
+
+/** The sandbox cgroups whose supervisor is `pid` (its pid is in their names). */
+function groupsOf (pid: number): string[] {
+  return parentsOf(pid).flatMap(dir => {
+    try { return readdirSync(dir).filter(n => n.startsWith(`rl-sbx-${pid}-`)).map(n => join(dir, n)) } catch { return [] }
+  })
 }
 
 /** What is left of a run: its processes (by marker) and its groups. */
-const leftOf = (marker: string, supervisor: number): string[] => [...processesWith(marker).map(p => `pid ${p}`), ...(supervisor === process.pid ? leftoverCgroups() : groupsOf(supervisor))]
+const leftOf = (marker: string, supervisor: number): string[] => [...processesWith(marker).map(p => `pid ${p}`), ...groupsOf(supervisor)]
 
 type Hooks = (abort: AbortController) => Partial<SandboxSpec>
 
@@ -96,7 +103,8 @@ test('a missing launcher is a refusal before anything is made: no run goes witho
   assert.equal(r.report.exit.code, 0)
 })
 
-interface Victim { child: ChildProcess, ended: Promise<{ code: number | null, signal: NodeJS.Signals | null }>, placed: () => boolean, stderr: () => string }
+type Line = 'starting' | 'spawned' | 'placed'
+interface Victim { child: ChildProcess, ended: Promise<{ code: number | null, signal: NodeJS.Signals | null }>, said: (line: Line) => boolean, when: (line: Line) => Promise<void>, stderr: () => string }
 
 test('a supervisor killed at 40 random moments of start-up (half SIGTERM, half SIGKILL) leaves no process and no cgroup of its run', async t => {
   const dir = sandboxTemp(t)
@@ -106,9 +114,16 @@ test('a supervisor killed at 40 random moments of start-up (half SIGTERM, half S
   await build({ entryPoints: [join(ROOT, 'tools', 'core', 'test', 'lifetime-victim.ts')], outfile: bundle, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning', banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } })
   const live = new Set<ChildProcess>()
   const markers: string[] = []
+  const victims: number[] = []
+  /** Removes a victim's own groups (empty by then) and, in a failed run, what is left in them. */
+  const removeNest = (pid: number): void => {
+    for (const g of groupsOf(pid)) { try { rmdirSync(g) } catch {} }
+    for (const dir of parentsOf(pid)) { try { rmdirSync(dir) } catch {} }
+  }
   t.after(() => {
     for (const c of live) c.kill('SIGKILL')
     for (const m of markers) killAll(processesWith(m))
+    for (const pid of victims) removeNest(pid)
   })
 
   /** Starts a supervisor and resolves once it is about to call runSandbox. */
@@ -116,34 +131,47 @@ test('a supervisor killed at 40 random moments of start-up (half SIGTERM, half S
     markers.push(marker)
     const child = spawn(process.execPath, [bundle, marker, tree, defaultLauncherPath()], { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT })
     live.add(child)
+    if (child.pid !== undefined) victims.push(child.pid)
     const ended = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>(resolve => child.once('exit', (code, signal) => { live.delete(child); resolve({ code, signal }) }))
     let out = ''
     let err = ''
     child.stderr?.on('data', (b: Buffer) => { err += b.toString('utf8') })
-    await new Promise<void>((resolve, reject) => {
-      child.stdout?.on('data', (b: Buffer) => { out += b.toString('utf8'); if (out.includes('starting\n')) resolve() })
-      void ended.then(e => reject(new Error(`the supervisor ended (${String(e.code ?? e.signal)}) before starting: ${err.slice(-600)}`)))
+    const said = (line: Line): boolean => out.includes(`${line}\n`)
+    const when = async (line: Line): Promise<void> => await new Promise<void>((resolve, reject) => {
+      if (said(line)) { resolve(); return }
+      child.stdout?.on('data', () => { if (said(line)) resolve() })
+      void ended.then(e => { if (!said(line)) reject(new Error(`the supervisor ended (${String(e.code ?? e.signal)}) before ${line}: ${err.slice(-600)}`)) })
     })
-    return { child, ended, placed: () => out.includes('placed\n'), stderr: () => err }
+    child.stdout?.on('data', (b: Buffer) => { out += b.toString('utf8') })
+    await when('starting')
+    return { child, ended, said, when, stderr: () => err }
   }
 
-  // The start-up's length here and now: from the call to the placed sandbox.
+  // The start-up's length here and now: from the call, and from the launcher's spawn, to the
+  // placed sandbox.
   const probe = await start(markerOf())
   const t0 = performance.now()
-  await new Promise<void>(resolve => probe.child.stdout?.on('data', () => { if (probe.placed()) resolve() }))
-  const span = performance.now() - t0
+  await probe.when('spawned')
+  const t1 = performance.now()
+  await probe.when('placed')
+  const span = { starting: performance.now() - t0, spawned: performance.now() - t1 }
   probe.child.kill('SIGTERM')
   await probe.ended
+  removeNest(probe.child.pid as number)
 
   const failures: string[] = []
   let afterPlaced = 0
   const one = async (i: number): Promise<void> => {
     const signal = i % 2 === 0 ? 'SIGTERM' : 'SIGKILL'
+    // Half the kills from the call on (most of which find nothing started yet), half from the
+    // launcher's spawn on: the launcher, bwrap's start and the placement.
+    const from: Line = i % 4 < 2 ? 'starting' : 'spawned'
     const marker = markerOf()
     const v = await start(marker)
-    const delay = randomInt(Math.max(1, Math.round(span * 1.5)))
+    await v.when(from)
+    const delay = randomInt(Math.max(1, Math.round(span[from] * 1.5)))
     await new Promise(resolve => setTimeout(resolve, delay))
-    if (v.placed()) afterPlaced++
+    if (v.said('placed')) afterPlaced++
     v.child.kill(signal)
     const ended = await v.ended
     const supervisor = v.child.pid as number
@@ -151,12 +179,13 @@ test('a supervisor killed at 40 random moments of start-up (half SIGTERM, half S
     const left = leftOf(marker, supervisor)
     killAll(processesWith(marker))
     // A supervisor ends by the signal it was sent (a shell shows 128 + its number).
-    if (ended.signal !== signal) failures.push(`#${i} ${signal} after ${delay} ms: ended ${String(ended.code ?? ended.signal)}: ${v.stderr().slice(-400)}`)
-    if (!gone) failures.push(`#${i} ${signal} after ${delay} ms: left ${left.join(', ')}`)
+    if (ended.signal !== signal) failures.push(`#${i} ${signal} ${delay} ms after ${from}: ended ${String(ended.code ?? ended.signal)}: ${v.stderr().slice(-400)}`)
+    if (!gone) failures.push(`#${i} ${signal} ${delay} ms after ${from}: left ${left.join(', ')}`)
+    removeNest(supervisor)
   }
   // Three supervisors at a time, each with its own marker and groups.
   let next = 0
   await Promise.all([0, 1, 2].map(async () => { while (next < 40) await one(next++) }))
   assert.deepEqual(failures, [])
-  t.diagnostic(`start-up ${Math.round(span)} ms; ${afterPlaced} of 40 kills landed after placement`)
+  t.diagnostic(`start-up ${Math.round(span.starting)} ms from the call, ${Math.round(span.spawned)} ms from the launcher's spawn; ${afterPlaced} of 40 kills landed after placement`)
 })

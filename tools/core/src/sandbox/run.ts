@@ -44,13 +44,14 @@ import { SessionKeyringLine } from './keyring.ts'
 export type { SandboxMount } from './argv.ts'
 
 /**
- * The sandboxes this process is running, each with what kills it whole: its process group (the
- * launcher and the chain's first process start in one of their own) and its cgroups (every
+ * The sandboxes this process is running, each with what kills it whole: its cgroups (every
  * process of the chain is in them from its first instruction). A supervisor ended by SIGINT,
- * SIGTERM or SIGHUP kills them, removes the cgroups, then ends by that signal (a shell shows
- * 128 + its number). A run is registered before its cgroups are made, so no signal finds
- * them unowned. SIGKILL cannot be caught: the launcher sees its supervisor die (a pidfd) and
- * kills and removes the cgroups itself (launcher.ts).
+ * SIGTERM or SIGHUP kills every task in them until they are empty (the launcher, alive, reaps
+ * what is orphaned), removes them, then ends by that signal (a shell shows 128 + its number);
+ * the launcher then sees it die and kills a chain not placed yet. A run is registered before
+ * its cgroups are made, so no signal finds them unowned. SIGKILL cannot be caught: the
+ * launcher sees its supervisor die (a pidfd) and kills and removes the cgroups itself
+ * (launcher.ts).
  */
 const running = new Set<() => void>()
 const SUPERVISOR_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
@@ -376,10 +377,9 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   const launcher = assertLauncher(spec.launcher ?? defaultLauncherPath())
   // Named here, made only once the launcher runs: it removes them if this process dies.
   const cg = SandboxCgroup.plan()
-  // Registered before anything is made: a signal from here on finds it owned.
-  const live: { group?: number } = {}
+  // Registered before anything is made: a signal from here on finds it owned. The launcher
+  // is left alive: it reaps what the kill orphans, and ends once this process has.
   const untrack = trackRunning(() => {
-    if (live.group !== undefined) { try { process.kill(-live.group, 'SIGKILL') } catch {} }
     cg.drainSync(KILL_GRACE_MS)
     cg.remove()
   })
@@ -397,7 +397,8 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   let teardownStart: number
   const stdout = new CappedSink(l.stdoutBytes, () => halt('output_limit', `stdout passed ${l.stdoutBytes} bytes`))
   const stderr = new CappedSink(l.stderrBytes, () => halt('output_limit', `stderr passed ${l.stderrBytes} bytes`))
-  let launcherPid = 0
+  /** Tells the launcher to stop the run (its stdin ends): it kills the chain, placed or not. */
+  let stopLauncher = (): void => {}
   let bwrapPid = 0
   let childPid = 0
   const timers: NodeJS.Timeout[] = []
@@ -405,13 +406,14 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   function halt (reason: StopReason, detail: string): void {
     if (stop !== undefined) return
     stop = { reason, detail }
-    // The launcher first: it relays bwrap's status, and killed first it reports the kill
-    // whatever bwrap does next (killed after its child, bwrap could see the child die and exit
-    // 137 on its own, which would read as the command's exit). Its death also kills a chain
-    // process not yet in the cgroups (its parent-death signal); every other one is in them.
-    if (launcherPid > 0) { try { process.kill(launcherPid, 'SIGKILL') } catch {} }
+    // bwrap first: killed after its child, it could see the child die and exit 137 on its own
+    // before its SIGKILL lands (a preempted supervisor between the two calls), and the run
+    // would read as the command's exit rather than the supervisor's kill. The launcher relays
+    // bwrap's status and, told to stop, kills a chain not yet placed; it is not killed: it
+    // reaps what the kill orphans (an unreaped zombie keeps its cgroup from going).
     if (bwrapPid > 0) { try { process.kill(bwrapPid, 'SIGKILL') } catch {} }
     if (childPid > 0) { try { process.kill(childPid, 'SIGKILL') } catch {} }
+    stopLauncher()
     cg.killAll()
   }
   const onAbort = (): void => halt('aborted', 'the run was cancelled')
@@ -428,21 +430,23 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     // /proc/<runner>/fd/1 gives ENXIO. A FIFO or a file in its place would let a test write
     // events into the runner's stdout (test/adversarial/events.test.ts). stdin is the
     // launcher's go: the chain itself gets /dev/null.
-    // detached: a process group of its own, which onSupervisorSignal kills whole.
+    // detached: a process group of its own, so a terminal's signals reach the supervisor,
+    // which stops the run, not the launcher.
     const full = launcherArgv(launcher, process.pid, cg.directories(), argv)
     const c = spawn(full[0] as string, full.slice(1), { stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'], env: {}, detached: true })
     child = c
-    live.group = c.pid
-    launcherPid = c.pid ?? 0
+    const launcherPid = c.pid ?? 0
     const exited = new Promise<void>(resolve => c.on('exit', (code, signal) => { exitCode = code; exitSignal = signal; resolve() }))
     const closed = new Promise<void>(resolve => c.on('close', () => resolve()))
     c.on('error', () => {})
     const go = c.stdin as Writable
     go.on('error', () => {})
+    stopLauncher = () => { go.end() }
     cg.make(l)
     readings.push(...cg.readings)
-    // The groups exist with their limits: the launcher may start the chain in them.
-    go.end('1')
+    // The groups exist with their limits: the launcher may start the chain in them. Its
+    // stdin stays open: its end means stop.
+    go.write('1')
     if (spec.signal?.aborted === true) onAbort()
     spec.signal?.addEventListener('abort', onAbort, { once: true })
     ;(c.stdout as Readable).on('data', (b: Buffer) => { stdout.push(b); spec.onStdout?.(b) })
@@ -551,21 +555,21 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   } finally {
     for (const t of timers) clearTimeout(t)
     spec.signal?.removeEventListener('abort', onAbort)
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
-      try { child.kill('SIGKILL') } catch {}
-    }
+    stopLauncher()
     if (usage === undefined) {
       await cg.drain(KILL_GRACE_MS)
     }
-    const left = cg.remove()
-    if (left.length > 0 && survivors === 0) survivors = cg.pids().length
-    // The launcher is reaped before the run returns: nothing of the run is left when it does.
+    // The launcher ends once it has reaped the chain and all it orphaned: nothing of the run
+    // is left when it has, and the groups can go. One that does not is killed.
     if (child !== undefined && child.exitCode === null && child.signalCode === null) {
       const c = child
       let reapTimer: NodeJS.Timeout | undefined
       await Promise.race([new Promise(resolve => c.once('exit', resolve)), new Promise(resolve => { reapTimer = setTimeout(resolve, KILL_GRACE_MS) })])
       clearTimeout(reapTimer)
+      if (c.exitCode === null && c.signalCode === null) { try { c.kill('SIGKILL') } catch {} }
     }
+    const left = cg.remove()
+    if (left.length > 0 && survivors === 0) survivors = cg.pids().length
     untrack()
   }
   const endedAt = new Date()
