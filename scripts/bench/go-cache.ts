@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { goCommand, goEnv, goInstall, mountGoCache, releaseGoCache, run as runProcess, runTests, type TestRun } from '@repairline/core'
 import { GO_FILES, makeCase, makeFixture, rewriteConfig, writeJson } from '../../test/helpers/fixture.ts'
+import type { FileSpec } from '../../test/helpers/git.ts'
 import { makeTls } from '../../test/helpers/tls.ts'
 import { ResponsesServer } from '../../test/helpers/responses-server.ts'
 import { fmt, interleave, median, SMOKE, type BenchRow } from './lib.ts'
@@ -127,16 +128,16 @@ async function realGoTest (work: string): Promise<BenchRow[]> {
   ]
 }
 
-/** Every regular file of a module tree, by relative path (text: Go sources and testdata). */
-function readModule (dir: string): Record<string, string> {
-  const out: Record<string, string> = {}
+/** Every regular file of a module tree, by relative path, as bytes (testdata may not be UTF-8). */
+function readModule (dir: string): Record<string, FileSpec> {
+  const out: Record<string, FileSpec> = {}
   for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (e.isFile()) out[relative(dir, join(e.parentPath, e.name))] = readFileSync(join(e.parentPath, e.name), 'utf8')
+    if (e.isFile()) out[relative(dir, join(e.parentPath, e.name))] = { content: readFileSync(join(e.parentPath, e.name)) }
   }
   return out
 }
 
-interface BugCase { files: Record<string, string>, file: string, bug: string, fix: string, identity: string }
+interface BugCase { files: Record<string, FileSpec>, file: string, bug: string, fix: string, identity: string }
 
 function bugCase (work: string): BugCase {
   const source = process.env.REPAIRLINE_BENCH_GO_MODULE
@@ -144,7 +145,7 @@ function bugCase (work: string): BugCase {
     const files = readModule(source)
     const fix = "func isOctal(r rune) bool  { return r >= '0' && r <= '7' }"
     const bug = fix.replace("'7'", "'6'")
-    files['lex.go'] = (files['lex.go'] ?? '').replace(fix, bug)
+    files['lex.go'] = readFileSync(join(source, 'lex.go'), 'utf8').replace(fix, bug)
     return { files, file: 'lex.go', bug, fix, identity: 'github.com/BurntSushi/toml::TestToml/decode/valid/integer/literals' }
   }
   const dir = join(work, 'attempt-module')
