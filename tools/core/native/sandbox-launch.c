@@ -18,8 +18,11 @@
  * stdin, stdout, stderr and every other descriptor are closed or /dev/null), so the
  * supervisor sees them close when the chain ends.
  *
- * After the '1', stdin stays open: its end means "stop": the watch SIGKILLs the chain and
- * every task in the DIRs (the supervisor drains and removes them). The watch is the chain's
+ * After the '1', stdin stays open. A 'k' on it means "stop": the watch SIGKILLs the chain and
+ * every task in the DIRs (the supervisor drains and removes them). Its end means the
+ * supervisor is gone (its descriptors close before its pidfd says so), as its pidfd firing
+ * does: the watch kills the chain and every task in the DIRs, removes them and exits 125.
+ * The watch is the chain's
  * child subreaper: whatever of the chain is orphaned is reaped here at once, so no zombie
  * keeps a DIR from being removed; it exits once the chain and every such orphan are reaped.
  *
@@ -282,15 +285,16 @@ int main(int argc, char **argv) {
       return abandon(chain, chain_done, (int)n, dirs);
     }
     if (p[0].revents != 0) return abandon(chain, chain_done, (int)n, dirs);
-    if (control >= 0 && p[2].revents != 0) {
-      char b;
-      ssize_t got = read(control, &b, 1);
-      if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
-        /* stdin ended: the supervisor stops the run (it drains and removes the groups). */
+    if (p[2].revents != 0) {
+      char b[16];
+      ssize_t got = read(control, b, sizeof b);
+      if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      /* stdin ended: the supervisor is gone, whatever its pidfd says yet. */
+      if (got <= 0) return abandon(chain, chain_done, (int)n, dirs);
+      if (memchr(b, 'k', (size_t)got) != NULL) {
+        /* The supervisor stops the run; it drains and removes the groups itself. */
         if (!chain_done) kill(chain, SIGKILL);
         kill_tasks((int)n, dirs);
-        close(control);
-        control = -1;
       }
     }
     if (p[1].revents != 0) {

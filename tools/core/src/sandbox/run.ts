@@ -397,8 +397,10 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   let teardownStart: number
   const stdout = new CappedSink(l.stdoutBytes, () => halt('output_limit', `stdout passed ${l.stdoutBytes} bytes`))
   const stderr = new CappedSink(l.stderrBytes, () => halt('output_limit', `stderr passed ${l.stderrBytes} bytes`))
-  /** Tells the launcher to stop the run (its stdin ends): it kills the chain, placed or not. */
+  /** Tells the launcher to stop the run ('k' on its stdin): it kills the chain, placed or not. */
   let stopLauncher = (): void => {}
+  /** Ends the launcher's stdin: only once it has ended (an end means its supervisor is gone). */
+  let releaseLauncher = (): void => {}
   let bwrapPid = 0
   let childPid = 0
   const timers: NodeJS.Timeout[] = []
@@ -441,11 +443,12 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
     c.on('error', () => {})
     const go = c.stdin as Writable
     go.on('error', () => {})
-    stopLauncher = () => { go.end() }
+    stopLauncher = () => { go.write('k') }
+    releaseLauncher = () => { go.destroy() }
     cg.make(l)
     readings.push(...cg.readings)
     // The groups exist with their limits: the launcher may start the chain in them. Its
-    // stdin stays open: its end means stop.
+    // stdin stays open until it has ended.
     go.write('1')
     if (spec.signal?.aborted === true) onAbort()
     spec.signal?.addEventListener('abort', onAbort, { once: true })
@@ -568,6 +571,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
       clearTimeout(reapTimer)
       if (c.exitCode === null && c.signalCode === null) { try { c.kill('SIGKILL') } catch {} }
     }
+    releaseLauncher()
     const left = cg.remove()
     if (left.length > 0 && survivors === 0) survivors = cg.pids().length
     untrack()
