@@ -2,7 +2,7 @@
 // package script. It installs the pinned pnpm (from package.json's packageManager) into
 // .tools/ with npm — corepack cannot fetch it here — installs the system packages the
 // sandbox and the Go runner need when running as root (apt-get; bubblewrap, golang-go,
-// openssl, and strace and gcc for the tests), installs dependencies with the frozen lockfile, and runs `pnpm run <script>`.
+// openssl, gcc, keyutils; strace and libseccomp-dev for the tests), installs dependencies with the frozen lockfile, and runs `pnpm run <script>`.
 //
 //   node scripts/bootstrap.mjs check      (npm test)
 //   node scripts/bootstrap.mjs demo:run   (npm run demo)
@@ -39,12 +39,12 @@ function main () {
     run('npm', ['install', '--prefix', pnpmDir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `pnpm@${version}`])
   }
 
-  // strace and a C compiler only for the tests: the durability test reads the tools' fsyncs
-  // from a trace, and the bind-stamps tests need the helper the build compiles (without a
-  // compiler a step checks the bind memo in place, as the demo then does); libseccomp's headers
-  // for the test that cross-checks the sandbox's seccomp filter against libseccomp's.
-  // keyutils for every run: the launch chain joins a new session keyring with keyctl.
-  const wanted = [['bwrap', 'bubblewrap'], ['go', 'golang-go'], ['openssl', 'openssl'], ['setpriv', 'util-linux'], ['keyctl', 'keyutils'], ...(script === 'check' ? [['strace', 'strace'], ['cc', 'gcc'], ['/usr/include/seccomp.h', 'libseccomp-dev']] : [])]
+  // A C compiler for every run: the build compiles the sandbox launcher, without which every
+  // sandbox is refused (and the bind-stamps helper). keyutils for every run: the launch chain
+  // joins a new session keyring with keyctl. strace and libseccomp's headers only for the
+  // tests: the durability test reads the tools' fsyncs from a trace, and one test
+  // cross-checks the sandbox's seccomp filter against libseccomp's.
+  const wanted = [['bwrap', 'bubblewrap'], ['go', 'golang-go'], ['openssl', 'openssl'], ['setpriv', 'util-linux'], ['keyctl', 'keyutils'], ['cc', 'gcc'], ...(script === 'check' ? [['strace', 'strace'], ['/usr/include/seccomp.h', 'libseccomp-dev']] : [])]
   const needed = wanted.filter(([bin]) => !has(bin))
   if (needed.length > 0) {
     if (process.getuid?.() === 0) {
