@@ -89,3 +89,29 @@ for (const c of [...JS_FIXES, ...GO_FIXES, ...ROUND5_FIXES, ...ROUND6_FIXES, ...
     if (!OTHER_RULE.has(c.name)) assert.equal(r.passed, true, c.name)
   })
 }
+
+// jslint's fix of #405 writes `the_await.expression` in the branch that wrote
+// `the_await.block`: a second write where the file already writes is not an added one.
+test('a write to a shared path the file already writes is not added (a real fix moved one between branches); a write to a new shared path is', async () => {
+  const before = 'export function settle (n) {\n  if (n > 0) {\n    state.high = n\n  } else {\n    state.low = n\n  }\n  return n\n}\n'
+  const base = { runner: 'node' as const, path: 'src/settle.js', before }
+  const again = await gate({ ...base, name: 'write-again', edits: [['state.high = n', 'state.low = n']] })
+  assert.deepEqual(again.shared, [])
+  assert.equal(again.passed, true)
+  const added = await gate({ ...base, name: 'write-new-path', edits: [['state.high = n', 'state.other = n']] })
+  assert.equal(added.passed, false)
+  assert.match(added.shared.join('\n'), /state\.other/)
+})
+
+// Six self-references under one root multiply into 6^7 distinct paths of MAX_PATH segments;
+// followed one by one they overflowed a Set after minutes (a 12,000-line script did the same).
+test('paths that multiply through cycles are widened to their root: the gate decides, a fix passes and a write under the root is still a finding', async () => {
+  const before = "import assert from 'node:assert'\n\nconst o = {}\no.a = o\no.b = o\no.c = o\no.d = o\no.e = o\no.f = o\no.x = assert\n\nexport function add (a, b) {\n  return a - b\n}\n"
+  const base = { runner: 'node' as const, path: 'src/calc.js', before }
+  const fix = await gate({ ...base, name: 'fix-beside-cycles', edits: [['return a - b', 'return a + b']] })
+  assert.deepEqual(fix.shared, [])
+  assert.equal(fix.passed, true)
+  const attack = await gate({ ...base, name: 'write-through-cycle', edits: [['  return a - b\n', '  o.c.x.equal = Object\n  return a + b\n']] })
+  assert.equal(attack.passed, false)
+  assert.ok(attack.shared.length > 0, 'a shared-state finding')
+})

@@ -45,9 +45,13 @@ import { printableLine } from '../../printable-line.ts'
 import { descendants, field, fields, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import { patternNames } from './declarations-preserved.ts'
 
-/** Every added-write candidate of a file, one line each. */
+/**
+ * Every write-to-shared-state candidate of a file, one line each, once: a fix may write again
+ * where the file already writes (a second `the_token.expression = …` beside the first), and
+ * only a shared path, or a call passing state on, that the baseline does not have is added.
+ */
 export function sharedWritesOf (tree: SyntaxTree): string[] {
-  return tree.grammar === 'go' ? goSharedWrites(tree) : jsSharedWrites(tree)
+  return [...new Set(tree.grammar === 'go' ? goSharedWrites(tree) : jsSharedWrites(tree))]
 }
 
 /** The targets an assignment's left side writes (`[a.b, c] = …` writes both). */
@@ -354,6 +358,13 @@ function goFlows (tree: SyntaxTree, embedded: ReadonlySet<string>, at: SyntaxNod
   }
 }
 
+/**
+ * The shared paths kept under one root before the root as a whole is taken to hold shared
+ * state: a 12,000-line script (jslint.mjs) gives some roots thousands of distinct paths
+ * through its cycles, and each path added is checked against the root's list.
+ */
+const MAX_PATHS_PER_ROOT = 64
+
 /** Paths that may hold shared state, by their root name (a path is only ever compared with paths of its own root). */
 type SharedPaths = ReadonlyMap<string, readonly Path[]>
 
@@ -374,8 +385,21 @@ function sharedPaths (flows: readonly Flow[], seeded: (f: Flow) => boolean): Sha
     if (p.length === 0 || seen.has(key)) return
     seen.add(key)
     const list = shared.get(p[0] ?? '')
+    // Everything under a shared path is shared: a path under one already held answers no
+    // query differently, and following it only multiplies paths through a cycle (`a.b = a`)
+    // into every combination of MAX_PATH segments (a 10,000-line script passed 2^24).
+    if (list?.some(q => under(q, p)) === true) return
     if (list === undefined) shared.set(p[0] ?? '', [p])
-    else list.push(p)
+    else if (list.length < MAX_PATHS_PER_ROOT) list.push(p)
+    else {
+      // Widened: the root itself may hold shared state, which stands for every path under it
+      // (sound, and the list stays short whatever the file's cycles multiply).
+      const root = [p[0] ?? '']
+      seen.add(root.join('\u0000'))
+      shared.set(p[0] ?? '', [root])
+      queue.push(root)
+      return
+    }
     queue.push(p)
   }
   const fromRoot = new Map<string, Flow[]>()
