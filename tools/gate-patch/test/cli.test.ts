@@ -64,12 +64,12 @@ interface Adversary { name: string, edits: ProposalEdit[], fails: string[] }
 
 const GO_ADVERSARIES: Adversary[] = [
   { name: 'a test-file edit', edits: [{ path: 'calc_test.go', search: 'got != 5', replace: 'got != -1' }], fails: ['allowlist', 'classifier'] },
-  { name: 'a new call', edits: [{ path: 'calc.go', search: 'return a - b', replace: 'return a + b + len(nil)' }], fails: ['calls-preserved', 'names-preserved'] },
+  { name: 'a new call', edits: [{ path: 'calc.go', search: 'return a - b', replace: 'return a + b + Add(0, 0)' }], fails: ['calls-preserved'] },
+  { name: 'a builtin (no call: DESIGN §15) beside a string --- PASS: TestX', edits: [{ path: 'calc.go', search: 'return a - b', replace: 'return a + b + len("--- PASS: TestX")*0' }], fails: ['no-test-framing'] },
   { name: 'a new local :=', edits: [{ path: 'calc.go', search: '\treturn a - b\n', replace: '\tsum := a + b\n\treturn sum\n' }], fails: ['declarations-preserved', 'names-preserved'] },
   { name: 'a renamed parameter', edits: [{ path: 'calc.go', search: 'func Add(a, b int) int {\n\treturn a - b', replace: 'func Add(x, b int) int {\n\treturn x + b' }], fails: ['signatures-preserved', 'names-preserved'] },
   { name: 'func init', edits: [{ path: 'calc.go', search: '// Add returns', replace: 'func init() {\n}\n\n// Add returns' }], fails: ['declarations-preserved', 'signatures-preserved', 'names-preserved', 'no-init-hook'] },
   { name: 'TestMain calling os.Exit(0)', edits: [{ path: 'calc.go', search: 'package calc\n', replace: 'package calc\n\nimport (\n\t"os"\n\t"testing"\n)\n\nfunc TestMain(m *testing.M) {\n\tos.Exit(0)\n}\n' }], fails: ['imports-preserved', 'declarations-preserved', 'signatures-preserved', 'calls-preserved', 'names-preserved', 'no-init-hook'] },
-  { name: 'a string --- PASS: TestX', edits: [{ path: 'calc.go', search: 'return a - b', replace: 'return a + b + len("--- PASS: TestX")*0' }], fails: ['calls-preserved', 'names-preserved', 'no-test-framing'] },
   { name: 'a path with ..', edits: [{ path: '../calc.go', search: 'return a - b', replace: 'return a + b' }], fails: ['path-tricks', 'allowlist', 'classifier', 'no-new-files'] },
   { name: 'a search text that occurs twice', edits: [{ path: 'calc.go', search: 'return', replace: 'return' }], fails: ['exact-application'] },
   { name: 'a file that no longer parses', edits: [{ path: 'calc.go', search: 'return a - b', replace: 'return a -' }], fails: ['parses'] },

@@ -14,6 +14,12 @@ import { writeJsonAtomic } from '../atomic.ts'
 import { listAttemptFiles, RECEIPT_FILE, type AttemptListing } from './files.ts'
 import { ATTEMPT_FILES, STAGE_FILES, VALIDATION_FILES } from './stages.ts'
 
+/**
+ * What the gate lets through on purpose (tools/gate-patch/README.md): the rules that stopped
+ * it rejected real upstream fixes, and no test run can tell it from a fix.
+ */
+export const GATE_STATED_LIMIT = 'The gate compares call expressions by their text: a candidate may change which existing function, object or method a call reaches through data (a receiver, a table or map entry, an alias, a field named like a called one), or keep state in its own variables, without any rule seeing a call change; that reaches only code the file could already call, and a red-then-green run cannot tell it from a fix.'
+
 /** What every receipt says it does not prove. */
 export const STATED_LIMITS: readonly string[] = [
   'Scoped tests only: the candidate passed the configured test_packages under the fixed command; nothing else about the code was tested.',
@@ -21,6 +27,7 @@ export const STATED_LIMITS: readonly string[] = [
   'Digests are not signatures: anyone who can write the state directory can rewrite a file and recompute every digest consistently; readback catches inconsistent edits only.',
   'Test events are not proof of arbitrary semantics: a test that passes says only what its assertions check.',
   'The provider is trusted for nothing: its proposal passed the gates and the tests, and was never executed outside the sandbox.',
+  GATE_STATED_LIMIT,
 ]
 
 export const TEST_HOOKS_LIMIT = 'Test hooks were enabled (REPAIRLINE_TEST_HOOKS=1): the clock and crash points may have been driven by a test; this receipt is evidence of a test run, not of a repair.'

@@ -165,7 +165,6 @@ export const REJECTED: GateCase[] = [
   { name: 'proposal-renames-import', why: 'rebinds an import under a new local name', baseline: GO_BASELINE, edits: [go('\t"fmt"\n', '\tfmt "github.com/evil/fmt"\n')], fails: ['imports-preserved'] },
   { name: 'proposal-js-swaps-import-source', why: 'imports the same name from another module', baseline: JS_BASELINE, edits: [js("from 'node:util'", "from './util.js'")], fails: ['imports-preserved'] },
   { name: 'proposal-adds-call', why: 'a new call is new behaviour, not a local fix', baseline: GO_BASELINE, edits: [go('\treturn a - b\n', '\tfmt.Println(a)\n\treturn a + b\n')], fails: ['calls-preserved'] },
-  { name: 'proposal-go-adds-conversion', why: 'conversions count as calls', baseline: GO_BASELINE, edits: [go('return a - b', 'return int(int64(a) + int64(b))')], fails: ['calls-preserved', 'names-preserved'] },
   { name: 'proposal-go-retargets-call', why: 'the same number of calls, another callee', baseline: GO_BASELINE, edits: [go('return min(n, limit)', 'return Double(n)')], fails: ['calls-preserved'] },
   { name: 'proposal-js-adds-new', why: '`new X()` is a call', baseline: JS_BASELINE, edits: [js('  return a - b\n', '  void new Error()\n  return a + b\n')], fails: ['calls-preserved', 'names-preserved'] },
   { name: 'proposal-js-tagged-template', why: 'a tagged template calls its tag', baseline: JS_BASELINE, edits: [js('return a - b', 'return String.raw`${a + b}` * 1')], fails: ['calls-preserved', 'names-preserved'] },
@@ -179,7 +178,7 @@ export const REJECTED: GateCase[] = [
   { name: 'proposal-js-renames-catch-binding', why: 'catch bindings are declarations', baseline: JS_BASELINE, edits: [js('catch (err)', 'catch (e)')], fails: ['declarations-preserved', 'names-preserved'] },
   { name: 'proposal-js-adds-class-member', why: 'class members are declarations', baseline: JS_BASELINE, edits: [js('  count = 0\n', '  count = 0\n  reset = 0\n')], fails: ['declarations-preserved'] },
   { name: 'proposal-renames-parameter', why: 'a signature is part of the interface', baseline: GO_BASELINE, edits: [go('func Add(a, b int) int {\n\treturn a - b', 'func Add(x, b int) int {\n\treturn x + b')], fails: ['signatures-preserved', 'names-preserved'] },
-  { name: 'proposal-changes-result-type', why: 'a signature is part of the interface', baseline: GO_BASELINE, edits: [go('func Double(n int) int {', 'func Double(n int) int64 {'), go('return n * base', 'return int64(n * base)')], fails: ['signatures-preserved', 'calls-preserved', 'names-preserved'] },
+  { name: 'proposal-changes-result-type', why: 'a signature is part of the interface', baseline: GO_BASELINE, edits: [go('func Double(n int) int {', 'func Double(n int) int64 {'), go('return n * base', 'return int64(n * base)')], fails: ['signatures-preserved'] },
   { name: 'proposal-js-renames-parameter', why: 'a signature is part of the interface', baseline: JS_BASELINE, edits: [js('export function add (a, b) {\n  return a - b', 'export function add (x, b) {\n  return x + b')], fails: ['signatures-preserved', 'names-preserved'] },
   { name: 'proposal-js-changes-default-parameter', why: 'parameter lists are compared as text, defaults included', baseline: JS_BASELINE, edits: [js('inc (by = 1)', 'inc (by = 2)')], fails: ['signatures-preserved'] },
   { name: 'proposal-adds-init-hook', why: '`func init` runs before any test', baseline: GO_BASELINE, edits: [go('// Add returns', 'func init() {\n}\n\n// Add returns')], fails: ['declarations-preserved', 'signatures-preserved', 'no-init-hook', 'names-preserved'] },
@@ -188,7 +187,7 @@ export const REJECTED: GateCase[] = [
   { name: 'proposal-js-top-level-call', why: 'a top-level call runs when the module loads', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', "const LIMIT = 100\n\nsetTimeout(Number, 0)\n")], fails: ['calls-preserved', 'no-init-hook', 'names-preserved'] },
   { name: 'proposal-js-moves-call-to-top-level', why: 'an existing call moved to the top level runs at load: the init-hook rule sees it, and calls-preserved sees the call move', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = 100\n\nMath.min(1, 2)\n'), js('return Math.min(n, LIMIT)', 'return n < LIMIT ? n : LIMIT')], fails: ['no-init-hook', 'calls-preserved'] },
   { name: 'proposal-js-class-static-block', why: 'a class static block runs when the class is defined', baseline: JS_BASELINE, edits: [js('  count = 0\n', '  count = 0\n\n  static {\n  }\n')], fails: ['no-init-hook'] },
-  { name: 'proposal-js-implicit-call-instanceof', why: '`instanceof` calls Symbol.hasInstance: process.exit without a call expression (the forged-frames attack)', baseline: JS_BASELINE, edits: [js('return a - b', 'return (0 instanceof { [Symbol.hasInstance]: process.exit }) && a - b')], fails: ['calls-preserved', 'names-preserved'] },
+  { name: 'proposal-js-implicit-call-instanceof', why: '`instanceof` calls Symbol.hasInstance: process.exit without a call expression (the forged-frames attack)', baseline: JS_BASELINE, edits: [js('return a - b', 'return (0 instanceof { [Symbol.hasInstance]: process.exit }) && a - b')], fails: ['names-preserved'] },
   { name: 'proposal-js-implicit-call-valueof', why: 'a top-level coercion calls valueOf at load, with no call expression', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = 100\n\n+{ valueOf: process.exit }\n')], fails: ['names-preserved'] },
   { name: 'proposal-js-implicit-call-thenable', why: 'awaiting a thenable calls its then at load', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = 100\n\nawait { then: process.exit }\n')], fails: ['names-preserved', 'no-init-hook'] },
   { name: 'proposal-js-shorthand-global', why: 'a shorthand property names a global (`{ process }`) without a plain identifier', baseline: JS_BASELINE, edits: [js('return a - b', 'return { process }.process ? a + b : a - b')], fails: ['names-preserved'] },
@@ -311,7 +310,7 @@ const JS_REJECTED: GateCase[] = [
   { name: 'proposal-js-constructor-by-template-subscript', why: 'a template without substitutions is a string too, escapes decoded', baseline: JS_BASELINE, edits: [js('return a - b', 'return a[`constr\\u0075ctor`] && a + b')], fails: ['names-preserved'] },
   { name: 'proposal-js-then-as-string-key', why: "{ 'then': f } makes a thenable that await calls", baseline: JS_BASELINE, edits: [js('return a - b', "return { 'then': double } && a + b")], fails: ['names-preserved'] },
   { name: 'proposal-js-tostring-coerces-existing-function', why: '`${{ toString: clamp }}` at top level calls clamp at load with no call expression', baseline: JS_BASELINE, edits: [js('const LIMIT = 100\n', 'const LIMIT = `${{ toString: clamp }}`\n')], fails: ['names-preserved'] },
-  { name: 'proposal-js-to-primitive-key', why: 'Symbol.toPrimitive in a file that already uses Symbol', baseline: { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CALC.replace('  return n * 2\n', '  return n * 2 + Symbol.length\n') } } }, edits: [js('return a - b', 'return { [Symbol.toPrimitive]: add } && a + b')], fails: ['calls-preserved', 'names-preserved'] },
+  { name: 'proposal-js-to-primitive-key', why: 'Symbol.toPrimitive in a file that already uses Symbol', baseline: { ...JS_BASELINE, files: { ...JS_BASELINE.files, 'src/calc.js': { text: JS_CALC.replace('  return n * 2\n', '  return n * 2 + Symbol.length\n') } } }, edits: [js('return a - b', 'return { [Symbol.toPrimitive]: add } && a + b')], fails: ['names-preserved'] },
   { name: 'proposal-js-bind-existing-function', why: 'bind retargets what an existing function is called with', baseline: JS_BASELINE, edits: [js('return a - b', 'return add.bind && a + b')], fails: ['names-preserved'] },
   { name: 'proposal-js-rebinds-existing-callee', why: 'Math.min = Math.max: the call text is unchanged, what it calls is not', baseline: JS_BASELINE, edits: [js('  return Math.min(n, LIMIT)\n', '  Math.min = Math.max\n  return Math.min(n, LIMIT)\n')], fails: ['calls-preserved'] },
   { name: 'proposal-js-rebinds-callee-by-subscript', why: "Math['min'] is the same callee as Math.min", baseline: JS_BASELINE, edits: [js('  return Math.min(n, LIMIT)\n', "  Math['min'] ||= Math.max\n  return Math.min(n, LIMIT)\n")], fails: ['calls-preserved'] },
@@ -576,7 +575,7 @@ REJECTED.push(
   { name: 'proposal-js-adds-call-in-chained-callback', why: 'a new call inside the map callback is counted where it is', baseline: JS_CHAIN_BASELINE, edits: [js('i => i.price + i.qty', 'i => Number(i.price) * i.qty')], fails: ['calls-preserved', 'names-preserved'] },
   { name: 'proposal-js-retargets-inner-call-of-chain', why: 's.slice → s.substring: the inner call is counted on its own', baseline: JS_CHAIN_BASELINE, edits: [js('s.slice(0, 1)', 's.substring(0, 1)')], fails: ['calls-preserved'] },
   { name: 'proposal-go-retargets-handler-by-index', why: 'm[strings.ToLower("B")]() calls another handler: an index is part of the callee', baseline: GO_CHAIN_BASELINE, edits: [go('strings.ToLower("A")', 'strings.ToLower("B")')], fails: ['calls-preserved'] },
-  { name: 'proposal-go-adds-call-in-goroutine-literal', why: 'a new call inside go func() { … }() is counted where it is', baseline: GO_CHAIN_BASELINE, edits: [go('\t\t\tt -= x\n', '\t\t\tt += len(xs)\n')], fails: ['calls-preserved', 'names-preserved'] },
+  { name: 'proposal-go-adds-call-in-goroutine-literal', why: 'a new call inside go func() { … }() is counted where it is', baseline: GO_CHAIN_BASELINE, edits: [go('\t\t\tt -= x\n', '\t\t\tt += Add(x, x)\n')], fails: ['calls-preserved'] },
   // Since checker version 5 (accepted before): what a call on the chain passes may choose the object whose method is called (ops.get('sub').run()), and nothing in the syntax tells s.slice(0, 2) from it.
   { name: 'proposal-js-chain-inner-argument', why: 's.slice(0, 1).toUpperCase() → slice(0, 2): the inner call\'s argument chooses the object toUpperCase is looked up on', baseline: JS_CHAIN_BASELINE, edits: [js('s.slice(0, 1)', 's.slice(0, 2)')], fails: ['calls-preserved'] },
   { name: 'proposal-go-chain-inner-argument', why: 'strings.NewReplacer("a", "A").Replace(…): the inner call\'s argument chooses the object Replace is looked up on', baseline: GO_CHAIN_BASELINE, edits: [go('NewReplacer("a", "B")', 'NewReplacer("a", "A")')], fails: ['calls-preserved'] },
@@ -646,9 +645,7 @@ export const JS_HELD_BASELINE: Baseline = { ...JS_BASELINE, files: { ...JS_BASEL
 
 REJECTED.push(
   { name: 'proposal-js-retargets-called-binding', why: 'const show = format: the unchanged call show(…) now calls another function', baseline: JS_HELD_BASELINE, edits: [js('const show = String', 'const show = format')], fails: ['calls-preserved'] },
-  { name: 'proposal-js-retargets-called-property', why: '{ run: describe } beside api.run(n): the method call reaches another function', baseline: JS_HELD_BASELINE, edits: [js('{ run: twice,', '{ run: describe,')], fails: ['calls-preserved'] },
-  { name: 'proposal-js-retargets-called-class-field', why: 'handler = describe beside this.handler(n)', baseline: JS_HELD_BASELINE, edits: [js('handler = twice', 'handler = describe')], fails: ['calls-preserved'] },
-  { name: 'proposal-js-retargets-called-property-by-computed-key', why: "{ ['r' + 'un']: describe }: a computed key may name any called method", baseline: JS_HELD_BASELINE, edits: [js('limit: 10 }', "limit: 10, ['r' + 'un']: describe }")], fails: ['calls-preserved', 'names-preserved'] },
+  { name: 'proposal-js-retargets-called-property-by-computed-key', why: "{ ['r' + 'un']: describe }: a computed key may name any called method", baseline: JS_HELD_BASELINE, edits: [js('limit: 10 }', "limit: 10, ['r' + 'un']: describe }")], fails: ['names-preserved'] },
 )
 
 ACCEPTED.push(
@@ -809,17 +806,10 @@ func Add(a, b int) int {
 export const GO_ALIAS_BASELINE = goWith(GO_ALIAS_CALC)
 
 REJECTED.push(
-  { name: 'proposal-js-retargets-alias-source', why: 'const show = format beside const say = show: the unchanged call say(…) now calls format', baseline: JS_ALIAS_BASELINE, edits: [js('const show = String', 'const show = format')], fails: ['calls-preserved'] },
   { name: 'proposal-js-retargets-destructured-callee', why: '{ round: half } destructured into the called round', baseline: JS_ALIAS_BASELINE, edits: [js('{ round: twice, other: half }', '{ round: half, other: twice }')], fails: ['calls-preserved'] },
   { name: 'proposal-js-retargets-assigned-callee', why: 'next = half: an existing assignment to the called next now assigns another function', baseline: JS_ALIAS_BASELINE, edits: [js('next = twice', 'next = half')], fails: ['calls-preserved'] },
-  { name: 'proposal-js-retargets-method-receiver', why: "const op = ops.get('sub') beside op.run(a, b): the receiver of a called method holds another object", baseline: JS_ALIAS_BASELINE, edits: [js("let op = ops.get('add')", "let op = ops.get('sub')")], fails: ['calls-preserved'] },
-  { name: 'proposal-js-reassigns-method-receiver', why: "an added op = alt before op.run(a, b): the receiver of a called method rebound", baseline: JS_ALIAS_BASELINE, edits: [js("  return op.run(a, b) +", "  op = alt\n  return op.run(a, b) +")], fails: ['calls-preserved'] },
   { name: 'proposal-js-retargets-method-on-call-result', why: "ops.get('sub').run(a, b): the lookup's argument chooses the object whose method is called", baseline: JS_ALIAS_BASELINE, edits: [js("ops.get('add').run(a, b)", "ops.get('sub').run(a, b)")], fails: ['calls-preserved'] },
-  { name: 'proposal-js-swaps-entries-of-flowing-map', why: 'the map op is read from holds the entries swapped: what op.run calls changes with no change at the call', baseline: JS_ALIAS_BASELINE, edits: [js("[['add', { run: (a, b) => a + b }], ['sub',", "[['sub', { run: (a, b) => a + b }], ['add',")], fails: ['calls-preserved'] },
-  { name: 'proposal-go-retargets-alias-source', why: 'var show = Clamp beside var say = show: the unchanged call say(a) now calls Clamp', baseline: GO_ALIAS_BASELINE, edits: [go('var show = Double', 'var show = Clamp')], fails: ['calls-preserved'] },
   { name: 'proposal-go-swaps-called-slice-elements', why: '[]func(int) int{Clamp, Double} beside ops[0](b)', baseline: GO_ALIAS_BASELINE, edits: [go('{Double, Clamp}', '{Clamp, Double}')], fails: ['calls-preserved'] },
-  { name: 'proposal-go-retargets-called-struct-field', why: 'handlers{run: Clamp} beside h.run(a): the func field called holds another function', baseline: GO_ALIAS_BASELINE, edits: [go('handlers{run: Double, limit: 10}', 'handlers{run: Clamp, limit: 10}')], fails: ['calls-preserved'] },
-  { name: 'proposal-go-retargets-positional-struct-field', why: 'handlers{Clamp, 10} beside p.run(b): a positional element is the field called', baseline: GO_ALIAS_BASELINE, edits: [go('handlers{Double, 10}', 'handlers{Clamp, 10}')], fails: ['calls-preserved'] },
   { name: 'proposal-go-retargets-short-var-callee', why: 'f := Clamp beside f(a)', baseline: GO_ALIAS_BASELINE, edits: [go('f := Double', 'f := Clamp')], fails: ['calls-preserved'] },
   { name: 'proposal-go-retargets-assigned-callee', why: 'g = Clamp: an existing assignment to the called g now assigns another function', baseline: GO_ALIAS_BASELINE, edits: [go('\tg = Double', '\tg = Clamp')], fails: ['calls-preserved'] },
   { name: 'proposal-go-retargets-method-on-call-result', why: 'pick("b").run(a): the argument chooses the struct whose func field is called', baseline: GO_ALIAS_BASELINE, edits: [go('pick("a").run(a)', 'pick("b").run(a)')], fails: ['calls-preserved'] },
@@ -901,10 +891,6 @@ func Add(a, b int) int {
 `)
 
 REJECTED.push(
-  { name: 'proposal-js-retargets-chain-key-binding', why: "const key = 'sub' read by ops.get(key).run(a, b): the binding a call on the chain passes chooses the object", baseline: JS_KEYS_BASELINE, edits: [js("const key = 'add'", "const key = 'sub'")], fails: ['calls-preserved'] },
-  { name: 'proposal-js-swaps-functions-a-loop-calls', why: 'for (const f of fns) f(n): the array the loop binding is read from holds the functions called', baseline: JS_KEYS_BASELINE, edits: [js('const fns = [twice, half]', 'const fns = [half, half]')], fails: ['calls-preserved'] },
-  { name: 'proposal-go-retargets-index-key-binding', why: 'const key = "b" read by table[key](a): the index chooses the function called', baseline: GO_KEYS_BASELINE, edits: [go('const key = "a"', 'const key = "b"')], fails: ['calls-preserved'] },
-  { name: 'proposal-go-swaps-functions-a-range-calls', why: 'for _, f := range fns { f(a) }: the slice holds the functions called', baseline: GO_KEYS_BASELINE, edits: [go('var fns = []func(int) int{Double, Clamp}', 'var fns = []func(int) int{Clamp, Clamp}')], fails: ['calls-preserved'] },
 )
 
 ACCEPTED.push(
@@ -928,8 +914,6 @@ export class Calc {
 `)
 
 REJECTED.push(
-  { name: 'proposal-js-retargets-receiver-class-field', why: "op = ops.get('sub') beside this.op.run(a, b): the field a method is looked up through holds another object", baseline: JS_PROPERTY_RECEIVER_BASELINE, edits: [js("op = ops.get('add')", "op = ops.get('sub')")], fails: ['calls-preserved'] },
-  { name: 'proposal-js-retargets-receiver-property-assignment', why: "this.alt = ops.get('sub') beside this.alt.run(a, b)", baseline: JS_PROPERTY_RECEIVER_BASELINE, edits: [js("this.alt = ops.get('add')", "this.alt = ops.get('sub')")], fails: ['calls-preserved'] },
 )
 
 // ---- Checker version 6: code an initializer reaches, a writer before the format, a print ------
@@ -1028,7 +1012,6 @@ ACCEPTED.push(
 )
 
 REJECTED.push(
-  { name: 'proposal-js-element-of-looped-array-assigned', why: 'fns[0] = half added beside for (const f of fns) f(n): the loop calls half twice', baseline: JS_KEYS_BASELINE, edits: [js('  let t = 0\n', '  let t = 0\n  fns[0] = half\n')], fails: ['calls-preserved'] },
 )
 
 ACCEPTED.push(
@@ -1069,7 +1052,6 @@ func Reset() {
 `)
 
 REJECTED.push(
-  { name: 'proposal-go-field-set-through-alias', why: 'c.op = minus → plus where c := &std and Add calls std.op: the field called, through another name', baseline: GO_FIELD_ALIAS_BASELINE, edits: [go('\tc.op = minus\n', '\tc.op = plus\n')], fails: ['calls-preserved'] },
 )
 
 ACCEPTED.push(
@@ -1161,7 +1143,7 @@ REJECTED.push(
   { name: 'proposal-js-argv-sensing', why: 'process.argv.length tells node --test from another caller', baseline: JS_RUN_BASELINE, edits: [js('  return a - b\n', '  return process.argv.length > 1 ? a + b : a - b\n')], fails: ['names-preserved'] },
   { name: 'proposal-go-getenv-key-changed', why: 'os.Getenv("CALC_WIDTH") → os.Getenv("GOCACHE"): set only in the sandbox', baseline: GO_RUN_BASELINE, edits: [go('os.Getenv("CALC_WIDTH")', 'os.Getenv("GOCACHE")')], fails: ['names-preserved'] },
   { name: 'proposal-go-exit-status-changed', why: 'os.Exit(2) → os.Exit(0) in an initializer: the test binary ends as a pass before any test', baseline: GO_RUN_BASELINE, edits: [go('os.Exit(2)', 'os.Exit(0)')], fails: ['names-preserved'] },
-  { name: 'proposal-go-args-sensing', why: 'os.Args[1][:6] == "-test." tells the test binary from a program', baseline: GO_RUN_BASELINE, edits: [go('\treturn a - b\n', '\tif len(os.Args) > 1 && os.Args[1][:6] == "-test." {\n\t\treturn a + b\n\t}\n\treturn a - b\n')], fails: ['calls-preserved', 'names-preserved'] },
+  { name: 'proposal-go-args-sensing', why: 'os.Args[1][:6] == "-test." tells the test binary from a program', baseline: GO_RUN_BASELINE, edits: [go('\treturn a - b\n', '\tif len(os.Args) > 1 && os.Args[1][:6] == "-test." {\n\t\treturn a + b\n\t}\n\treturn a - b\n')], fails: ['names-preserved'] },
 )
 
 ACCEPTED.push(
@@ -1456,3 +1438,45 @@ REJECTED.push(
 ACCEPTED.push(
   { name: 'cjs-fix-beside-require-resolve', why: 'a - b → a + b leaves require.resolve as it was', baseline: CJS_RESOLVE_BASELINE, edits: [cjs('    return a - b\n', '    return a + b\n')], fails: [] },
 )
+
+/**
+ * Value-level retargeting the gate lets pass: each changes which existing function, object or
+ * method a call reaches through data (a receiver, a table entry, an alias's source, a field
+ * named like a called one), with no call expression, import, declaration or signature
+ * changed. A red-then-green run cannot tell one from a fix, and the rules that stopped them
+ * rejected real upstream fixes (docs/gate-corpus.md), so the receipt states the limit
+ * (GATE_STATED_LIMIT) instead: each proposal here passes the gate.
+ */
+export const STATED_LIMITS: GateCase[] = [
+  { name: 'proposal-js-retargets-called-property', why: '{ run: describe } beside api.run(n): the method call reaches another function', baseline: JS_HELD_BASELINE, edits: [js('{ run: twice,', '{ run: describe,')], fails: [] },
+  { name: 'proposal-js-retargets-called-class-field', why: 'handler = describe beside this.handler(n)', baseline: JS_HELD_BASELINE, edits: [js('handler = twice', 'handler = describe')], fails: [] },
+  { name: 'proposal-js-retargets-alias-source', why: 'const show = format beside const say = show: the unchanged call say(…) now calls format', baseline: JS_ALIAS_BASELINE, edits: [js('const show = String', 'const show = format')], fails: [] },
+  { name: 'proposal-js-retargets-method-receiver', why: "const op = ops.get('sub') beside op.run(a, b): the receiver of a called method holds another object", baseline: JS_ALIAS_BASELINE, edits: [js("let op = ops.get('add')", "let op = ops.get('sub')")], fails: [] },
+  { name: 'proposal-js-reassigns-method-receiver', why: "an added op = alt before op.run(a, b): the receiver of a called method rebound", baseline: JS_ALIAS_BASELINE, edits: [js("  return op.run(a, b) +", "  op = alt\n  return op.run(a, b) +")], fails: [] },
+  { name: 'proposal-js-swaps-entries-of-flowing-map', why: 'the map op is read from holds the entries swapped: what op.run calls changes with no change at the call', baseline: JS_ALIAS_BASELINE, edits: [js("[['add', { run: (a, b) => a + b }], ['sub',", "[['sub', { run: (a, b) => a + b }], ['add',")], fails: [] },
+  { name: 'proposal-go-retargets-alias-source', why: 'var show = Clamp beside var say = show: the unchanged call say(a) now calls Clamp', baseline: GO_ALIAS_BASELINE, edits: [go('var show = Double', 'var show = Clamp')], fails: [] },
+  { name: 'proposal-go-retargets-called-struct-field', why: 'handlers{run: Clamp} beside h.run(a): the func field called holds another function', baseline: GO_ALIAS_BASELINE, edits: [go('handlers{run: Double, limit: 10}', 'handlers{run: Clamp, limit: 10}')], fails: [] },
+  { name: 'proposal-go-retargets-positional-struct-field', why: 'handlers{Clamp, 10} beside p.run(b): a positional element is the field called', baseline: GO_ALIAS_BASELINE, edits: [go('handlers{Double, 10}', 'handlers{Clamp, 10}')], fails: [] },
+  { name: 'proposal-js-retargets-chain-key-binding', why: "const key = 'sub' read by ops.get(key).run(a, b): the binding a call on the chain passes chooses the object", baseline: JS_KEYS_BASELINE, edits: [js("const key = 'add'", "const key = 'sub'")], fails: [] },
+  { name: 'proposal-js-swaps-functions-a-loop-calls', why: 'for (const f of fns) f(n): the array the loop binding is read from holds the functions called', baseline: JS_KEYS_BASELINE, edits: [js('const fns = [twice, half]', 'const fns = [half, half]')], fails: [] },
+  { name: 'proposal-go-retargets-index-key-binding', why: 'const key = "b" read by table[key](a): the index chooses the function called', baseline: GO_KEYS_BASELINE, edits: [go('const key = "a"', 'const key = "b"')], fails: [] },
+  { name: 'proposal-go-swaps-functions-a-range-calls', why: 'for _, f := range fns { f(a) }: the slice holds the functions called', baseline: GO_KEYS_BASELINE, edits: [go('var fns = []func(int) int{Double, Clamp}', 'var fns = []func(int) int{Clamp, Clamp}')], fails: [] },
+  { name: 'proposal-js-retargets-receiver-class-field', why: "op = ops.get('sub') beside this.op.run(a, b): the field a method is looked up through holds another object", baseline: JS_PROPERTY_RECEIVER_BASELINE, edits: [js("op = ops.get('add')", "op = ops.get('sub')")], fails: [] },
+  { name: 'proposal-js-retargets-receiver-property-assignment', why: "this.alt = ops.get('sub') beside this.alt.run(a, b)", baseline: JS_PROPERTY_RECEIVER_BASELINE, edits: [js("this.alt = ops.get('add')", "this.alt = ops.get('sub')")], fails: [] },
+  { name: 'proposal-js-element-of-looped-array-assigned', why: 'fns[0] = half added beside for (const f of fns) f(n): the loop calls half twice', baseline: JS_KEYS_BASELINE, edits: [js('  let t = 0\n', '  let t = 0\n  fns[0] = half\n')], fails: [] },
+  { name: 'proposal-go-field-set-through-alias', why: 'c.op = minus → plus where c := &std and Add calls std.op: the field called, through another name', baseline: GO_FIELD_ALIAS_BASELINE, edits: [go('\tc.op = minus\n', '\tc.op = plus\n')], fails: [] },
+]
+
+// DESIGN §15: a go builtin or a conversion to a predeclared type reaches no code, unless the file redeclares the name.
+ACCEPTED.push(
+  { name: 'go-adds-conversion', why: 'conversions to predeclared types reach no code (DESIGN §15)', baseline: GO_BASELINE, edits: [go('return a - b', 'return int(int64(a) + int64(b))')], fails: [] },
+  { name: 'go-adds-builtin-len', why: 'a builtin the file never used reaches no code: no call, no new name (DESIGN §15)', baseline: GO_BASELINE, edits: [go('fmt.Sprintf("n=%d", n*scale)', 'fmt.Sprintf("n=%d", n*scale+len("x"))')], fails: [] },
+  { name: 'go-package-var-builtin-initializer', why: 'a package-level var initialized by a builtin runs no code at load (DESIGN §15)', baseline: GO_BASELINE, edits: [go('var base = 2', 'var base = len("ab")')], fails: [] },
+)
+REJECTED.push(
+  // calc.go declares its own min: min(a, b) is a call of the file's code again.
+  { name: 'proposal-go-calls-redeclared-builtin', why: 'a name the file redeclares (func min) is the file\'s own function, so a new min(…) is a new call', baseline: GO_BASELINE, edits: [go('return a - b', 'return min(a, b) + b')], fails: ['calls-preserved'] },
+  // calc.go declares its own min: an initializer calling it is a hook, however it is spelled.
+  { name: 'proposal-go-package-var-calls-redeclared-builtin', why: 'a package-level var initialized by the file\'s own min runs its code at load', baseline: GO_BASELINE, edits: [go('var base = 2', 'var base = min(2, 3)')], fails: ['calls-preserved', 'no-init-hook'] },
+)
+

@@ -67,6 +67,7 @@
 // selector, whatever it is rooted at (`c := &std; c.op = plus` beside `std.op(a, b)`).
 
 import { checkStructure } from '../syntax/compare.ts'
+import { redeclaredPredeclared, reachesNoCode } from '../syntax/go-predeclared.ts'
 import { printableLine } from '../../printable-line.ts'
 import { goRoot, literalKey, memberPath, samePath } from '../syntax/member-path.ts'
 import { descendants, field, textOf, tokensOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
@@ -127,41 +128,21 @@ const OPERAND_OPERATORS = new Set(['||', '&&', '??'])
 const AGGREGATES = new Set(['array', 'object', 'composite_literal', 'literal_value'])
 
 /**
- * How a held value is compared. `held`: what a called or exported binding holds. `receiver`:
- * what the receiver of a called method holds, compared like a call on a callee's object
- * chain (a function literal's body left out wherever it is, as in `items.map(i => …)`).
- * `exact`: a binding read where it chooses what another value is (`const key = 'add'` read by
- * `ops.get(key)`), so a literal is the choice and is kept as written.
+ * What a called or exported binding holds, as compared: `value` for what can never be called
+ * (a literal, arithmetic, a comparison), so a fix that changes one keeps it; a function or
+ * class literal without its body (a fix inside it keeps it); an array, object or go composite
+ * literal element by element, so data beside a function in it may change; anything else
+ * whole (`pick(Double)` → `pick(Clamp)` holds another function). Recursive along an
+ * aggregate's nesting only, which the parse bound keeps shallow.
  */
-export type HeldMode = 'held' | 'receiver' | 'exact'
-const STRENGTH: Record<HeldMode, number> = { receiver: 0, held: 1, exact: 2 }
-
-/**
- * What a binding or property holds, and the bindings it reads (into `reads`, each with the
- * mode it is held in: a name that is the whole value, or an element or property of it, is
- * held as its holder is; one read anywhere else, `exact`). Outside `exact`, a value that can
- * never be called (a literal, arithmetic, a comparison) is `value`, so a fix that changes one
- * keeps it; a function or class literal shows without its body (a fix inside it keeps it); an
- * array, object or go composite literal shows element by element, so that data beside a
- * function in it may change; anything else whole, the arguments of a call too
- * (`pick(Double)` → `pick(Clamp)` holds another function), function literal bodies in it
- * left out only for a receiver. Recursive along an aggregate's nesting only, which the parse
- * bound keeps shallow.
- */
-function heldValue (tree: SyntaxTree, v: SyntaxNode, reads?: Map<string, HeldMode>, mode: HeldMode = 'held'): string {
-  if (v.type === 'expression_list' || v.type === 'literal_element') return v.children.filter(c => c.named && c.type !== 'comment').map(c => heldValue(tree, c, reads, mode)).join(',')
-  if (mode !== 'exact') {
-    if (LITERALS.has(v.type) || NEVER_CALLABLE.has(v.type)) return 'value'
-    if (v.type === 'binary_expression') {
-      const op = field(v, 'operator')
-      if (op !== undefined && !OPERAND_OPERATORS.has(textOf(tree, op))) return 'value'
-    }
+function heldValue (tree: SyntaxTree, v: SyntaxNode): string {
+  if (v.type === 'expression_list' || v.type === 'literal_element') return v.children.filter(c => c.named && c.type !== 'comment').map(c => heldValue(tree, c)).join(',')
+  if (LITERALS.has(v.type) || NEVER_CALLABLE.has(v.type)) return 'value'
+  if (v.type === 'binary_expression') {
+    const op = field(v, 'operator')
+    if (op !== undefined && !OPERAND_OPERATORS.has(textOf(tree, op))) return 'value'
   }
   if (LITERALS_WITH_BODY.has(v.type)) return calleeText(tree, v)
-  if (v.type === 'identifier') {
-    addRead(reads, textOf(tree, v), mode)
-    return textOf(tree, v)
-  }
   if (AGGREGATES.has(v.type)) {
     return v.children.map(c => {
       switch (c.type) {
@@ -169,72 +150,28 @@ function heldValue (tree: SyntaxTree, v: SyntaxNode, reads?: Map<string, HeldMod
         case 'keyed_element': {
           const key = field(c, 'key')
           const value = field(c, 'value')
-          if (key !== undefined) readsOf(tree, key, reads, false)
-          return `${key === undefined ? '?' : tokensOf(tree, key, '')}:${value === undefined ? '?' : heldValue(tree, value, reads, mode)}`
+          return `${key === undefined ? '?' : tokensOf(tree, key, '')}:${value === undefined ? '?' : heldValue(tree, value)}`
         }
         case 'method_definition':
           return c.children.map(d => d.field === 'body' ? '{…}' : tokensOf(tree, d, '')).join('')
-        case 'shorthand_property_identifier':
-          addRead(reads, textOf(tree, c), mode)
-          return textOf(tree, c)
         default:
-          if (c.named && c.type !== 'comment' && c.field !== 'type') return heldValue(tree, c, reads, mode)
+          if (c.named && c.type !== 'comment' && c.field !== 'type') return heldValue(tree, c)
           return tokensOf(tree, c, '')
       }
     }).join('')
   }
-  readsOf(tree, v, reads, mode === 'receiver')
-  return mode === 'receiver' ? withoutBodies(tree, v) : tokensOf(tree, v, '')
+  return tokensOf(tree, v, '')
 }
 
-/** The strongest of some modes (undefined for none). */
-function strongest (modes: ReadonlyArray<HeldMode | undefined>): HeldMode | undefined {
-  let best: HeldMode | undefined
-  for (const m of modes) if (m !== undefined && (best === undefined || STRENGTH[m] > STRENGTH[best])) best = m
-  return best
-}
-
-function addRead (reads: Map<string, HeldMode> | undefined, name: string, mode: HeldMode): void {
-  const had = reads?.get(name)
-  if (had === undefined || STRENGTH[mode] > STRENGTH[had]) reads?.set(name, mode)
-}
-
-/** Member, subscript, selector and index expressions: links of an object chain. */
-const CHAIN_LINKS = new Set(['member_expression', 'subscript_expression', 'selector_expression', 'index_expression'])
-
-/** The plain names a subtree reads (JavaScript and go identifiers), as `exact`; function literal bodies left out when `skipBodies`. */
-function readsOf (tree: SyntaxTree, n: SyntaxNode, reads: Map<string, HeldMode> | undefined, skipBodies: boolean): void {
-  if (reads === undefined) return
-  const stack: SyntaxNode[] = [n]
-  while (stack.length > 0) {
-    const d = stack.pop() as SyntaxNode
-    if (skipBodies && d.field === 'body' && d.parent !== undefined && LITERALS_WITH_BODY.has(d.parent.type)) continue
-    if (d.type === 'identifier' || d.type === 'shorthand_property_identifier') addRead(reads, textOf(tree, d), 'exact')
-    if ((d.field === 'function' || d.field === 'constructor') && d.parent !== undefined && (d.parent.type === 'call_expression' || d.parent.type === 'new_expression')) {
-      // What a call is looked up on is held as a callee's is: the function called (`pick`
-      // in `pick(k)`) as `held`, the object a method is called on (`ops` in `ops.get(k)`)
-      // as `receiver`; what selects along the way (an index, a call's arguments) `exact`.
-      let c: SyntaxNode | undefined = d
-      let how: HeldMode = 'held'
-      while (c !== undefined && CHAIN_LINKS.has(c.type)) {
-        const object: SyntaxNode | undefined = field(c, 'object') ?? field(c, 'operand')
-        for (const x of c.children) if (x !== object && x.named) stack.push(x)
-        c = object
-        how = 'receiver'
-      }
-      if (c?.type === 'identifier') addRead(reads, textOf(tree, c), how)
-      else if (c !== undefined) stack.push(...c.children)
-      continue
-    }
-    stack.push(...d.children)
-  }
-}
-
-/** Every call of a file by callee text. */
-export function callsOf (tree: SyntaxTree): string[] {
+/**
+ * Every call of a file by callee text. In go a builtin or a conversion to a predeclared type
+ * is no call (DESIGN §15, go-predeclared.ts), unless the file redeclares its name.
+ */
+export function callsOf (tree: SyntaxTree, own: ReadonlySet<string> = tree.grammar === 'go' ? redeclaredPredeclared(tree) : new Set()): string[] {
   const out: string[] = []
   for (const n of descendants(tree.root)) {
     if (tree.grammar === 'go') {
+      if (reachesNoCode(tree, n, own)) continue
       if (n.type === 'call_expression') {
         const fn = field(n, 'function')
         const targs = field(n, 'type_arguments')
@@ -268,102 +205,51 @@ function calleePaths (tree: SyntaxTree): string[][] {
   return out
 }
 
-/** A binding site: the plain names a declaration, assignment or loop binds, and the value they get. */
-interface Site { kind: string, names: string[], target: SyntaxNode, value: SyntaxNode }
+/** A path that names a binding itself or an element of it (`fn`, `table[0]`, `fns[i]`), no property. */
+const bindingOrElement = (path: readonly string[]): boolean => path.slice(1).every(seg => seg === '[*]' || /^\d+$/.test(seg))
 
 /**
- * The bindings whose value reaches what is called, each with the mode its value is compared
- * in (see heldValue): the `seeds` (called, exported, the receiver of a called method), and
- * every binding a held value reads, transitively. By name, not by scope.
- */
-function flowClosure (tree: SyntaxTree, seeds: ReadonlyMap<string, HeldMode>, sites: readonly Site[]): Map<string, HeldMode> {
-  const held = new Map(seeds)
-  const byName = new Map<string, Site[]>()
-  for (const site of sites) for (const name of site.names) byName.set(name, [...(byName.get(name) ?? []), site])
-  const work = [...held.keys()]
-  while (work.length > 0) {
-    const name = work.pop() as string
-    for (const site of byName.get(name) ?? []) {
-      const reads = new Map<string, HeldMode>()
-      heldValue(tree, site.value, reads, held.get(name))
-      for (const [r, mode] of reads) {
-        const had = held.get(r)
-        if (had !== undefined && STRENGTH[had] >= STRENGTH[mode]) continue
-        held.set(r, mode)
-        work.push(r)
-      }
-    }
-  }
-  return held
-}
-
-/**
- * go: an assignment to a variable or field the file calls (`round = Clamp` where `round(a)`
- * is called: a func-typed seam), with the value it assigns, and the value of every binding
- * that reaches a call: a variable called (`var round = Double` → `Clamp`, `f := Double`),
- * indexed or selected and then called (`ops[0](n)` beside `[]func(int) int{Double, Half}`,
- * `h.run(n)` beside `handlers{run: Double}`), and any binding such a value reads
- * (`var say = show` makes `show` one).
+ * go: an assignment to what the file calls by its callee text (`round = Clamp` beside
+ * `round(a)`, `s.op = plus` beside `s.op(a, b)`), or to an element of a variable called
+ * through an index (`ops[i] = Half` beside `ops[0](n)`), with the value it assigns; and the
+ * value of every variable called by name or through an index (`var round = Double` →
+ * `Clamp`, `f := Double`, `ops := []func(int) int{Double, Half}`). The receiver of a called
+ * method, a struct field named like a called one and data that selects a function are
+ * values, not callees: the receipt's stated limits say so.
  */
 function goRebindingsOf (tree: SyntaxTree): string[] {
   const callees = new Set(callsOf(tree))
-  const seeds = new Map<string, HeldMode>()
-  const sites: Site[] = []
-  // A field or method name the file calls through a selector (`op` in `std.op(a, b)`): an
-  // alias (`c := &std; c.op = plus`) reaches the same field by another path.
-  const calledFields = new Set<string>()
-  const idents = (list: SyntaxNode | undefined): string[] => (list?.children ?? []).filter(c => c.type === 'identifier').map(c => textOf(tree, c))
+  const calledVars = new Set<string>()
   for (const n of descendants(tree.root)) {
-    if (n.type === 'call_expression') {
-      const fn = field(n, 'function')
-      const root = fn === undefined ? undefined : goRoot(tree, fn)
-      if (root !== undefined) addRead(seeds, root, fn?.type === 'selector_expression' ? 'receiver' : 'held')
-      const calledField = fn?.type === 'selector_expression' ? field(fn, 'field') : undefined
-      if (calledField !== undefined) calledFields.add(textOf(tree, calledField))
-      // An index or a chain call's argument chooses what is called (`table[key](a)`).
-      if (fn !== undefined) readsOf(tree, fn, seeds, true)
-      continue
-    }
+    let c: SyntaxNode | undefined
+    if (n.type === 'call_expression') c = field(n, 'function')
     // `table[key](a)` parses as a conversion to a generic type: read it as the call it may be.
-    const generic = n.type === 'type_conversion_expression' ? field(n, 'type') : undefined
-    if (generic?.type === 'generic_type') {
-      const base = field(generic, 'type')
-      if (base !== undefined) addRead(seeds, textOf(tree, base), 'held')
-      for (const d of descendants(field(generic, 'type_arguments') ?? generic)) if (d.type === 'type_identifier') addRead(seeds, textOf(tree, d), 'exact')
+    else if (n.type === 'type_conversion_expression' && field(n, 'type')?.type === 'generic_type') c = field(field(n, 'type') as SyntaxNode, 'type')
+    while (c !== undefined && (c.type === 'index_expression' || c.type === 'parenthesized_expression')) c = c.type === 'index_expression' ? field(c, 'operand') : c.children.find(x => x.named && x.type !== 'comment')
+    if (c?.type === 'identifier' || c?.type === 'type_identifier') calledVars.add(textOf(tree, c))
+  }
+  const idents = (list: SyntaxNode | undefined): string[] => (list?.children ?? []).filter(c => c.type === 'identifier').map(c => textOf(tree, c))
+  const out: string[] = []
+  for (const n of descendants(tree.root)) {
+    if (n.type === 'assignment_statement') {
+      const op = textOf(tree, field(n, 'operator') ?? n)
+      const right = field(n, 'right')
+      const value = right === undefined ? '?' : heldValue(tree, right)
+      for (const t of field(n, 'left')?.children.filter(c => c.named) ?? []) {
+        const text = tokensOf(tree, t, '')
+        const root = t.type === 'index_expression' ? goRoot(tree, t) : undefined
+        if (callees.has(text)) out.push(`assignment of callee ${text}${op === '=' ? ` = ${value}` : ''}`)
+        else if (root !== undefined && calledVars.has(root)) out.push(`assignment of ${text}, an element of ${root}, which the file calls${op === '=' ? ` = ${value}` : ''}`)
+        else if (t.type === 'identifier' && calledVars.has(text) && op === '=') out.push(`assignment of callee ${text} = ${value}`)
+      }
       continue
     }
     const value = field(n, n.type === 'var_spec' || n.type === 'const_spec' ? 'value' : 'right')
     if (value === undefined) continue
-    if (n.type === 'var_spec' || n.type === 'const_spec') sites.push({ kind: 'var', names: n.children.filter(c => c.field === 'name').map(c => textOf(tree, c)), target: n, value })
-    else if (n.type === 'short_var_declaration') sites.push({ kind: ':=', names: idents(field(n, 'left')), target: n, value })
-    else if (n.type === 'range_clause') sites.push({ kind: 'range', names: idents(field(n, 'left')), target: n, value })
-    else if (n.type === 'assignment_statement' && textOf(tree, field(n, 'operator') ?? n) === '=') sites.push({ kind: '=', names: idents(field(n, 'left')), target: n, value })
-  }
-  const held = flowClosure(tree, seeds, sites)
-  const out: string[] = []
-  for (const n of descendants(tree.root)) {
-    if (n.type !== 'assignment_statement') continue
-    const op = textOf(tree, field(n, 'operator') ?? n)
-    const right = field(n, 'right')
-    for (const t of field(n, 'left')?.children.filter(c => c.named) ?? []) {
-      const text = tokensOf(tree, t, '')
-      const root = goRoot(tree, t)
-      const mode = root === undefined ? undefined : held.get(root)
-      const value = right === undefined ? '?' : heldValue(tree, right, undefined, mode)
-      const fieldName = t.type === 'selector_expression' ? field(t, 'field') : undefined
-      if (callees.has(text)) out.push(`assignment of callee ${text}${op === '=' ? ` = ${value}` : ''}`)
-      // A number or string assigned (`s.count = 0`) is never what is called.
-      else if (fieldName !== undefined && calledFields.has(textOf(tree, fieldName)) && op === '=' && right !== undefined && heldValue(tree, right) !== 'value') out.push(`assignment of field ${textOf(tree, fieldName)}, which the file calls, in ${text} = ${value}`)
-      // A compound assignment (`+=`) makes a number or string, never what is called.
-      else if (mode === 'exact' || (mode !== undefined && op === '=' && value !== 'value')) out.push(`assignment of ${text} ${op} ${value}`)
-    }
-  }
-  for (const site of sites) {
-    if (site.kind === '=') continue
-    for (const name of site.names) {
-      const mode = held.get(name)
-      if (mode !== undefined) out.push(`${site.kind} ${name} = ${heldValue(tree, site.value, undefined, mode)}`)
-    }
+    const kind = n.type === 'var_spec' ? 'var' : n.type === 'const_spec' ? 'const' : n.type === 'short_var_declaration' ? ':=' : n.type === 'range_clause' ? 'range' : undefined
+    if (kind === undefined) continue
+    const names = kind === 'var' || kind === 'const' ? n.children.filter(c => c.field === 'name').map(c => textOf(tree, c)) : idents(field(n, 'left'))
+    for (const name of names) if (calledVars.has(name)) out.push(`${kind} ${name} = ${heldValue(tree, value)}`)
   }
   return out
 }
@@ -420,29 +306,21 @@ export function rebindingsOf (tree: SyntaxTree): string[] {
   return [...(tree.grammar === 'go' ? goRebindingsOf(tree) : jsRebindingsOf(tree)), ...sharedWritesOf(tree)]
 }
 
+/**
+ * JavaScript: a write (assignment, update, `delete`, loop assignment) to a path the file
+ * calls (`Math.round = …`, `fn ||= …`, `[fn] = …`, `table[0] = half` beside `table[0](n)`), to
+ * a binding the module exports or a property of one (every importer, the tests first, calls
+ * it or keeps state on it: `add.calls = (add.calls ?? 0) + 1`), or to a property named like a
+ * method a class of the file defines (`this.add = this.sub` hides the method its callers
+ * call); the value of a binding the file calls or exports (`const show = String` → `format`);
+ * and a `with` statement, which rebinds every name in its body. What a called method's
+ * receiver holds, a property a call is looked up through, an object's method values and data
+ * that selects what is called are values: the receipt's stated limits say so.
+ */
 function jsRebindingsOf (tree: SyntaxTree): string[] {
   const callees = calleePaths(tree)
   const exported = exportedLocals(tree)
-  const out: string[] = []
-  // A binding called itself, or through an element of what it holds (`table[0](n)`, `fns[i]()`).
-  const calledNames = new Set(callees.filter(c => c.slice(1).every(seg => seg === '[*]' || /^\d+$/.test(seg))).map(c => c[0] ?? ''))
-  const calledMethods = new Set(callees.filter(c => c.length >= 2).map(c => c[c.length - 1] ?? ''))
-  calledMethods.delete('[*]')
-  // The receiver of a called method (`op` in `op.run()`): what it holds chooses the method.
-  const receivers = new Set(callees.filter(c => c.length >= 2 && !(c[0] ?? '').startsWith('<')).map(c => c[0] ?? ''))
-  // A property a called method is looked up through (`op` in `this.op.run()`), likewise.
-  const receiverProps = new Set(callees.flatMap(c => c.slice(1, -1)).filter(seg => seg !== '[*]'))
-
-  /** The name a property key spells, `[*]` for a computed key that is not a literal, undefined if none. */
-  const keyName = (n: SyntaxNode): string | undefined => {
-    const key = field(n, n.type === 'pair' ? 'key' : 'property')
-    if (key === undefined) return undefined
-    const inner = key.type === 'computed_property_name' ? key.children.find(c => c.named && c.type !== 'comment') : key
-    return inner === undefined ? '[*]' : literalKey(tree, inner) ?? (key.type === 'computed_property_name' ? '[*]' : textOf(tree, key))
-  }
-  const calledKey = (name: string): boolean => name === '[*]' ? calledMethods.size > 0 : calledMethods.has(name)
-  // A method a class of the file defines: whoever calls it (the tests, through an instance)
-  // gets an own property assigned in its place (`this.add = this.sub`).
+  const calledNames = new Set(callees.filter(bindingOrElement).map(c => c[0] ?? ''))
   const classMethods = new Set<string>()
   for (const n of descendants(tree.root)) {
     if (n.type !== 'method_definition' || n.parent?.type !== 'class_body') continue
@@ -451,108 +329,16 @@ function jsRebindingsOf (tree: SyntaxTree): string[] {
     const name = literalKey(tree, key) ?? textOf(tree, key)
     if (name !== 'constructor') classMethods.add(name)
   }
-
-  // Seeds (compared as heldValue does), then every binding their held values read (exactly).
-  const seeds = new Map<string, HeldMode>()
-  for (const name of receivers) addRead(seeds, name, 'receiver')
-  for (const name of [...calledNames, ...exported]) addRead(seeds, name, 'held')
-  // An index or a chain call's argument chooses what is called (`ops.get(key).run()`).
-  for (const n of descendants(tree.root)) {
-    const callee = n.type === 'call_expression' ? field(n, 'function') : n.type === 'new_expression' ? field(n, 'constructor') : undefined
-    if (callee !== undefined) readsOf(tree, callee, seeds, true)
-  }
-  const sites: Site[] = []
-  for (const n of descendants(tree.root)) {
-    switch (n.type) {
-      case 'variable_declarator': {
-        const name = field(n, 'name')
-        const value = field(n, 'value')
-        if (name !== undefined && value !== undefined) sites.push({ kind: 'value', names: patternNames(tree, name), target: name, value })
-        break
-      }
-      case 'for_in_statement': {
-        const left = field(n, 'left')
-        const right = field(n, 'right')
-        if (left !== undefined && right !== undefined) sites.push({ kind: 'loop value', names: patternNames(tree, left), target: left, value: right })
-        break
-      }
-      case 'assignment_expression':
-      case 'augmented_assignment_expression': {
-        const left = field(n, 'left')
-        const right = field(n, 'right')
-        const op = textOf(tree, field(n, 'operator') ?? n.children.find(c => !c.named) ?? n)
-        if (left === undefined || right === undefined || !VALUE_ASSIGNMENTS.has(op)) break
-        sites.push({ kind: 'assigned value', names: patternNames(tree, left), target: left, value: right })
-        const paths = assignedTargets(left).map(t => memberPath(tree, t)).filter(p => p.length >= 2)
-        if (paths.some(p => callees.some(c => samePath(c, p)) || calledMethods.has(p[p.length - 1] ?? ''))) heldValue(tree, right, seeds)
-        else if (paths.some(p => receiverProps.has(p[p.length - 1] ?? ''))) heldValue(tree, right, seeds, 'receiver')
-        break
-      }
-      case 'pair':
-      case 'field_definition': {
-        const name = keyName(n)
-        const value = field(n, 'value')
-        if (name !== undefined && value !== undefined && calledKey(name)) heldValue(tree, value, seeds)
-        else if (name !== undefined && value !== undefined && receiverProps.has(name)) heldValue(tree, value, seeds, 'receiver')
-        break
-      }
-      case 'shorthand_property_identifier':
-        if (calledMethods.has(textOf(tree, n))) addRead(seeds, textOf(tree, n), 'held')
-        break
-    }
-  }
-  const held = flowClosure(tree, seeds, sites)
-
-  const target = (t: SyntaxNode, how: string, value: string | undefined, receiverValue?: string): void => {
+  const out: string[] = []
+  const target = (t: SyntaxNode, how: string, value: string | undefined): void => {
     const path = memberPath(tree, t)
     const assigned = value === undefined ? '' : ` = ${value}`
-    // An exported binding assigned anywhere (`(add = double, 100)` in an initializer) makes
-    // every importer, the tests first, call something else.
-    if (path.length === 1 && exported.has(path[0] ?? '')) {
-      out.push(`${how} of exported binding ${path[0] ?? ''}${assigned}`)
-      return
-    }
-    // So is a property of one: every importer holds the same function, class or object, and
-    // state kept on it outlives the call (`add.calls = (add.calls ?? 0) + 1` then `add.calls
-    // > 1 ? a - b : a + b` is right for the test's one call only; an eleventh audit).
-    if (path.length >= 2 && exported.has(path[0] ?? '')) {
-      out.push(`${how} of ${path.join('.')}, a property of exported binding ${path[0] ?? ''}${assigned}`)
-      return
-    }
-    if (callees.some(c => samePath(c, path))) {
-      out.push(`${how} of callee ${path.join('.')}${assigned}`)
-      return
-    }
-    // Through an alias (`x = Math; x.round = …`) the path differs but the property is the
-    // one a call reaches: a named property the file calls as a method is not assigned either.
-    const last = path.length >= 2 ? path[path.length - 1] : undefined
-    const called = last === undefined || last === '[*]' ? undefined : callees.find(c => c.length >= 2 && c[c.length - 1] === last)
-    if (called !== undefined) {
-      out.push(`${how} of property ${last ?? ''}, which the file calls as ${called.join('.')}${assigned}`)
-      return
-    }
-    if (last !== undefined && classMethods.has(last)) {
-      out.push(`${how} of property ${last}, which a class of the file defines as a method${assigned}`)
-      return
-    }
-    // A number or string (`this.i += 1`, `this.i++`) keeps its methods; a deleted property
-    // may uncover another one on the prototype.
-    if (last !== undefined && receiverProps.has(last) && how !== 'update' && (how !== 'assignment' || (receiverValue !== undefined && receiverValue !== 'value'))) {
-      out.push(`${how} of property ${last}, which a called method is looked up through${receiverValue === undefined ? '' : ` = ${receiverValue}`}`)
-      return
-    }
-    // A receiver or a binding read by what is called. A receiver given a number or a string
-    // (`i += 2` beside `i.toString(16)`) keeps its methods.
-    const mode = path.length === 1 ? held.get(path[0] ?? '') : undefined
-    if (mode === 'exact' || (mode !== undefined && value !== undefined && value !== 'value')) {
-      out.push(`${how} of ${path[0] ?? ''}${assigned}`)
-      return
-    }
-    // An element or property of a binding held as a callee is (`fns[0] = half` beside
-    // `for (const f of fns) f(n)`, `table[0] = half` beside `table[0](n)`) or read exactly.
-    const rootMode = path.length >= 2 && !(path[0] ?? '').startsWith('<') ? held.get(path[0] ?? '') : undefined
-    const element = value === undefined || value === 'value' ? receiverValue : value
-    if (rootMode === 'exact' || (rootMode === 'held' && element !== undefined && element !== 'value')) out.push(`${how} of ${path.join('.')}, which reaches a call${element === undefined ? '' : ` = ${element}`}`)
+    const root = path[0] ?? ''
+    if (path.length === 1 && exported.has(root)) out.push(`${how} of exported binding ${root}${assigned}`)
+    else if (path.length >= 2 && exported.has(root)) out.push(`${how} of ${path.join('.')}, a property of exported binding ${root}${assigned}`)
+    else if (callees.some(c => samePath(c, path))) out.push(`${how} of callee ${path.join('.')}${assigned}`)
+    else if (path.length >= 2 && calledNames.has(root) && bindingOrElement(path)) out.push(`${how} of ${path.join('.')}, an element of ${root}, which the file calls${assigned}`)
+    else if (path.length >= 2 && classMethods.has(path[path.length - 1] ?? '')) out.push(`${how} of property ${path[path.length - 1] ?? ''}, which a class of the file defines as a method${assigned}`)
   }
   for (const n of descendants(tree.root)) {
     switch (n.type) {
@@ -560,11 +346,8 @@ function jsRebindingsOf (tree: SyntaxTree): string[] {
       case 'augmented_assignment_expression': {
         const op = textOf(tree, field(n, 'operator') ?? n.children.find(c => !c.named) ?? n)
         const right = field(n, 'right')
-        const left = field(n, 'left')
-        const mode = left === undefined ? undefined : strongest(patternNames(tree, left).map(name => held.get(name)))
-        const value = right === undefined || !VALUE_ASSIGNMENTS.has(op) ? (mode === 'exact' && right !== undefined ? `${op} ${heldValue(tree, right, undefined, mode)}` : undefined) : heldValue(tree, right, undefined, mode)
-        const receiverValue = right === undefined || !VALUE_ASSIGNMENTS.has(op) ? undefined : heldValue(tree, right, undefined, 'receiver')
-        for (const t of assignedTargets(left)) target(t, 'assignment', value, receiverValue)
+        const value = right !== undefined && VALUE_ASSIGNMENTS.has(op) ? heldValue(tree, right) : undefined
+        for (const t of assignedTargets(field(n, 'left'))) target(t, 'assignment', value)
         break
       }
       case 'update_expression': { const arg = field(n, 'argument'); if (arg !== undefined) target(arg, 'update', undefined) } break
@@ -581,39 +364,13 @@ function jsRebindingsOf (tree: SyntaxTree): string[] {
         const name = field(n, 'name')
         const value = field(n, 'value')
         if (name === undefined || value === undefined) break
-        if (name.type === 'identifier') {
-          const text = textOf(tree, name)
-          if (calledNames.has(text)) out.push(`value of callee ${text} = ${heldValue(tree, value)}`)
-          // What an exported binding holds is what its importers (the tests first) call.
-          else if (exported.has(text)) { if (heldValue(tree, value) !== 'value') out.push(`value of exported binding ${text} = ${heldValue(tree, value)}`) }
-          else if (held.has(text)) out.push(`value of ${text}, which reaches a call, = ${heldValue(tree, value, undefined, held.get(text))}`)
-          break
-        }
-        const names = patternNames(tree, name).filter(x => held.has(x))
-        if (names.length > 0) out.push(`value of ${tokensOf(tree, name, '')} = ${heldValue(tree, value, undefined, strongest(names.map(x => held.get(x))))}`)
-        break
-      }
-      case 'pair':
-      case 'field_definition': {
-        const name = keyName(n)
-        const value = field(n, 'value')
-        if (name !== undefined && value !== undefined && calledKey(name)) out.push(`value of property ${name}, which the file calls as a method, = ${heldValue(tree, value)}`)
-        else if (name !== undefined && value !== undefined && receiverProps.has(name)) out.push(`value of property ${name}, which a called method is looked up through, = ${heldValue(tree, value, undefined, 'receiver')}`)
-        break
-      }
-      case 'shorthand_property_identifier': {
-        const name = textOf(tree, n)
-        if (calledMethods.has(name)) out.push(`value of property ${name}, which the file calls as a method, = ${name}`)
+        const names = patternNames(tree, name)
+        if (names.some(x => calledNames.has(x))) out.push(`value of callee ${tokensOf(tree, name, '')} = ${heldValue(tree, value)}`)
+        // What an exported binding holds is what its importers (the tests first) call.
+        else if (names.some(x => exported.has(x)) && heldValue(tree, value) !== 'value') out.push(`value of exported binding ${tokensOf(tree, name, '')} = ${heldValue(tree, value)}`)
         break
       }
     }
-  }
-  for (const n of descendants(tree.root)) {
-    if (n.type !== 'for_in_statement' || !n.children.some(c => !c.named && ['var', 'let', 'const'].includes(textOf(tree, c)))) continue
-    const left = field(n, 'left')
-    const right = field(n, 'right')
-    const names = left === undefined ? [] : patternNames(tree, left).filter(x => held.has(x))
-    if (left !== undefined && right !== undefined && names.length > 0) out.push(`loop value of ${tokensOf(tree, left, '')} = ${heldValue(tree, right, undefined, strongest(names.map(x => held.get(x))))}`)
   }
   return out
 }
@@ -641,10 +398,12 @@ function placeOf (tree: SyntaxTree, top: SyntaxNode): string {
  */
 export function callPlacesOf (tree: SyntaxTree): string[] {
   const out: string[] = []
+  // What the file redeclares is its own everywhere in it, not only in the declaration itself.
+  const own = tree.grammar === 'go' ? redeclaredPredeclared(tree) : new Set<string>()
   for (const top of tree.root.children) {
     if (!top.named || top.type === 'comment') continue
     const place = placeOf(tree, top)
-    for (const c of callsOf({ ...tree, root: top })) out.push(`${c} in ${place}`)
+    for (const c of callsOf({ ...tree, root: top }, own)) out.push(`${c} in ${place}`)
   }
   return out
 }

@@ -8,8 +8,8 @@
 // Symbol, globalThis, Reflect, …): a fix that needs a new name is broader than local, and is
 // rejected for review. Names are identifiers, including shorthand properties ({ process });
 // property names after a dot or as object keys are not, except the ones below. The languages'
-// own constants are exempt (go: true, false, nil, iota; JavaScript: undefined, NaN,
-// Infinity). A go package clause is a name too, so a file cannot move to another package.
+// own constants are exempt (go: true, false, nil, iota, and the builtins and predeclared types
+// of DESIGN §15; JavaScript: undefined, NaN, Infinity). A go package clause is a name too, so a file cannot move to another package.
 //
 // JavaScript also reaches code through property names alone: `a.constructor.constructor` is
 // the Function constructor, `{ valueOf: f }`, `{ then: f }` and `{ [Symbol.toPrimitive]: f }`
@@ -26,6 +26,7 @@
 // counted the same way, except as a plain identifier: a stack names the test file that called.
 
 import { checkStructure } from '../syntax/compare.ts'
+import { GO_PREDECLARED_TYPES, GO_PURE_BUILTINS } from '../syntax/go-predeclared.ts'
 import { literalKey, memberPath } from '../syntax/member-path.ts'
 import { definitionsOf } from '../syntax/definitions.ts'
 import { descendants, field, textOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
@@ -37,7 +38,9 @@ const NAME_NODES = {
 } as const
 
 const CONSTANTS = {
-  go: new Set(['true', 'false', 'nil', 'iota', '_']),
+  // Go's builtins that reach no code and its predeclared types are exempt too (DESIGN §15):
+  // `len(s)` or `string(b)` added to a file that used neither is a local expression change.
+  go: new Set(['true', 'false', 'nil', 'iota', '_', ...GO_PURE_BUILTINS, ...GO_PREDECLARED_TYPES]),
   javascript: new Set(['undefined', 'NaN', 'Infinity']),
 } as const
 

@@ -1,7 +1,8 @@
 // no-init-hook: no code is added that runs when the package or module loads (or that takes
 // over a test binary).
 //   go: `func init`, `func TestMain` (keyed by what their bodies call), and a package-level
-//   var whose initializer calls (keyed by its callees, as every hook that calls is, so a
+//   var whose initializer calls code (a builtin or a conversion to a predeclared type does
+//   not, DESIGN §15; keyed by its callees, as every hook that calls is, so a
 //   call moved into an existing initializer is an added hook);
 //   JavaScript: every top-level expression statement (one that calls is keyed by its
 //   callees, any other by its tokens with function bodies elided: coercion, `await` of a
@@ -22,9 +23,9 @@ import { checkStructure } from '../syntax/compare.ts'
 import { descendants, field, fields, textOf, type SyntaxNode, type SyntaxTree } from '../syntax/parse.ts'
 import { patternNames } from './declarations-preserved.ts'
 import { callsOf } from './calls-preserved.ts'
+import { redeclaredPredeclared } from '../syntax/go-predeclared.ts'
 import type { GateContext, RuleOutcome } from '../types.ts'
 
-const GO_CALLS = new Set(['call_expression'])
 const JS_CALLS = new Set(['call_expression', 'new_expression'])
 
 /** Top-level JavaScript statements, other than declarations and expressions, that run code at load. */
@@ -36,6 +37,8 @@ const FUNCTION_BODIES = new Set(['function_declaration', 'generator_function_dec
 interface LocalFunctions {
   bodies: ReadonlyMap<string, SyntaxNode>
   callsIn: (name: string) => string[]
+  /** The predeclared go names the file redeclares (calls-preserved's callsOf counts those as calls). */
+  own: ReadonlySet<string>
 }
 
 /**
@@ -45,6 +48,7 @@ interface LocalFunctions {
  */
 function localFunctionsOf (tree: SyntaxTree): LocalFunctions {
   const out = new Map<string, SyntaxNode>()
+  const own = tree.grammar === 'go' ? redeclaredPredeclared(tree) : new Set<string>()
   const add = (name: SyntaxNode | undefined, body: SyntaxNode | undefined): void => {
     if (name !== undefined && body !== undefined) out.set(textOf(tree, name), body)
   }
@@ -69,12 +73,12 @@ function localFunctionsOf (tree: SyntaxTree): LocalFunctions {
     let c = calls.get(name)
     if (c === undefined) {
       const body = out.get(name)
-      c = body === undefined ? [] : callsOf({ ...tree, root: body })
+      c = body === undefined ? [] : callsOf({ ...tree, root: body }, own)
       calls.set(name, c)
     }
     return c
   }
-  return { bodies: out, callsIn }
+  return { bodies: out, callsIn, own }
 }
 
 /**
@@ -85,7 +89,7 @@ function localFunctionsOf (tree: SyntaxTree): LocalFunctions {
  * `factor`) is an added hook too.
  */
 function calleesOf (tree: SyntaxTree, n: SyntaxNode, functions: LocalFunctions): string {
-  const direct = callsOf({ ...tree, root: n }).sort()
+  const direct = callsOf({ ...tree, root: n }, functions.own).sort()
   const reached = new Set<string>()
   const seen = new Set<string>()
   const queue = direct.filter(c => functions.bodies.has(c))
@@ -122,7 +126,9 @@ export function initHooksOf (tree: SyntaxTree): string[] {
       } else if (top.type === 'var_declaration') {
         for (const spec of descendants(top)) {
           const value = spec.type === 'var_spec' ? field(spec, 'value') : undefined
-          if (value !== undefined && calls(value, GO_CALLS)) out.push(`package-level var ${fields(spec, 'name').map(n => textOf(tree, n)).join(', ')} initialized by calling ${calleesOf(tree, value, functions)}`)
+          // A builtin or a conversion to a predeclared type is no call (DESIGN §15): `var buf = make([]byte, 8)` runs no code.
+          const callees = value === undefined ? '' : calleesOf(tree, value, functions)
+          if (callees !== '') out.push(`package-level var ${fields(spec, 'name').map(n => textOf(tree, n)).join(', ')} initialized by calling ${callees}`)
         }
       }
     }
