@@ -18,6 +18,7 @@ import { assessCase } from './rules/case-eligibility.ts'
 import { keyState, MAX_RETAINED_ATTEMPTS, retainedAttempts } from './state.ts'
 
 export { admitReport } from './report.ts'
+export { admitInit } from './init.ts'
 
 export interface AdmitOptions { config: string, report: string }
 

@@ -19,7 +19,7 @@ import { checkTokenHelper } from './rules/token-helper.ts'
 import { checkCaFile, checkGoBuildCache, checkMounts, checkOutsideSandboxView, checkPathCharacters, checkStateDir, checkStateOutsideSource } from './rules/paths.ts'
 
 export const REGISTER_MANIFEST_PATH = '.repairline/registers.json'
-const MINIMAL_MANIFEST = '{"version":1,"tasks":{},"surfaces":{"agent":{"register":"internal"},"prompts":{"register":"internal"}}}'
+export const MINIMAL_MANIFEST = '{"version":1,"tasks":{},"surfaces":{"agent":{"register":"internal"},"prompts":{"register":"internal"}}}'
 
 /**
  * Reads an operator file: must be absolute and a regular file (a FIFO or device is refused

@@ -22,6 +22,8 @@ export interface OptionSpec {
   readonly value?: string
   readonly required?: boolean
   readonly choices?: readonly string[]
+  /** A string option that may be given more than once; its value is the list, in order. */
+  readonly multiple?: boolean
 }
 
 export type OptionTable = Readonly<Record<string, OptionSpec>>
@@ -48,7 +50,7 @@ export interface CliSpec {
 
 export interface ParsedCli {
   readonly command?: string
-  readonly values: Readonly<Record<string, string | boolean | undefined>>
+  readonly values: Readonly<Record<string, string | readonly string[] | boolean | undefined>>
 }
 
 export function parseCli (spec: CliSpec, argv: readonly string[]): ParsedCli {
@@ -75,15 +77,15 @@ export function parseCli (spec: CliSpec, argv: readonly string[]): ParsedCli {
     allowPositionals: true,
     tokens: true,
   })
-  const values: Record<string, string | boolean | undefined> = {}
-  for (const [name, o] of Object.entries(options)) values[name] = o.type === 'boolean' ? false : undefined
+  const values: Record<string, string | string[] | boolean | undefined> = {}
+  for (const [name, o] of Object.entries(options)) values[name] = o.type === 'boolean' ? false : o.multiple === true ? [] : undefined
   const seen = new Set<string>()
   for (const token of tokens) {
     if (token.kind === 'option-terminator') continue
     if (token.kind === 'positional') throw toolError('USAGE', `unexpected argument ${JSON.stringify(token.value)}${where}`)
     const o = Object.hasOwn(options, token.name) ? options[token.name] : undefined
     if (o === undefined || token.rawName !== `--${token.name}`) throw toolError('USAGE', `unknown option ${token.rawName}${where}`)
-    if (seen.has(token.name)) throw toolError('USAGE', `${token.rawName} is given twice`)
+    if (seen.has(token.name) && o.multiple !== true) throw toolError('USAGE', `${token.rawName} is given twice`)
     seen.add(token.name)
     if (o.type === 'boolean') {
       if (token.value !== undefined) throw toolError('USAGE', `${token.rawName} takes no value`)
@@ -94,10 +96,11 @@ export function parseCli (spec: CliSpec, argv: readonly string[]): ParsedCli {
     if (value === undefined || (token.inlineValue !== true && value.startsWith('-'))) throw toolError('USAGE', `${token.rawName} needs a value`)
     if (o.choices !== undefined && !o.choices.includes(value)) throw toolError('USAGE', `${token.rawName} must be ${orList(o.choices)}, got ${JSON.stringify(value)}`)
     if (PATH_VALUES.has(o.value ?? '')) assertPathFits(token.rawName, value)
-    values[token.name] = value
+    const list = values[token.name]
+    values[token.name] = Array.isArray(list) ? [...list, value] : value
   }
   for (const [name, o] of Object.entries(options)) {
-    if (o.required === true && values[name] === undefined) throw toolError('USAGE', `--${name} is required${where}`)
+    if (o.required === true && (values[name] === undefined || (Array.isArray(values[name]) && values[name].length === 0))) throw toolError('USAGE', `--${name} is required${where}`)
   }
   return command === undefined ? { values } : { command, values }
 }
@@ -121,8 +124,13 @@ function assertPathFits (flag: string, path: string): void {
 }
 
 /** A string option's value (parseCli gives strings only to string options). */
-export function stringOption (value: string | boolean | undefined): string | undefined {
+export function stringOption (value: string | readonly string[] | boolean | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined
+}
+
+/** A multiple string option's values (empty when it was not given). */
+export function stringListOption (value: string | readonly string[] | boolean | undefined): readonly string[] {
+  return Array.isArray(value) ? value as readonly string[] : typeof value === 'string' ? [value] : []
 }
 
 const WIDTH = 100
@@ -145,7 +153,7 @@ export function helpText (spec: CliSpec): string {
 function optionRows (options: OptionTable): string[] {
   return table(Object.entries(options).map(([name, o]) => {
     const flag = o.type === 'string' ? `--${name} ${o.value ?? 'VALUE'}` : `--${name}`
-    const notes = [o.choices === undefined ? '' : ` [${o.choices.join('|')}]`, o.required === true ? ' [required]' : ''].join('')
+    const notes = [o.choices === undefined ? '' : ` [${o.choices.join('|')}]`, o.multiple === true ? ' [repeatable]' : '', o.required === true ? ' [required]' : ''].join('')
     return [flag, `${o.describe}${notes}`]
   }))
 }

@@ -9,6 +9,9 @@ import { EXIT, type ExitCode } from './exit-codes.ts'
 export const ERROR_CODES = {
   USAGE: { exit: EXIT.USAGE, summary: 'bad flags or arguments' },
   INTERNAL: { exit: EXIT.INTERNAL, summary: 'internal bug' },
+  // admit init: what it cannot derive from the checkout and the flags
+  RUNNER_UNDETECTED: { exit: EXIT.USAGE, summary: 'admit init found neither or both of go.mod and package.json: name the runner with --runner' },
+  TEST_IDENTITY_INVALID: { exit: EXIT.USAGE, summary: 'a --test identity names no test package of the checkout at HEAD' },
   // input and contracts
   ATTEMPT_MISSING: { exit: EXIT.NO_INPUT, summary: 'no --attempt and no attempt record on stdin' },
   INPUT_MISSING: { exit: EXIT.NO_INPUT, summary: 'a required file is missing or unreadable' },
@@ -66,6 +69,7 @@ export const ERROR_CODES = {
   STATE_UNSAFE: { exit: EXIT.CANT_CREATE, summary: 'a symlink, foreign owner or unexpected file type in the state root' },
   WRITE_FAILED: { exit: EXIT.CANT_CREATE, summary: 'a file could not be written' },
   OUTPUT_FAILED: { exit: EXIT.CANT_CREATE, summary: 'the records could not be written to stdout (not a closed pipe): they are incomplete' },
+  INIT_FILE_EDITED: { exit: EXIT.CANT_CREATE, summary: 'a file admit init writes exists with other bytes (an edited file); --force replaces it' },
   OUTPUT_UNSAFE: { exit: EXIT.CANT_CREATE, summary: 'an output path names a file that is not this output, or lies in the checkout or the state root' },
   // environment
   GIT_FAILED: { exit: EXIT.NO_INPUT, summary: 'git failed or the source repository could not be read (extract-tree: fault)' },

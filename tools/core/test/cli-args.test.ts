@@ -6,7 +6,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { PassThrough } from 'node:stream'
-import { EXIT, helpText, isToolError, parseCli, RecordWriter, runTool, toolError, type CliSpec, type ToolIo } from '@repairline/core'
+import { EXIT, helpText, isToolError, parseCli, RecordWriter, runTool, stringListOption, toolError, type CliSpec, type ToolIo } from '@repairline/core'
 
 const FLAT: CliSpec = {
   tool: 'reproduce',
@@ -129,4 +129,16 @@ test('runTool: an error message holding text from outside stays one printable li
   assert.equal(text, 'extract-tree: TREE_PATH_UNSAFE: bad path a extract-tree: result: ok\\x1b[2J\ufffd end\n')
   const records = (out.read() as Buffer).toString().trim().split('\n').map(l => JSON.parse(l) as Record<string, unknown>)
   assert.equal(records.find(r => r.kind === 'error')?.message, 'bad path a extract-tree: result: ok\\x1b[2J\ufffd end')
+})
+
+test('a multiple option collects every value in order (none: empty); given twice, any other option is still USAGE', () => {
+  const spec: CliSpec = {
+    tool: 'admit',
+    usage: ['admit init [options]'],
+    commands: { init: { describe: 'init', options: { test: { type: 'string', value: 'ID', multiple: true, describe: 'a test' }, out: { type: 'string', value: 'ABS', describe: 'out' } } } },
+  }
+  assert.deepEqual(parseCli(spec, ['init', '--test', 'a::b', '--test=c::d', '--out', '/o']).values, { test: ['a::b', 'c::d'], out: '/o' })
+  assert.deepEqual(stringListOption(parseCli(spec, ['init']).values.test), [])
+  assert.match(usageError(spec, ['init', '--out', '/a', '--out', '/b']), /--out is given twice/)
+  assert.match(helpText(spec), /--test ID\s+a test \[repeatable\]/)
 })
