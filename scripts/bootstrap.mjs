@@ -2,7 +2,7 @@
 // package script. It installs the pinned pnpm (from package.json's packageManager) into
 // .tools/ with npm — corepack cannot fetch it here — installs the system packages the
 // sandbox and the Go runner need when running as root (apt-get; bubblewrap, golang-go,
-// openssl, gcc, keyutils; strace and libseccomp-dev for the tests), installs dependencies with the frozen lockfile, and runs `pnpm run <script>`.
+// openssl, gcc, keyutils; strace, libseccomp-dev and chromium for the tests), installs dependencies with the frozen lockfile, and runs `pnpm run <script>`.
 //
 //   node scripts/bootstrap.mjs check      (npm test)
 //   node scripts/bootstrap.mjs demo:run   (npm run demo)
@@ -43,8 +43,9 @@ function main () {
   // sandbox is refused (and the bind-stamps helper). keyutils for every run: the launch chain
   // joins a new session keyring with keyctl. strace and libseccomp's headers only for the
   // tests: the durability test reads the tools' fsyncs from a trace, and one test
-  // cross-checks the sandbox's seccomp filter against libseccomp's.
-  const wanted = [['bwrap', 'bubblewrap'], ['go', 'golang-go'], ['openssl', 'openssl'], ['setpriv', 'util-linux'], ['keyctl', 'keyutils'], ['cc', 'gcc'], ...(script === 'check' ? [['strace', 'strace'], ['/usr/include/seccomp.h', 'libseccomp-dev']] : [])]
+  // cross-checks the sandbox's seccomp filter against libseccomp's. chromium only for the
+  // tests: receipt view's test opens the attempt page in a real headless browser.
+  const wanted = [['bwrap', 'bubblewrap'], ['go', 'golang-go'], ['openssl', 'openssl'], ['setpriv', 'util-linux'], ['keyctl', 'keyutils'], ['cc', 'gcc'], ...(script === 'check' ? [['strace', 'strace'], ['/usr/include/seccomp.h', 'libseccomp-dev'], ['/usr/bin/chromium', 'chromium']] : [])]
   const needed = wanted.filter(([bin]) => !has(bin))
   if (needed.length > 0) {
     if (process.getuid?.() === 0) {

@@ -1,16 +1,19 @@
 // receipt: `seal` writes outcome.json when the attempt has none (timed_out past the
 // deadline, interrupted past deadline + 30 s) and receipt.json over every sealed file, then
 // releases the lock if it names this attempt. `readback` revalidates retained attempts with
-// core's readback (the code admit status uses) and prints one readback record each.
+// core's readback (the code admit status uses) and prints one readback record each. `view`
+// writes one attempt's page (view.ts) with readback's verdict on it.
 
 import { existsSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import type { Receipt } from '@repairline/schemas'
+import type { Admission, Receipt } from '@repairline/schemas'
 import {
   printableLine,
   acquireStepLock, assertAttemptDirectory, assertAttemptsRoot, assertTestHooksMatch, attemptDirsOf, EXIT, faultPoint, loadAttempt, outcomeExit, readbackAttempt, readLock, readOutcome, releaseLock,
-  sealableListing, STALE_GRACE_MS, testHooksEnabled, toolError, writeOutcome, writeReceipt, readJsonFile, type ToolIo, type ToolResult,
+  sealableListing, STALE_GRACE_MS, stateRootOf, testHooksEnabled, toolError, writeOutcome, writeReceipt, readJsonFile, writePlainFileAtomic, type ToolIo, type ToolResult,
 } from '@repairline/core'
+import { checkHtmlOut } from './rules/html-out.ts'
+import { gatherAttemptPage, renderAttemptPage } from './view.ts'
 
 export async function seal (dir: string, io: ToolIo): Promise<ToolResult> {
   const attempt = loadAttempt(dir)
@@ -82,6 +85,32 @@ export async function readback (dirs: readonly string[], o: ReadbackOptions, io:
   }
   io.stderr.write(`receipt: read back ${dirs.length} attempt${dirs.length === 1 ? '' : 's'}, ${invalid} invalid\n`)
   return { exit: invalid === 0 ? EXIT.OK : EXIT.NO }
+}
+
+export interface ViewOptions { html: string, allowTestHooks: boolean }
+
+/**
+ * Writes the attempt page of `dir` to `o.html` (atomically: a temp file beside it, renamed),
+ * after running readback on the attempt, whose verdict the page shows. Refuses an attempt
+ * path that is none (INPUT_MISSING), an admission.json it cannot read (the page must know the
+ * checkout to stay out of it), and an output in the checkout, the state root or the attempt,
+ * or over a file that is not an attempt page (OUTPUT_UNSAFE). Exit 0 when the attempt reads
+ * back valid, 1 when the page was written but readback found it invalid (as readback exits).
+ */
+export async function view (dir: string, o: ViewOptions, io: ToolIo): Promise<ToolResult> {
+  assertAttemptDir(dir)
+  const admission: Admission = readJsonFile('admission', join(dir, 'admission.json'), 'INPUT_MISSING')
+  io.out.write({ v: 1, kind: 'attempt', path: dir, key: admission.attempt_key })
+  const out = checkHtmlOut(o.html, [
+    { what: 'the checkout', path: admission.source.root },
+    { what: 'the state directory', path: stateRootOf(dir) },
+    { what: 'the attempt', path: dir },
+  ])
+  const r = await readbackAttempt(dir, { allowTestHooks: o.allowTestHooks, now: io.now() })
+  writePlainFileAtomic(out, renderAttemptPage(gatherAttemptPage(dir, { valid: r.valid, findings: r.findings })))
+  const codes = codeCounts(r.findings.filter(x => x.severity === 'error').map(x => x.code))
+  io.stderr.write(`receipt: wrote ${printableLine(out, 4096)} (${r.outcome ?? 'no outcome'}; ${r.valid ? 'reads back valid' : `invalid: ${codes}`})\n`)
+  return { exit: r.valid ? EXIT.OK : EXIT.NO }
 }
 
 /**
