@@ -106,7 +106,7 @@ export function parseCli (spec: CliSpec, argv: readonly string[]): ParsedCli {
 }
 
 /** The value names of options that hold a path. */
-const PATH_VALUES: ReadonlySet<string> = new Set(['ABS', 'DIR'])
+const PATH_VALUES: ReadonlySet<string> = new Set(['ABS', 'DIR', 'FILE'])
 /** Linux's PATH_MAX and NAME_MAX, in bytes. */
 const PATH_MAX = 4096
 const NAME_MAX = 255

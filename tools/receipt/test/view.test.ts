@@ -16,6 +16,7 @@ import { readbackAttempt } from '@repairline/core'
 import { NODE_FIX_PROPOSAL } from '../../../test/helpers/responses-server.ts'
 import { chainFixture, driveChain, startProvider, type Provider } from '../../../test/helpers/chain.ts'
 import { runInProcess, type InProcessRun } from '../../../test/helpers/in-process.ts'
+import { errorOf, runBin } from '../../../test/helpers/bin.ts'
 import { tempDir } from '../../../test/helpers/tmp.ts'
 import type { Fixture } from '../../../test/helpers/fixture.ts'
 import { gatherAttemptPage, renderAttemptPage, renderDiff, type AttemptPage } from '../src/view.ts'
@@ -203,6 +204,23 @@ test('an attempt that does not read back is still shown, with the findings, and 
   const html = readFileSync(out, 'utf8')
   assert.match(html, /reads back INVALID/)
   assert.match(html, /<td class="mono">DIGEST_MISMATCH<\/td><td>error<\/td><td class="mono">baseline\.events\.ndjson<\/td>/)
+})
+
+test('the bin: the attempt record on stdin names the attempt; a --html longer than the system allows is USAGE (2); no --html is USAGE', async t => {
+  const out = join(tempDir(t), 'attempt.html')
+  const record = JSON.stringify({ v: 1, kind: 'attempt', path: verified.dir, key: JSON.parse(readFileSync(join(verified.dir, 'admission.json'), 'utf8')).attempt_key as string })
+  const ok = await runBin('receipt', ['view', '--html', out], { input: `${record}\n` })
+  assert.equal(ok.exitCode, 0, ok.stderr)
+  assert.deepEqual(ok.records.map(x => x.kind), ['start', 'attempt', 'result'])
+  assert.match(readFileSync(out, 'utf8'), /<h1 id="outcome">scoped_test_verified<\/h1>/)
+  for (const html of [join(tempDir(t), 'n'.repeat(256)), `/tmp${'/a'.repeat(2100)}`]) {
+    const long = await runBin('receipt', ['view', '--attempt', verified.dir, '--html', html])
+    assert.deepEqual([long.exitCode, errorOf(long)?.code], [2, 'USAGE'], long.stderr)
+  }
+  const none = await runBin('receipt', ['view', '--attempt', verified.dir])
+  assert.deepEqual([none.exitCode, errorOf(none)?.code], [2, 'USAGE'], none.stderr)
+  const unsafe = await runBin('receipt', ['view', '--attempt', verified.dir, '--html', join(verified.f.repo, 'page.html')])
+  assert.deepEqual([unsafe.exitCode, errorOf(unsafe)?.code], [73, 'OUTPUT_UNSAFE'], unsafe.stderr)
 })
 
 /** The distinct pixel values of an 8-bit RGB or RGBA PNG, counted up to `max`. */
