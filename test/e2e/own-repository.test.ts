@@ -61,6 +61,7 @@ async function followReadme (t: TestContext, w: Walk): Promise<void> {
   mkdirSync(rl)
   chmodSync(rl, 0o711)
   writeFileSync(join(rl, 'secret-token'), 'sk-try-it-0123456789\n')
+  chmodSync(join(rl, 'secret-token'), 0o600)
   writeFileSync(join(rl, 'token'), `#!/bin/sh\ncat ${rl}/secret-token\n`)
   chmodSync(join(rl, 'token'), 0o755)
 
