@@ -268,9 +268,9 @@ function renderIdentities (p: AttemptPage): string {
     rows.push(`<tr class="${id === caseId ? 'case' : 'other'}"><td class="mono">${esc(id)}</td><td class="${resultClass(base)}">${esc(base)}</td><td class="${resultClass(cand)}">${esc(cand ?? '—')}</td><td>${esc(verdict ?? '')}</td></tr>`)
   }
   const shape = v === undefined
-    ? muted(p.baseline?.reproduced === true ? 'No candidate run: the attempt ended before verify.' : 'The case was not reproduced on the baseline, so no candidate was asked for or run.')
+    ? muted(b.reproduced ? 'No candidate run: the attempt ended before verify.' : b.fault !== undefined || b.timed_out ? 'The baseline run says nothing usable about the code (see its fault), so no candidate was asked for or run.' : 'The case was not reproduced on the baseline, so no candidate was asked for or run.')
     : `<p>Shape: <strong>${esc(v.red_then_green.shape)}</strong>${v.red_then_green.note === undefined ? '' : ` · ${esc(v.red_then_green.note)}`}</p>`
-  const fault = [b.fault === undefined ? '' : `<p>baseline fault: <code>${esc(b.fault.code)}</code> ${esc(b.fault.message)}</p>`, v?.fault === undefined ? '' : `<p>candidate fault: <code>${esc(v.fault.code)}</code> ${esc(v.fault.message)}</p>`].join('')
+  const fault = [b.fault === undefined ? (b.timed_out ? '<p>baseline run: timed out</p>' : '') : `<p>baseline fault: <code>${esc(b.fault.code)}</code> ${esc(b.fault.message)}</p>`, v?.fault === undefined ? '' : `<p>candidate fault: <code>${esc(v.fault.code)}</code> ${esc(v.fault.message)}</p>`].join('')
   return section('Tests: baseline, then candidate', `${shape}${fault}${table(['identity', 'baseline', 'candidate', 'verdict'], rows)}`)
 }
 
