@@ -278,15 +278,20 @@ function distinctPixels (png: Buffer, max: number): { width: number, height: num
 
 const CHROMIUM = '/usr/bin/chromium'
 
-/** Pids of live processes in process group `pgid` (from /proc). */
-function groupMembers (pgid: number): number[] {
+/**
+ * Pids of live processes that belong to one chromium run: in process group `pgid`, or naming
+ * `profile` in their argv (its crashpad handlers start sessions of their own, and their
+ * database is under the profile, which is also XDG_CONFIG_HOME).
+ */
+function browserProcesses (pgid: number, profile: string): number[] {
   const pids: number[] = []
   for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'latin1')
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z') pids.push(Number(name))
+      if (fields[0] === 'Z') continue
+      if ((pgid > 0 && Number(fields[2]) === pgid) || readFileSync(`/proc/${name}/cmdline`, 'latin1').includes(profile)) pids.push(Number(name))
     } catch {}
   }
   return pids
@@ -304,7 +309,8 @@ async function chromium (t: Parameters<typeof tempDir>[0], args: string[]): Prom
     '--disable-component-update', '--disable-sync', '--no-pings', '--disable-dev-shm-usage', ...args,
   ], { env: { PATH: '/usr/bin:/bin', HOME: profile, XDG_CONFIG_HOME: profile, XDG_CACHE_HOME: profile, LC_ALL: 'C' }, extendEnv: false, reject: false, detached: true, stdin: 'ignore' })
   const pgid = child.pid ?? 0
-  const killGroup = (): void => { try { process.kill(-pgid, 'SIGKILL') } catch {} }
+  // No pid means no process was started: there is no group to kill (and -0 is our own).
+  const killGroup = (): void => { if (pgid > 0) try { process.kill(-pgid, 'SIGKILL') } catch {} }
   const timer = setTimeout(killGroup, 120_000)
   try {
     const r = await child
@@ -312,10 +318,11 @@ async function chromium (t: Parameters<typeof tempDir>[0], args: string[]): Prom
     return String(r.stdout)
   } finally {
     clearTimeout(timer)
-    // What the browser left in its group (a zygote, a utility process) goes with it, and the
-    // test goes on only once the group is empty.
-    while (groupMembers(pgid).length > 0) {
+    // What the browser left behind (a zygote, a crashpad handler) goes with it, and the test
+    // goes on only once none of its processes is left.
+    for (let left = browserProcesses(pgid, profile); left.length > 0; left = browserProcesses(pgid, profile)) {
       killGroup()
+      for (const pid of left) { try { process.kill(pid, 'SIGKILL') } catch {} }
       await new Promise(resolve => setTimeout(resolve, 20))
     }
   }
