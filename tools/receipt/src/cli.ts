@@ -2,7 +2,7 @@
 //
 //   receipt seal     [--attempt DIR]                      (else the attempt record on stdin)
 //   receipt readback (--attempt DIR | --state-dir DIR) [--allow-test-hooks]
-//   receipt view     --attempt DIR --html FILE [--allow-test-hooks]
+//   receipt view     [--attempt DIR] --html FILE [--allow-test-hooks]   (else the attempt record on stdin)
 //
 // seal prints start, attempt, result (with the outcome) and exits with the outcome's status;
 // readback prints one readback record per attempt and exits 1 if any is invalid; view writes
@@ -13,7 +13,7 @@ import { ATTEMPT_OPTION, parseCli, resolveAttemptPath, runCli, stringOption, too
 
 const CLI: CliSpec = {
   tool: 'receipt',
-  usage: ['receipt seal [--attempt DIR]', 'receipt readback (--attempt DIR | --state-dir DIR) [--allow-test-hooks]', 'receipt view --attempt DIR --html FILE [--allow-test-hooks]'],
+  usage: ['receipt seal [--attempt DIR]', 'receipt readback (--attempt DIR | --state-dir DIR) [--allow-test-hooks]', 'receipt view [--attempt DIR] --html FILE [--allow-test-hooks]'],
   commands: {
     seal: {
       describe: 'write outcome.json if missing (timed_out, interrupted) and receipt.json; release the lock',
