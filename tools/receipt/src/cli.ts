@@ -1,4 +1,4 @@
-// receipt — seals an attempt and reads retained attempts back.
+// receipt — seals an attempt, reads retained attempts back, and renders one as a page.
 //
 //   receipt seal     [--attempt DIR]                      (else the attempt record on stdin)
 //   receipt readback (--attempt DIR | --state-dir DIR) [--allow-test-hooks]
