@@ -1,8 +1,8 @@
 // The README's "Your own repository" section, followed literally on a Go module and a node
 // package built here: the sandbox check, the operator directory and token helper, the stub
 // provider serving a proposal, admit init (first refused for the missing register manifest,
-// whose hint is the line to commit), the driver, and receipt readback. README.md's commands
-// and this file change together: `/srv/rl` is `rl` here and the checkout is `repo`.
+// whose hint is the line to commit), the driver, receipt readback and the attempt page.
+// README.md's commands and this file change together: `/srv/rl` is `rl` here, `/srv/calc` is `repo`.
 //
 // The stub provider runs as `node --import tsx scripts/stub-provider.ts`, the script behind
 // `pnpm stub-provider`: pnpm's launcher would leave the server running if the test stopped it.
@@ -98,22 +98,25 @@ async function followReadme (t: TestContext, w: Walk): Promise<void> {
   const attempt = m[1] ?? ''
   assert.ok(attempt.startsWith(join(rl, 'state', 'attempts')), attempt)
 
-  // 5. Read it back, and the candidate is the fix.
+  // 5. Read it back, the attempt page, and the candidate is the fix.
   const rb = await runBin('receipt', ['readback', '--attempt', attempt])
   assert.equal(rb.exitCode, 0, rb.stderr)
   const record = rb.records.find(r => r.kind === 'readback')
   assert.ok(record !== undefined && record.kind === 'readback')
   assert.equal(record.valid, true, JSON.stringify(record.findings))
   assert.equal(record.outcome, 'scoped_test_verified')
+  const view = await runBin('receipt', ['view', '--attempt', attempt, '--html', join(rl, 'attempt.html')])
+  assert.equal(view.exitCode, 0, view.stderr)
+  assert.match(readFileSync(join(rl, 'attempt.html'), 'utf8'), /scoped_test_verified/)
   assert.match(readFileSync(join(attempt, 'candidate.patch'), 'utf8'), w.fixed)
   // The checkout holds only what the user committed.
   assert.equal(await gitT(repo, ['status', '--porcelain']), '')
 }
 
-test('README "Your own repository" on a Go module: admit init, the stub provider, the driver, readback', async t => {
+test('README "Your own repository" on a Go module: admit init, the stub provider, the driver, readback, view', async t => {
   await followReadme(t, { runner: 'go', files: GO_FILES, test: 'example.com/calc::TestAdd', proposal: GO_FIX_PROPOSAL, fixed: /\+\treturn a \+ b/ })
 })
 
-test('README "Your own repository" on a node package: admit init, the stub provider, the driver, readback', async t => {
+test('README "Your own repository" on a node package: admit init, the stub provider, the driver, readback, view', async t => {
   await followReadme(t, { runner: 'node', files: NODE_FILES, test: 'test/calc.test.js::add adds', proposal: NODE_FIX_PROPOSAL, fixed: /\+ {2}return a \+ b/ })
 })
