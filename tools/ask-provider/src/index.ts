@@ -69,8 +69,15 @@ function say (io: ToolIo, line: string): void {
   io.stderr.write(`ask-provider: ${line}\n`)
 }
 
+/**
+ * What a newcomer's server most often gets wrong: the answer's shape. Printed with the
+ * outcome (stderr only; the outcome's reason is the contract), since the attempt is used up.
+ */
+const ANSWER_SHAPE_HINT = 'hint: a Responses answer is a JSON object whose "output" array holds a "message" whose "content" holds an "output_text" part, and that text is the proposal JSON (README: What a provider must answer; pnpm stub-provider --proposal FILE serves one). This attempt is used up: fix the server, then try the case again under a new case id'
+
 function finish (attempt: Attempt, io: ToolIo, d: DecidedOutcome): ToolResult {
   say(io, `${d.outcome}${d.outcome === 'provider_error' ? ` (retryable: ${String(d.retryable === true)})` : ''}: ${d.code}: ${printableLine(d.message, 8000)}`)
+  if (d.code === 'PROVIDER_RESPONSE_INVALID' || d.code === 'PROPOSAL_INVALID') say(io, ANSWER_SHAPE_HINT)
   return finishAttempt('ask-provider', attempt, io, d)
 }
 

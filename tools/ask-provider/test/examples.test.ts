@@ -77,6 +77,8 @@ function check (p: Prepared, r: BinResult, e: Expect, what: string): void {
   } else {
     const o = assertOutcome(p, r, e.outcome, e.code ?? '', e.retryable === undefined ? {} : { retryable: e.retryable })
     if (e.says !== undefined) assert.ok(o.reason.message.includes(e.says), `${what}: ${o.reason.message}`)
+    // An answer of the wrong shape gets the shape spelled out; any other outcome does not.
+    assert.equal(r.stderr.includes('"output" array holds a "message"'), e.code === 'PROVIDER_RESPONSE_INVALID' || e.code === 'PROPOSAL_INVALID', `${what}: ${r.stderr}`)
     if (e.outcome === 'provider_error') assert.equal(existsSync(join(p.a.dir, 'proposal.json')), false, `${what}: no proposal.json for an unusable answer`)
   }
   if (e.usage !== undefined) {
