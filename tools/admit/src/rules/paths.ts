@@ -6,7 +6,7 @@
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { ExecutionConfig } from '@repairline/schemas'
-import { readCaFile, SANDBOX_GID, SANDBOX_UID, sandboxSystemDirs, toolError, unreachableBy } from '@repairline/core'
+import { readCaFile, SANDBOX_GID, SANDBOX_UID, sandboxSystemDirs, toolError, unreachableBy, pathWithin } from '@repairline/core'
 
 /**
  * source_root and state_dir hold no control character: git reports the checkout's top one
@@ -97,9 +97,7 @@ export function checkOutsideSandboxView (config: ExecutionConfig, systemDirs: re
 }
 
 /** True when `path` is `dir` or below it (both normalized absolute paths). */
-export function within (path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`)
-}
+export const within = pathWithin
 
 /** provider.ca_file, when set, is one ask-provider will accept (a refusal there would come after the key is consumed). */
 export function checkCaFile (config: ExecutionConfig): void {

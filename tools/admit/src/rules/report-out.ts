@@ -3,35 +3,14 @@
 // file is itself a suite report (a report regenerated in place); any other file — the
 // execution config, a source file, the routing policy, the lock — is refused, untouched.
 
-import { readFileSync, realpathSync, lstatSync, statSync } from 'node:fs'
-import { dirname, basename, join } from 'node:path'
-import { isValid, toolError } from '@repairline/core'
-import { within } from './paths.ts'
+import { readFileSync, lstatSync } from 'node:fs'
+import { isValid, resolvedInside, resolvedOutputPath, toolError } from '@repairline/core'
 import { SUITE_REPORT_MAX_BYTES } from '../inputs.ts'
 
-/** `path` with its directory's symlinks resolved (the directory must exist). */
-function resolvedPath (path: string): string {
-  let dir: string
-  try {
-    dir = realpathSync(dirname(path))
-  } catch {
-    throw toolError('WRITE_FAILED', `cannot write ${path}: its directory does not exist`, { path })
-  }
-  if (!statSync(dir).isDirectory()) throw toolError('WRITE_FAILED', `cannot write ${path}: ${dirname(path)} is not a directory`, { path })
-  return join(dir, basename(path))
-}
-
-/** True when `path` (already resolved) lies in `root` as the kernel resolves it. */
-function inside (root: string, path: string): boolean {
-  let base: string
-  try { base = realpathSync(root) } catch { return false }
-  return within(path, base)
-}
-
 export function checkReportOut (out: string, config: { source_root: string, state_dir?: string }): void {
-  const target = resolvedPath(out)
-  if (inside(config.source_root, target)) throw toolError('OUTPUT_UNSAFE', `${out} is inside source_root ${config.source_root}: admit never writes into your checkout`, { path: out })
-  if (config.state_dir !== undefined && inside(config.state_dir, target)) throw toolError('OUTPUT_UNSAFE', `${out} is inside state_dir ${config.state_dir}, which only the tools write`, { path: out })
+  const target = resolvedOutputPath(out)
+  if (resolvedInside(config.source_root, target)) throw toolError('OUTPUT_UNSAFE', `${out} is inside source_root ${config.source_root}: admit never writes into your checkout`, { path: out })
+  if (config.state_dir !== undefined && resolvedInside(config.state_dir, target)) throw toolError('OUTPUT_UNSAFE', `${out} is inside state_dir ${config.state_dir}, which only the tools write`, { path: out })
   let st
   try { st = lstatSync(target) } catch { return }
   let current: unknown

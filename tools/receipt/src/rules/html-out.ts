@@ -4,34 +4,9 @@
 // attempt page (one regenerated in place); any other file, and a symlink, is refused
 // (OUTPUT_UNSAFE, 73), untouched.
 
-import { closeSync, lstatSync, openSync, readSync, realpathSync, statSync, constants } from 'node:fs'
-import { basename, dirname, join } from 'node:path'
-import { toolError } from '@repairline/core'
+import { closeSync, lstatSync, openSync, readSync, constants } from 'node:fs'
+import { resolvedInside, resolvedOutputPath, toolError } from '@repairline/core'
 import { PAGE_HEAD } from '../view.ts'
-
-/** True when `path` is `dir` or lies under it. */
-function within (path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`)
-}
-
-/** `path` with its directory's symlinks resolved (the directory must exist). */
-function resolvedPath (path: string): string {
-  let dir: string
-  try {
-    dir = realpathSync(dirname(path))
-  } catch {
-    throw toolError('WRITE_FAILED', `cannot write ${path}: its directory does not exist`, { path })
-  }
-  if (!statSync(dir).isDirectory()) throw toolError('WRITE_FAILED', `cannot write ${path}: ${dirname(path)} is not a directory`, { path })
-  return join(dir, basename(path))
-}
-
-/** True when `path` (already resolved) lies in `root` as the kernel resolves it. */
-function inside (root: string, path: string): boolean {
-  let base: string
-  try { base = realpathSync(root) } catch { return false }
-  return within(path, base)
-}
 
 /** Whether the file at `path` starts as every attempt page does (its first bytes only are read). */
 function isAttemptPage (path: string): boolean {
@@ -53,9 +28,9 @@ function isAttemptPage (path: string): boolean {
  * (WRITE_FAILED). Returns the path to write, its directory resolved.
  */
 export function checkHtmlOut (out: string, roots: ReadonlyArray<{ what: string, path: string }>): string {
-  const target = resolvedPath(out)
+  const target = resolvedOutputPath(out)
   for (const r of roots) {
-    if (inside(r.path, target)) throw toolError('OUTPUT_UNSAFE', `${out} is inside ${r.what} ${r.path}: receipt view never writes there`, { path: out, hint: 'write the page outside the checkout and the state directory, e.g. /tmp/attempt.html' })
+    if (resolvedInside(r.path, target)) throw toolError('OUTPUT_UNSAFE', `${out} is inside ${r.what} ${r.path}: receipt view never writes there`, { path: out, hint: 'write the page outside the checkout and the state directory, e.g. /tmp/attempt.html' })
   }
   let st
   try { st = lstatSync(target) } catch { return target }
