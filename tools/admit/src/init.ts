@@ -31,12 +31,10 @@ import {
   assertValid, caseInputSha256, classifyPath, EXIT, gitOk, goModDirective, isValid, jsonFileBytes, listTree, parseDocument, repoInfo, sha256File,
   SOURCE_EXTENSIONS, toolError, writePlainFileAtomic, type ToolIo, type ToolResult, type TreeEntry,
 } from '@repairline/core'
-import { MINIMAL_MANIFEST, readBlob, REGISTER_MANIFEST_PATH } from './inputs.ts'
-import { checkAllowedFileShapes, checkAllowedFilesInTree } from './rules/allowed-files.ts'
-import { checkProviderBaseUrl } from './rules/base-url.ts'
-import { checkCaFile, checkOutsideSandboxView, checkPathCharacters, checkStateDir, checkStateOutsideSource, within } from './rules/paths.ts'
-import { checkTestPackageShapes, checkTestPackagesInTree } from './rules/test-packages.ts'
-import { checkTokenHelper } from './rules/token-helper.ts'
+import { checkConfigRules, MINIMAL_MANIFEST, readBlob, REGISTER_MANIFEST_PATH } from './inputs.ts'
+import { checkAllowedFilesInTree } from './rules/allowed-files.ts'
+import { checkOutsideSandboxView, checkStateOutsideSource, within } from './rules/paths.ts'
+import { checkTestPackagesInTree } from './rules/test-packages.ts'
 
 export interface InitOptions {
   sourceRoot: string
@@ -247,13 +245,7 @@ export async function admitInit (o: InitOptions, io: ToolIo): Promise<ToolResult
   }
   assertValid('execution', config, 'admit init: the execution config', 'CONFIG_INVALID')
   // admit run's own rules, so a config init writes is one admit run accepts.
-  checkProviderBaseUrl(config)
-  checkAllowedFileShapes(config)
-  checkTestPackageShapes(config)
-  checkPathCharacters(config)
-  checkStateDir(config)
-  checkCaFile(config)
-  checkTokenHelper(config)
+  checkConfigRules(config)
   checkStateOutsideSource(config, info.commonDir)
   checkOutsideSandboxView(config)
   checkAllowedFilesInTree(config, byPath)

@@ -53,6 +53,12 @@ export interface LoadedConfig {
 export function loadConfig (path: string): LoadedConfig {
   const configBytes = readOperatorFile(path, 'execution config', 1 << 20, 'CONFIG_INVALID')
   const config = parseDocument('execution', configBytes, `execution config ${path}`, 'CONFIG_INVALID')
+  checkConfigRules(config)
+  return { config, configBytes }
+}
+
+/** Every rule of a schema-valid config that needs no repository, in the order an operator fixes things (admit init runs them on what it writes). */
+export function checkConfigRules (config: ExecutionConfig): void {
   checkRunnerOptions(config)
   checkProviderBaseUrl(config)
   checkAllowedFileShapes(config)
@@ -63,7 +69,6 @@ export function loadConfig (path: string): LoadedConfig {
   checkTokenHelper(config)
   checkMounts(config)
   checkGoBuildCache(config)
-  return { config, configBytes }
 }
 
 export interface LoadedSource {
