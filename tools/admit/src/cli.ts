@@ -1,7 +1,8 @@
 // admit — the first step of the chain.
 //
 //   admit run    --config ABS --report ABS   admit the first eligible, unconsumed case
-//   admit status --config ABS --report ABS   one case-status record per case; writes nothing
+//   admit status --config ABS --report ABS [--next]   one case-status record per case (--next:
+//                                            only the case admit run would admit); writes nothing
 //   admit report --config ABS --out FILE     test events on stdin → suite report
 //   admit init   --source-root ABS --state-dir ABS --out ABS --test ID… --provider-url URL
 //                --token-command ABS --model NAME   first execution.json, routing-policy.json, report.json
@@ -17,7 +18,10 @@ const CLI: CliSpec = {
   usage: ['admit <run|status|report|init> [options]'],
   commands: {
     run: { describe: 'admit the first eligible, unconsumed case of the report', options: { config: CONFIG, report: { type: 'string', value: 'ABS', required: true, describe: 'absolute path of the suite report' } } },
-    status: { describe: 'print one case-status record per case (writes nothing)', options: { config: CONFIG, report: { type: 'string', value: 'ABS', required: true, describe: 'absolute path of the suite report' } } },
+    status: {
+      describe: 'print one case-status record per case (writes nothing)',
+      options: { config: CONFIG, report: { type: 'string', value: 'ABS', required: true, describe: 'absolute path of the suite report' }, next: { type: 'boolean', describe: 'print only the case admit run would admit now; exit 1 NOTHING_ELIGIBLE when there is none' } },
+    },
     report: {
       describe: 'read test events on stdin and write a suite report',
       options: { config: CONFIG, out: { type: 'string', value: 'ABS', required: true, describe: 'absolute path of the suite report to write' }, suite: { type: 'string', value: 'NAME', describe: 'informational suite name' } },
@@ -53,7 +57,7 @@ async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   const suite = stringOption(values.suite)
   switch (command) {
     case 'run': return await admitRun({ config: abs('config'), report: abs('report') }, io)
-    case 'status': return await admitStatus({ config: abs('config'), report: abs('report') }, io)
+    case 'status': return await admitStatus({ config: abs('config'), report: abs('report'), next: values.next === true }, io)
     case 'init': {
       const url = stringOption(values['provider-url'])
       const model = stringOption(values.model)

@@ -15,12 +15,16 @@ import {
 } from '@repairline/core'
 import { loadConfig, loadManifest, loadPolicy, loadReport, loadSource } from './inputs.ts'
 import { assessCase } from './rules/case-eligibility.ts'
+import { selectNext } from './rules/next-case.ts'
 import { keyState, MAX_RETAINED_ATTEMPTS, retainedAttempts } from './state.ts'
 
 export { admitReport } from './report.ts'
 export { admitInit } from './init.ts'
 
 export interface AdmitOptions { config: string, report: string }
+
+/** admit status: `next` prints only the case `admit run` would admit now (NOTHING_ELIGIBLE when none). */
+export interface StatusOptions extends AdmitOptions { next?: boolean }
 
 interface Candidate { c: Case, admission: Omit<Admission, 'admitted_at' | 'deadline'> }
 
@@ -79,6 +83,12 @@ function lockHeld (holder: Lock): Error {
   })
 }
 
+/** NOTHING_ELIGIBLE (exit 1), saying for each case why it was not chosen. */
+function nothingEligible (assessed: Array<{ c: Case, eligibility: { eligible: true } | { eligible: false, code: string, message: string }, state: { state: string } }>): Error {
+  const why = assessed.map(a => `${a.c.id}: ${a.eligibility.eligible ? a.state.state : `${a.eligibility.code}: ${a.eligibility.message}`}`)
+  return toolError('NOTHING_ELIGIBLE', `no eligible, unconsumed case: ${why.join('; ')}`, { hint: RETRY_HINT })
+}
+
 /** admit run: admits the first eligible, unconsumed case. */
 export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult> {
   // ask-provider refuses this environment; found there, the key would already be spent.
@@ -105,11 +115,8 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
       })
     }
   }
-  const chosen = p.assessed.find(a => a.candidate !== undefined && a.state.state === 'none')
-  if (chosen?.candidate === undefined) {
-    const why = p.assessed.map(a => `${a.c.id}: ${a.eligibility.eligible ? a.state.state : `${a.eligibility.code}: ${a.eligibility.message}`}`)
-    throw toolError('NOTHING_ELIGIBLE', `no eligible, unconsumed case: ${why.join('; ')}`, { hint: RETRY_HINT })
-  }
+  const chosen = selectNext(p.assessed)
+  if (chosen?.candidate === undefined) throw nothingEligible(p.assessed)
   if (retainedAttempts(config.state_dir).length >= MAX_RETAINED_ATTEMPTS) {
     throw toolError('RETENTION_FULL', `${MAX_RETAINED_ATTEMPTS} attempts are retained in ${config.state_dir}; nothing is deleted automatically`, { hint: 'archive or remove attempts you no longer need, then run admit again' })
   }
@@ -228,9 +235,20 @@ async function settleGraves (stateRoot: string, now: Date, io: ToolIo): Promise<
   }
 }
 
-/** admit status: one case-status record per case, in report order. Never writes. */
-export async function admitStatus (o: AdmitOptions, io: ToolIo): Promise<ToolResult> {
+/**
+ * admit status: one case-status record per case, in report order. Never writes. With `next`,
+ * only the record of the case `admit run` would admit now (selectNext), or NOTHING_ELIGIBLE:
+ * what a timer asks before it starts the driver. It does not look at the lock: a live holder
+ * makes the driver's admit exit 75 (LOCK_HELD), which is harmless.
+ */
+export async function admitStatus (o: StatusOptions, io: ToolIo): Promise<ToolResult> {
   const p = await plan(o, io, false)
+  if (o.next === true) {
+    const chosen = selectNext(p.assessed)
+    if (chosen === undefined) throw nothingEligible(p.assessed)
+    io.out.write({ v: 1, kind: 'case-status', case_id: chosen.c.id, attempt_key: chosen.key, status: 'eligible' })
+    return { exit: EXIT.OK }
+  }
   for (const a of p.assessed) {
     const base = { v: 1 as const, kind: 'case-status' as const, case_id: a.c.id, attempt_key: a.key }
     const dir = a.state.state === 'none' ? {} : { attempt_dir: a.state.dir }
