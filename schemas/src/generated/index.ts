@@ -3,6 +3,7 @@ import type { Validator } from '../validator.ts'
 import type { Admission } from './types/admission.ts'
 import type { Baseline } from './types/baseline.ts'
 import type { Case } from './types/case.ts'
+import type { CheckResult } from './types/check-result.ts'
 import type { ProviderDispatch } from './types/dispatch.ts'
 import type { ErrorInfo } from './types/error.ts'
 import type { ExecutionConfig } from './types/execution.ts'
@@ -43,6 +44,7 @@ import { loadAll } from './validators.ts'
 export type * from './types/admission.ts'
 export type * from './types/baseline.ts'
 export type * from './types/case.ts'
+export type * from './types/check-result.ts'
 export type * from './types/dispatch.ts'
 export type * from './types/error.ts'
 export type * from './types/execution.ts'
@@ -84,6 +86,7 @@ export interface SchemaTypes {
   'admission': Admission
   'baseline': Baseline
   'case': Case
+  'check-result': CheckResult
   'dispatch': ProviderDispatch
   'error': ErrorInfo
   'execution': ExecutionConfig
@@ -130,6 +133,7 @@ const exportNames: { [N in SchemaName]: string } = {
   'admission': 'v_admission',
   'baseline': 'v_baseline',
   'case': 'v_case',
+  'check-result': 'v_check_result',
   'dispatch': 'v_dispatch',
   'error': 'v_error',
   'execution': 'v_execution',
@@ -175,6 +179,7 @@ export const schemaIds: { [N in SchemaName]: string } = {
   'admission': 'urn:repairline:admission:v1',
   'baseline': 'urn:repairline:baseline:v1',
   'case': 'urn:repairline:case:v1',
+  'check-result': 'urn:repairline:check-result:v1',
   'dispatch': 'urn:repairline:dispatch:v1',
   'error': 'urn:repairline:error:v1',
   'execution': 'urn:repairline:execution:v1',

@@ -1883,7 +1883,7 @@ return errors === 0;
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:baseline:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","reproduced","runner","toolchain","command","exit_code","timed_out","identities","failing","anomalies","events"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"reproduced":{"type":"boolean"},"runner":{"type":"string","enum":["go","node"]},"toolchain":{"type":"string","minLength":1,"maxLength":200},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"},"fault":{"type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","maxLength":8000}}},"identities":{"type":"object","additionalProperties":{"$ref":"#/$defs/identityState"}},"failing":{"type":"array","items":{"type":"string"}},"anomalies":{"type":"array","items":{"type":"string"}},"events":{"type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"run":{"$ref":"urn:repairline:sandbox-run:v1"},"go_cache":{"type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"method":{"type":"string","enum":["link","copy","overlay"]},"note":{"type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_tail":{"type":"string","maxLength":8192}},"$defs":{"identityState":{"type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"type":"string","enum":["pass","fail","skip"]},"unfinished":{"const":true},"duplicateTerminal":{"const":true},"conflicting":{"const":true},"buildFailed":{"const":true}}}}};
+const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:baseline:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","reproduced","runner","toolchain","command","exit_code","timed_out","identities","failing","anomalies","events"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"reproduced":{"type":"boolean"},"runner":{"type":"string","enum":["go","node"]},"toolchain":{"type":"string","minLength":1,"maxLength":200},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"},"fault":{"type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","maxLength":8000}}},"identities":{"type":"object","additionalProperties":{"$ref":"#/$defs/identityState"}},"failing":{"type":"array","items":{"type":"string"}},"anomalies":{"type":"array","items":{"type":"string"}},"events":{"type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"run":{"$ref":"urn:repairline:sandbox-run:v1"},"go_cache":{"type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"method":{"type":"string","enum":["link","copy","overlay"]},"note":{"type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_tail":{"type":"string","maxLength":8192},"checks":{"type":"array","maxItems":56,"items":{"$ref":"urn:repairline:check-result:v1"}}},"$defs":{"identityState":{"type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"type":"string","enum":["pass","fail","skip"]},"unfinished":{"const":true},"duplicateTerminal":{"const":true},"conflicting":{"const":true},"buildFailed":{"const":true}}}}};
 const schema66 = {"type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
 const schema67 = {"type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"type":"string","enum":["pass","fail","skip"]},"unfinished":{"const":true},"duplicateTerminal":{"const":true},"conflicting":{"const":true},"buildFailed":{"const":true}}};
 const pattern22 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
@@ -3968,6 +3968,708 @@ return errors === 0;
 }
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:check-result:v1","type":"object","additionalProperties":false,"required":["clause","index","status","code","detail"],"properties":{"clause":{"type":"string","enum":["source_absent","contains","matches","commands"]},"index":{"type":"integer","minimum":0,"maximum":15},"status":{"type":"string","enum":["pass","fail","fault","not_run"]},"code":{"type":"string","enum":["CHECK_PASSED","CHECK_PATTERN_PRESENT","CHECK_TEXT_ABSENT","CHECK_NO_MATCH","CHECK_EXIT_NONZERO","CHECK_STDOUT_MISMATCH","CHECK_NOT_STARTED","CHECK_FAULT_EXIT","CHECK_TIMED_OUT","CHECK_RUN_INCOMPLETE","CHECK_NOT_RUN"]},"detail":{"type":"string","maxLength":2000},"hits":{"type":"array","maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["path","line"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"line":{"type":"integer","minimum":1}}}},"command":{"type":"object","additionalProperties":false,"required":["exec","argv","timeout_ms","exit_code","signal","timed_out","stdout_bytes","stdout_sha256"],"properties":{"exec":{"type":"string","minLength":1},"resolved":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"timeout_ms":{"type":"integer","minimum":0},"exit_code":{"type":["integer","null"]},"signal":{"type":["string","null"]},"timed_out":{"type":"boolean"},"stdout_bytes":{"type":"integer","minimum":0},"stdout_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stdout_matched":{"type":"boolean"},"run":{"$ref":"urn:repairline:sandbox-run:v1"}}}}};
+const schema83 = {"type":"string","minLength":1,"maxLength":4096,"pattern":"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"};
+const pattern35 = new RegExp("^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$", "u");
+
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:repairline:check-result:v1" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate37.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.clause === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "clause"},message:"must have required property '"+"clause"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.index === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.status === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.code === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.detail === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "detail"},message:"must have required property '"+"detail"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((((key0 === "clause") || (key0 === "index")) || (key0 === "status")) || (key0 === "code")) || (key0 === "detail")) || (key0 === "hits")) || (key0 === "command"))){
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.clause !== undefined){
+let data0 = data.clause;
+if(typeof data0 !== "string"){
+const err6 = {instancePath:instancePath+"/clause",schemaPath:"#/properties/clause/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!((((data0 === "source_absent") || (data0 === "contains")) || (data0 === "matches")) || (data0 === "commands"))){
+const err7 = {instancePath:instancePath+"/clause",schemaPath:"#/properties/clause/enum",keyword:"enum",params:{allowedValues: schema82.properties.clause.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.index !== undefined){
+let data1 = data.index;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err8 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 15 || isNaN(data1)){
+const err9 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/maximum",keyword:"maximum",params:{comparison: "<=", limit: 15},message:"must be <= 15"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data1 < 0 || isNaN(data1)){
+const err10 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+if(data.status !== undefined){
+let data2 = data.status;
+if(typeof data2 !== "string"){
+const err11 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!((((data2 === "pass") || (data2 === "fail")) || (data2 === "fault")) || (data2 === "not_run"))){
+const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema82.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.code !== undefined){
+let data3 = data.code;
+if(typeof data3 !== "string"){
+const err13 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!(((((((((((data3 === "CHECK_PASSED") || (data3 === "CHECK_PATTERN_PRESENT")) || (data3 === "CHECK_TEXT_ABSENT")) || (data3 === "CHECK_NO_MATCH")) || (data3 === "CHECK_EXIT_NONZERO")) || (data3 === "CHECK_STDOUT_MISMATCH")) || (data3 === "CHECK_NOT_STARTED")) || (data3 === "CHECK_FAULT_EXIT")) || (data3 === "CHECK_TIMED_OUT")) || (data3 === "CHECK_RUN_INCOMPLETE")) || (data3 === "CHECK_NOT_RUN"))){
+const err14 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema82.properties.code.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.detail !== undefined){
+let data4 = data.detail;
+if(typeof data4 === "string"){
+if(func2(data4) > 2000){
+const err15 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.hits !== undefined){
+let data5 = data.hits;
+if(Array.isArray(data5)){
+if(data5.length > 32){
+const err17 = {instancePath:instancePath+"/hits",schemaPath:"#/properties/hits/maxItems",keyword:"maxItems",params:{limit: 32},message:"must NOT have more than 32 items"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.path === undefined){
+const err18 = {instancePath:instancePath+"/hits/" + i0,schemaPath:"#/properties/hits/items/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(data6.line === undefined){
+const err19 = {instancePath:instancePath+"/hits/" + i0,schemaPath:"#/properties/hits/items/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+for(const key1 in data6){
+if(!((key1 === "path") || (key1 === "line"))){
+const err20 = {instancePath:instancePath+"/hits/" + i0,schemaPath:"#/properties/hits/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data6.path !== undefined){
+let data7 = data6.path;
+if(typeof data7 === "string"){
+if(func2(data7) > 4096){
+const err21 = {instancePath:instancePath+"/hits/" + i0+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(func2(data7) < 1){
+const err22 = {instancePath:instancePath+"/hits/" + i0+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(!pattern35.test(data7)){
+const err23 = {instancePath:instancePath+"/hits/" + i0+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/hits/" + i0+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data6.line !== undefined){
+let data8 = data6.line;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err25 = {instancePath:instancePath+"/hits/" + i0+"/line",schemaPath:"#/properties/hits/items/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 1 || isNaN(data8)){
+const err26 = {instancePath:instancePath+"/hits/" + i0+"/line",schemaPath:"#/properties/hits/items/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/hits/" + i0,schemaPath:"#/properties/hits/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/hits",schemaPath:"#/properties/hits/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.command !== undefined){
+let data9 = data.command;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(data9.exec === undefined){
+const err29 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/required",keyword:"required",params:{missingProperty: "exec"},message:"must have required property '"+"exec"+"'"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(data9.argv === undefined){
+const err30 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/required",keyword:"required",params:{missingProperty: "argv"},message:"must have required property '"+"argv"+"'"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if(data9.timeout_ms === undefined){
+const err31 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/required",keyword:"required",params:{missingProperty: "timeout_ms"},message:"must have required property '"+"timeout_ms"+"'"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(data9.exit_code === undefined){
+const err32 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/required",keyword:"required",params:{missingProperty: "exit_code"},message:"must have required property '"+"exit_code"+"'"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(data9.signal === undefined){
+const err33 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/required",keyword:"required",params:{missingProperty: "signal"},message:"must have required property '"+"signal"+"'"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if(data9.timed_out === undefined){
+const err34 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/required",keyword:"required",params:{missingProperty: "timed_out"},message:"must have required property '"+"timed_out"+"'"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+if(data9.stdout_bytes === undefined){
+const err35 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/required",keyword:"required",params:{missingProperty: "stdout_bytes"},message:"must have required property '"+"stdout_bytes"+"'"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if(data9.stdout_sha256 === undefined){
+const err36 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/required",keyword:"required",params:{missingProperty: "stdout_sha256"},message:"must have required property '"+"stdout_sha256"+"'"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+for(const key2 in data9){
+if(!(func1.call(schema82.properties.command.properties, key2))){
+const err37 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data9.exec !== undefined){
+let data10 = data9.exec;
+if(typeof data10 === "string"){
+if(func2(data10) < 1){
+const err38 = {instancePath:instancePath+"/command/exec",schemaPath:"#/properties/command/properties/exec/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/command/exec",schemaPath:"#/properties/command/properties/exec/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data9.resolved !== undefined){
+let data11 = data9.resolved;
+if(typeof data11 === "string"){
+if(func2(data11) > 4096){
+const err40 = {instancePath:instancePath+"/command/resolved",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+if(!pattern19.test(data11)){
+const err41 = {instancePath:instancePath+"/command/resolved",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/command/resolved",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data9.argv !== undefined){
+let data12 = data9.argv;
+if(Array.isArray(data12)){
+if(data12.length < 1){
+const err43 = {instancePath:instancePath+"/command/argv",schemaPath:"#/properties/command/properties/argv/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+const len1 = data12.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data12[i1] !== "string"){
+const err44 = {instancePath:instancePath+"/command/argv/" + i1,schemaPath:"#/properties/command/properties/argv/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/command/argv",schemaPath:"#/properties/command/properties/argv/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data9.timeout_ms !== undefined){
+let data14 = data9.timeout_ms;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+const err46 = {instancePath:instancePath+"/command/timeout_ms",schemaPath:"#/properties/command/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 < 0 || isNaN(data14)){
+const err47 = {instancePath:instancePath+"/command/timeout_ms",schemaPath:"#/properties/command/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+}
+if(data9.exit_code !== undefined){
+let data15 = data9.exit_code;
+if((!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))) && (data15 !== null)){
+const err48 = {instancePath:instancePath+"/command/exit_code",schemaPath:"#/properties/command/properties/exit_code/type",keyword:"type",params:{type: schema82.properties.command.properties.exit_code.type},message:"must be integer,null"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(data9.signal !== undefined){
+let data16 = data9.signal;
+if((typeof data16 !== "string") && (data16 !== null)){
+const err49 = {instancePath:instancePath+"/command/signal",schemaPath:"#/properties/command/properties/signal/type",keyword:"type",params:{type: schema82.properties.command.properties.signal.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+if(data9.timed_out !== undefined){
+if(typeof data9.timed_out !== "boolean"){
+const err50 = {instancePath:instancePath+"/command/timed_out",schemaPath:"#/properties/command/properties/timed_out/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+if(data9.stdout_bytes !== undefined){
+let data18 = data9.stdout_bytes;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err51 = {instancePath:instancePath+"/command/stdout_bytes",schemaPath:"#/properties/command/properties/stdout_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 0 || isNaN(data18)){
+const err52 = {instancePath:instancePath+"/command/stdout_bytes",schemaPath:"#/properties/command/properties/stdout_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+}
+if(data9.stdout_sha256 !== undefined){
+let data19 = data9.stdout_sha256;
+if(typeof data19 === "string"){
+if(!pattern4.test(data19)){
+const err53 = {instancePath:instancePath+"/command/stdout_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/command/stdout_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+if(data9.stdout_matched !== undefined){
+if(typeof data9.stdout_matched !== "boolean"){
+const err55 = {instancePath:instancePath+"/command/stdout_matched",schemaPath:"#/properties/command/properties/stdout_matched/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+if(data9.run !== undefined){
+if(!(validate33(data9.run, {instancePath:instancePath+"/command/run",parentData:data9,parentDataProperty:"run",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+}
+else {
+const err57 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+validate37.errors = vErrors;
+return errors === 0;
+}
+validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:baseline:v1" */;
@@ -4959,14 +5661,46 @@ vErrors.push(err81);
 errors++;
 }
 }
-}
-else {
-const err82 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.checks !== undefined){
+let data37 = data.checks;
+if(Array.isArray(data37)){
+if(data37.length > 56){
+const err82 = {instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/maxItems",keyword:"maxItems",params:{limit: 56},message:"must NOT have more than 56 items"};
 if(vErrors === null){
 vErrors = [err82];
 }
 else {
 vErrors.push(err82);
+}
+errors++;
+}
+const len3 = data37.length;
+for(let i3=0; i3<len3; i3++){
+if(!(validate37(data37[i3], {instancePath:instancePath+"/checks/" + i3,parentData:data37,parentDataProperty:i3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err83 = {instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+}
+}
+else {
+const err84 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
 }
 errors++;
 }
@@ -4978,14 +5712,16 @@ validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 
-const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:dispatch:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","dispatched_at","url","request_sha256","request_bytes","model","max_output_tokens","token_command_sha256"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"dispatched_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"url":{"type":"string","minLength":19,"maxLength":4106,"pattern":"^https://[^\\s]+/responses$"},"request_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"request_bytes":{"type":"integer","minimum":1},"model":{"type":"string","minLength":1,"maxLength":200},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"token_command_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
-const pattern37 = new RegExp("^https://[^\\s]+/responses$", "u");
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+
+const schema86 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:dispatch:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","dispatched_at","url","request_sha256","request_bytes","model","max_output_tokens","token_command_sha256"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"dispatched_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"url":{"type":"string","minLength":19,"maxLength":4106,"pattern":"^https://[^\\s]+/responses$"},"request_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"request_bytes":{"type":"integer","minimum":1},"model":{"type":"string","minLength":1,"maxLength":200},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"token_command_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const pattern40 = new RegExp("^https://[^\\s]+/responses$", "u");
+
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:dispatch:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5084,7 +5820,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema82.properties, key0))){
+if(!(func1.call(schema86.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -5180,7 +5916,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!pattern37.test(data3)){
+if(!pattern40.test(data3)){
 const err17 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https://[^\\s]+/responses$"},message:"must match pattern \""+"^https://[^\\s]+/responses$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -5358,19 +6094,19 @@ vErrors.push(err31);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema87 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:error:v1","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","minLength":1,"maxLength":8192},"path":{"type":"string","maxLength":4096},"hint":{"type":"string","maxLength":8192}}};
+const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:error:v1","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","minLength":1,"maxLength":8192},"path":{"type":"string","maxLength":4096},"hint":{"type":"string","maxLength":8192}}};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:error:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5531,23 +6267,23 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema89 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:execution:v1","type":"object","additionalProperties":false,"required":["version","source_root","source_sha","state_dir","runner","allowed_files","test_packages","timeout_seconds","max_patch_bytes","repair_policy","provider"],"properties":{"version":{"const":1},"source_root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"state_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"runner":{"type":"object","additionalProperties":false,"required":["kind"],"properties":{"kind":{"type":"string","enum":["go","node"]},"package_roots":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"anyOf":[{"const":"."},{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}]}},"go_mod_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"go_build_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"dependency_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"}}},"allowed_files":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}},"test_packages":{"type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":4096}},"timeout_seconds":{"type":"integer","minimum":30,"maximum":300},"max_patch_bytes":{"type":"integer","minimum":1024,"maximum":262144},"repair_policy":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"provider":{"type":"object","additionalProperties":false,"required":["base_url","token_command","token_command_sha256","model","max_output_tokens","max_input_bytes"],"properties":{"base_url":{"type":"string","minLength":9,"maxLength":4096},"token_command":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"token_command_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"max_input_bytes":{"type":"integer","minimum":1024,"maximum":4194304},"ca_file":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"}}}}};
-const schema93 = {"type":"string","minLength":1,"maxLength":4096,"pattern":"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"};
+const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:execution:v1","type":"object","additionalProperties":false,"required":["version","source_root","source_sha","state_dir","runner","allowed_files","test_packages","timeout_seconds","max_patch_bytes","repair_policy","provider"],"properties":{"version":{"const":1},"source_root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"state_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"runner":{"type":"object","additionalProperties":false,"required":["kind"],"properties":{"kind":{"type":"string","enum":["go","node"]},"package_roots":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"anyOf":[{"const":"."},{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}]}},"go_mod_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"go_build_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"dependency_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"}}},"allowed_files":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}},"test_packages":{"type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":4096}},"timeout_seconds":{"type":"integer","minimum":30,"maximum":300},"max_patch_bytes":{"type":"integer","minimum":1024,"maximum":262144},"repair_policy":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"provider":{"type":"object","additionalProperties":false,"required":["base_url","token_command","token_command_sha256","model","max_output_tokens","max_input_bytes"],"properties":{"base_url":{"type":"string","minLength":9,"maxLength":4096},"token_command":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"token_command_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"max_input_bytes":{"type":"integer","minimum":1024,"maximum":4194304},"ca_file":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"}}},"checks":{"type":"object","additionalProperties":false,"minProperties":1,"properties":{"source_absent":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"object","additionalProperties":false,"required":["pattern"],"properties":{"pattern":{"type":"string","minLength":1,"maxLength":4096},"regex":{"type":"boolean"}}}},"contains":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"object","additionalProperties":false,"required":["path","text"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"text":{"type":"string","minLength":1,"maxLength":4096}}}},"matches":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"object","additionalProperties":false,"required":["path","regex"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"regex":{"type":"string","minLength":1,"maxLength":512}}}},"commands":{"type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["exec","args","timeout_ms"],"properties":{"exec":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^(/[^\\u0000-\\u001f]+|[A-Za-z0-9_][A-Za-z0-9._+-]*)$"},"args":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":4096,"pattern":"^[^\\u0000]*$"}},"timeout_ms":{"type":"integer","minimum":100,"maximum":300000},"fault_exit_codes":{"type":"array","maxItems":16,"uniqueItems":true,"items":{"type":"integer","minimum":1,"maximum":255}},"stdout_contains":{"type":"string","minLength":1,"maxLength":4096},"stdout_matches":{"type":"string","minLength":1,"maxLength":512}}}}}}}};
 const func0 = runtime_equal.default;
-const pattern44 = new RegExp("^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$", "u");
-const pattern52 = new RegExp("^[!-~]+$", "u");
+const pattern55 = new RegExp("^[!-~]+$", "u");
+const pattern59 = new RegExp("^(/[^\\u0000-\\u001f]+|[A-Za-z0-9_][A-Za-z0-9._+-]*)$", "u");
+const pattern60 = new RegExp("^[^\\u0000]*$", "u");
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:execution:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5666,7 +6402,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema89.properties, key0))){
+if(!(func1.call(schema93.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -5822,7 +6558,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!((data5 === "go") || (data5 === "node"))){
-const err24 = {instancePath:instancePath+"/runner/kind",schemaPath:"#/properties/runner/properties/kind/enum",keyword:"enum",params:{allowedValues: schema89.properties.runner.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/runner/kind",schemaPath:"#/properties/runner/properties/kind/enum",keyword:"enum",params:{allowedValues: schema93.properties.runner.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -5895,7 +6631,7 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(!pattern44.test(data7)){
+if(!pattern35.test(data7)){
 const err30 = {instancePath:instancePath+"/runner/package_roots/" + i0,schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err30];
@@ -6136,7 +6872,7 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(!pattern44.test(data12)){
+if(!pattern35.test(data12)){
 const err49 = {instancePath:instancePath+"/allowed_files/" + i2,schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err49];
@@ -6583,7 +7319,7 @@ vErrors.push(err85);
 }
 errors++;
 }
-if(!pattern52.test(data22)){
+if(!pattern55.test(data22)){
 const err86 = {instancePath:instancePath+"/provider/model",schemaPath:"#/properties/provider/properties/model/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""};
 if(vErrors === null){
 vErrors = [err86];
@@ -6722,9 +7458,11 @@ vErrors.push(err97);
 errors++;
 }
 }
-}
-else {
-const err98 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.checks !== undefined){
+let data26 = data.checks;
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+if(Object.keys(data26).length < 1){
+const err98 = {instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6733,22 +7471,892 @@ vErrors.push(err98);
 }
 errors++;
 }
-validate39.errors = vErrors;
+for(const key3 in data26){
+if(!((((key3 === "source_absent") || (key3 === "contains")) || (key3 === "matches")) || (key3 === "commands"))){
+const err99 = {instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err99];
+}
+else {
+vErrors.push(err99);
+}
+errors++;
+}
+}
+if(data26.source_absent !== undefined){
+let data27 = data26.source_absent;
+if(Array.isArray(data27)){
+if(data27.length > 16){
+const err100 = {instancePath:instancePath+"/checks/source_absent",schemaPath:"#/properties/checks/properties/source_absent/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"};
+if(vErrors === null){
+vErrors = [err100];
+}
+else {
+vErrors.push(err100);
+}
+errors++;
+}
+if(data27.length < 1){
+const err101 = {instancePath:instancePath+"/checks/source_absent",schemaPath:"#/properties/checks/properties/source_absent/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err101];
+}
+else {
+vErrors.push(err101);
+}
+errors++;
+}
+const len3 = data27.length;
+for(let i6=0; i6<len3; i6++){
+let data28 = data27[i6];
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+if(data28.pattern === undefined){
+const err102 = {instancePath:instancePath+"/checks/source_absent/" + i6,schemaPath:"#/properties/checks/properties/source_absent/items/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+if(vErrors === null){
+vErrors = [err102];
+}
+else {
+vErrors.push(err102);
+}
+errors++;
+}
+for(const key4 in data28){
+if(!((key4 === "pattern") || (key4 === "regex"))){
+const err103 = {instancePath:instancePath+"/checks/source_absent/" + i6,schemaPath:"#/properties/checks/properties/source_absent/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err103];
+}
+else {
+vErrors.push(err103);
+}
+errors++;
+}
+}
+if(data28.pattern !== undefined){
+let data29 = data28.pattern;
+if(typeof data29 === "string"){
+if(func2(data29) > 4096){
+const err104 = {instancePath:instancePath+"/checks/source_absent/" + i6+"/pattern",schemaPath:"#/properties/checks/properties/source_absent/items/properties/pattern/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
+}
+errors++;
+}
+if(func2(data29) < 1){
+const err105 = {instancePath:instancePath+"/checks/source_absent/" + i6+"/pattern",schemaPath:"#/properties/checks/properties/source_absent/items/properties/pattern/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err105];
+}
+else {
+vErrors.push(err105);
+}
+errors++;
+}
+}
+else {
+const err106 = {instancePath:instancePath+"/checks/source_absent/" + i6+"/pattern",schemaPath:"#/properties/checks/properties/source_absent/items/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err106];
+}
+else {
+vErrors.push(err106);
+}
+errors++;
+}
+}
+if(data28.regex !== undefined){
+if(typeof data28.regex !== "boolean"){
+const err107 = {instancePath:instancePath+"/checks/source_absent/" + i6+"/regex",schemaPath:"#/properties/checks/properties/source_absent/items/properties/regex/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err107];
+}
+else {
+vErrors.push(err107);
+}
+errors++;
+}
+}
+}
+else {
+const err108 = {instancePath:instancePath+"/checks/source_absent/" + i6,schemaPath:"#/properties/checks/properties/source_absent/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err108];
+}
+else {
+vErrors.push(err108);
+}
+errors++;
+}
+}
+}
+else {
+const err109 = {instancePath:instancePath+"/checks/source_absent",schemaPath:"#/properties/checks/properties/source_absent/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err109];
+}
+else {
+vErrors.push(err109);
+}
+errors++;
+}
+}
+if(data26.contains !== undefined){
+let data31 = data26.contains;
+if(Array.isArray(data31)){
+if(data31.length > 16){
+const err110 = {instancePath:instancePath+"/checks/contains",schemaPath:"#/properties/checks/properties/contains/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
+}
+errors++;
+}
+if(data31.length < 1){
+const err111 = {instancePath:instancePath+"/checks/contains",schemaPath:"#/properties/checks/properties/contains/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
+const len4 = data31.length;
+for(let i7=0; i7<len4; i7++){
+let data32 = data31[i7];
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+if(data32.path === undefined){
+const err112 = {instancePath:instancePath+"/checks/contains/" + i7,schemaPath:"#/properties/checks/properties/contains/items/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+}
+if(data32.text === undefined){
+const err113 = {instancePath:instancePath+"/checks/contains/" + i7,schemaPath:"#/properties/checks/properties/contains/items/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
+}
+for(const key5 in data32){
+if(!((key5 === "path") || (key5 === "text"))){
+const err114 = {instancePath:instancePath+"/checks/contains/" + i7,schemaPath:"#/properties/checks/properties/contains/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+}
+}
+if(data32.path !== undefined){
+let data33 = data32.path;
+if(typeof data33 === "string"){
+if(func2(data33) > 4096){
+const err115 = {instancePath:instancePath+"/checks/contains/" + i7+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err115];
+}
+else {
+vErrors.push(err115);
+}
+errors++;
+}
+if(func2(data33) < 1){
+const err116 = {instancePath:instancePath+"/checks/contains/" + i7+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err116];
+}
+else {
+vErrors.push(err116);
+}
+errors++;
+}
+if(!pattern35.test(data33)){
+const err117 = {instancePath:instancePath+"/checks/contains/" + i7+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
+if(vErrors === null){
+vErrors = [err117];
+}
+else {
+vErrors.push(err117);
+}
+errors++;
+}
+}
+else {
+const err118 = {instancePath:instancePath+"/checks/contains/" + i7+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err118];
+}
+else {
+vErrors.push(err118);
+}
+errors++;
+}
+}
+if(data32.text !== undefined){
+let data34 = data32.text;
+if(typeof data34 === "string"){
+if(func2(data34) > 4096){
+const err119 = {instancePath:instancePath+"/checks/contains/" + i7+"/text",schemaPath:"#/properties/checks/properties/contains/items/properties/text/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err119];
+}
+else {
+vErrors.push(err119);
+}
+errors++;
+}
+if(func2(data34) < 1){
+const err120 = {instancePath:instancePath+"/checks/contains/" + i7+"/text",schemaPath:"#/properties/checks/properties/contains/items/properties/text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err120];
+}
+else {
+vErrors.push(err120);
+}
+errors++;
+}
+}
+else {
+const err121 = {instancePath:instancePath+"/checks/contains/" + i7+"/text",schemaPath:"#/properties/checks/properties/contains/items/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err121];
+}
+else {
+vErrors.push(err121);
+}
+errors++;
+}
+}
+}
+else {
+const err122 = {instancePath:instancePath+"/checks/contains/" + i7,schemaPath:"#/properties/checks/properties/contains/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err122];
+}
+else {
+vErrors.push(err122);
+}
+errors++;
+}
+}
+}
+else {
+const err123 = {instancePath:instancePath+"/checks/contains",schemaPath:"#/properties/checks/properties/contains/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err123];
+}
+else {
+vErrors.push(err123);
+}
+errors++;
+}
+}
+if(data26.matches !== undefined){
+let data35 = data26.matches;
+if(Array.isArray(data35)){
+if(data35.length > 16){
+const err124 = {instancePath:instancePath+"/checks/matches",schemaPath:"#/properties/checks/properties/matches/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"};
+if(vErrors === null){
+vErrors = [err124];
+}
+else {
+vErrors.push(err124);
+}
+errors++;
+}
+if(data35.length < 1){
+const err125 = {instancePath:instancePath+"/checks/matches",schemaPath:"#/properties/checks/properties/matches/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
+}
+errors++;
+}
+const len5 = data35.length;
+for(let i8=0; i8<len5; i8++){
+let data36 = data35[i8];
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+if(data36.path === undefined){
+const err126 = {instancePath:instancePath+"/checks/matches/" + i8,schemaPath:"#/properties/checks/properties/matches/items/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
+}
+errors++;
+}
+if(data36.regex === undefined){
+const err127 = {instancePath:instancePath+"/checks/matches/" + i8,schemaPath:"#/properties/checks/properties/matches/items/required",keyword:"required",params:{missingProperty: "regex"},message:"must have required property '"+"regex"+"'"};
+if(vErrors === null){
+vErrors = [err127];
+}
+else {
+vErrors.push(err127);
+}
+errors++;
+}
+for(const key6 in data36){
+if(!((key6 === "path") || (key6 === "regex"))){
+const err128 = {instancePath:instancePath+"/checks/matches/" + i8,schemaPath:"#/properties/checks/properties/matches/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err128];
+}
+else {
+vErrors.push(err128);
+}
+errors++;
+}
+}
+if(data36.path !== undefined){
+let data37 = data36.path;
+if(typeof data37 === "string"){
+if(func2(data37) > 4096){
+const err129 = {instancePath:instancePath+"/checks/matches/" + i8+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err129];
+}
+else {
+vErrors.push(err129);
+}
+errors++;
+}
+if(func2(data37) < 1){
+const err130 = {instancePath:instancePath+"/checks/matches/" + i8+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err130];
+}
+else {
+vErrors.push(err130);
+}
+errors++;
+}
+if(!pattern35.test(data37)){
+const err131 = {instancePath:instancePath+"/checks/matches/" + i8+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
+if(vErrors === null){
+vErrors = [err131];
+}
+else {
+vErrors.push(err131);
+}
+errors++;
+}
+}
+else {
+const err132 = {instancePath:instancePath+"/checks/matches/" + i8+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err132];
+}
+else {
+vErrors.push(err132);
+}
+errors++;
+}
+}
+if(data36.regex !== undefined){
+let data38 = data36.regex;
+if(typeof data38 === "string"){
+if(func2(data38) > 512){
+const err133 = {instancePath:instancePath+"/checks/matches/" + i8+"/regex",schemaPath:"#/properties/checks/properties/matches/items/properties/regex/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(vErrors === null){
+vErrors = [err133];
+}
+else {
+vErrors.push(err133);
+}
+errors++;
+}
+if(func2(data38) < 1){
+const err134 = {instancePath:instancePath+"/checks/matches/" + i8+"/regex",schemaPath:"#/properties/checks/properties/matches/items/properties/regex/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err134];
+}
+else {
+vErrors.push(err134);
+}
+errors++;
+}
+}
+else {
+const err135 = {instancePath:instancePath+"/checks/matches/" + i8+"/regex",schemaPath:"#/properties/checks/properties/matches/items/properties/regex/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err135];
+}
+else {
+vErrors.push(err135);
+}
+errors++;
+}
+}
+}
+else {
+const err136 = {instancePath:instancePath+"/checks/matches/" + i8,schemaPath:"#/properties/checks/properties/matches/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err136];
+}
+else {
+vErrors.push(err136);
+}
+errors++;
+}
+}
+}
+else {
+const err137 = {instancePath:instancePath+"/checks/matches",schemaPath:"#/properties/checks/properties/matches/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err137];
+}
+else {
+vErrors.push(err137);
+}
+errors++;
+}
+}
+if(data26.commands !== undefined){
+let data39 = data26.commands;
+if(Array.isArray(data39)){
+if(data39.length > 8){
+const err138 = {instancePath:instancePath+"/checks/commands",schemaPath:"#/properties/checks/properties/commands/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"};
+if(vErrors === null){
+vErrors = [err138];
+}
+else {
+vErrors.push(err138);
+}
+errors++;
+}
+if(data39.length < 1){
+const err139 = {instancePath:instancePath+"/checks/commands",schemaPath:"#/properties/checks/properties/commands/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err139];
+}
+else {
+vErrors.push(err139);
+}
+errors++;
+}
+const len6 = data39.length;
+for(let i9=0; i9<len6; i9++){
+let data40 = data39[i9];
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+if(data40.exec === undefined){
+const err140 = {instancePath:instancePath+"/checks/commands/" + i9,schemaPath:"#/properties/checks/properties/commands/items/required",keyword:"required",params:{missingProperty: "exec"},message:"must have required property '"+"exec"+"'"};
+if(vErrors === null){
+vErrors = [err140];
+}
+else {
+vErrors.push(err140);
+}
+errors++;
+}
+if(data40.args === undefined){
+const err141 = {instancePath:instancePath+"/checks/commands/" + i9,schemaPath:"#/properties/checks/properties/commands/items/required",keyword:"required",params:{missingProperty: "args"},message:"must have required property '"+"args"+"'"};
+if(vErrors === null){
+vErrors = [err141];
+}
+else {
+vErrors.push(err141);
+}
+errors++;
+}
+if(data40.timeout_ms === undefined){
+const err142 = {instancePath:instancePath+"/checks/commands/" + i9,schemaPath:"#/properties/checks/properties/commands/items/required",keyword:"required",params:{missingProperty: "timeout_ms"},message:"must have required property '"+"timeout_ms"+"'"};
+if(vErrors === null){
+vErrors = [err142];
+}
+else {
+vErrors.push(err142);
+}
+errors++;
+}
+for(const key7 in data40){
+if(!((((((key7 === "exec") || (key7 === "args")) || (key7 === "timeout_ms")) || (key7 === "fault_exit_codes")) || (key7 === "stdout_contains")) || (key7 === "stdout_matches"))){
+const err143 = {instancePath:instancePath+"/checks/commands/" + i9,schemaPath:"#/properties/checks/properties/commands/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err143];
+}
+else {
+vErrors.push(err143);
+}
+errors++;
+}
+}
+if(data40.exec !== undefined){
+let data41 = data40.exec;
+if(typeof data41 === "string"){
+if(func2(data41) > 4096){
+const err144 = {instancePath:instancePath+"/checks/commands/" + i9+"/exec",schemaPath:"#/properties/checks/properties/commands/items/properties/exec/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err144];
+}
+else {
+vErrors.push(err144);
+}
+errors++;
+}
+if(func2(data41) < 1){
+const err145 = {instancePath:instancePath+"/checks/commands/" + i9+"/exec",schemaPath:"#/properties/checks/properties/commands/items/properties/exec/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err145];
+}
+else {
+vErrors.push(err145);
+}
+errors++;
+}
+if(!pattern59.test(data41)){
+const err146 = {instancePath:instancePath+"/checks/commands/" + i9+"/exec",schemaPath:"#/properties/checks/properties/commands/items/properties/exec/pattern",keyword:"pattern",params:{pattern: "^(/[^\\u0000-\\u001f]+|[A-Za-z0-9_][A-Za-z0-9._+-]*)$"},message:"must match pattern \""+"^(/[^\\u0000-\\u001f]+|[A-Za-z0-9_][A-Za-z0-9._+-]*)$"+"\""};
+if(vErrors === null){
+vErrors = [err146];
+}
+else {
+vErrors.push(err146);
+}
+errors++;
+}
+}
+else {
+const err147 = {instancePath:instancePath+"/checks/commands/" + i9+"/exec",schemaPath:"#/properties/checks/properties/commands/items/properties/exec/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err147];
+}
+else {
+vErrors.push(err147);
+}
+errors++;
+}
+}
+if(data40.args !== undefined){
+let data42 = data40.args;
+if(Array.isArray(data42)){
+if(data42.length > 64){
+const err148 = {instancePath:instancePath+"/checks/commands/" + i9+"/args",schemaPath:"#/properties/checks/properties/commands/items/properties/args/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"};
+if(vErrors === null){
+vErrors = [err148];
+}
+else {
+vErrors.push(err148);
+}
+errors++;
+}
+const len7 = data42.length;
+for(let i10=0; i10<len7; i10++){
+let data43 = data42[i10];
+if(typeof data43 === "string"){
+if(func2(data43) > 4096){
+const err149 = {instancePath:instancePath+"/checks/commands/" + i9+"/args/" + i10,schemaPath:"#/properties/checks/properties/commands/items/properties/args/items/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err149];
+}
+else {
+vErrors.push(err149);
+}
+errors++;
+}
+if(!pattern60.test(data43)){
+const err150 = {instancePath:instancePath+"/checks/commands/" + i9+"/args/" + i10,schemaPath:"#/properties/checks/properties/commands/items/properties/args/items/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
+if(vErrors === null){
+vErrors = [err150];
+}
+else {
+vErrors.push(err150);
+}
+errors++;
+}
+}
+else {
+const err151 = {instancePath:instancePath+"/checks/commands/" + i9+"/args/" + i10,schemaPath:"#/properties/checks/properties/commands/items/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err151];
+}
+else {
+vErrors.push(err151);
+}
+errors++;
+}
+}
+}
+else {
+const err152 = {instancePath:instancePath+"/checks/commands/" + i9+"/args",schemaPath:"#/properties/checks/properties/commands/items/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err152];
+}
+else {
+vErrors.push(err152);
+}
+errors++;
+}
+}
+if(data40.timeout_ms !== undefined){
+let data44 = data40.timeout_ms;
+if(!(((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44))) && (isFinite(data44)))){
+const err153 = {instancePath:instancePath+"/checks/commands/" + i9+"/timeout_ms",schemaPath:"#/properties/checks/properties/commands/items/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err153];
+}
+else {
+vErrors.push(err153);
+}
+errors++;
+}
+if((typeof data44 == "number") && (isFinite(data44))){
+if(data44 > 300000 || isNaN(data44)){
+const err154 = {instancePath:instancePath+"/checks/commands/" + i9+"/timeout_ms",schemaPath:"#/properties/checks/properties/commands/items/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 300000},message:"must be <= 300000"};
+if(vErrors === null){
+vErrors = [err154];
+}
+else {
+vErrors.push(err154);
+}
+errors++;
+}
+if(data44 < 100 || isNaN(data44)){
+const err155 = {instancePath:instancePath+"/checks/commands/" + i9+"/timeout_ms",schemaPath:"#/properties/checks/properties/commands/items/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if(vErrors === null){
+vErrors = [err155];
+}
+else {
+vErrors.push(err155);
+}
+errors++;
+}
+}
+}
+if(data40.fault_exit_codes !== undefined){
+let data45 = data40.fault_exit_codes;
+if(Array.isArray(data45)){
+if(data45.length > 16){
+const err156 = {instancePath:instancePath+"/checks/commands/" + i9+"/fault_exit_codes",schemaPath:"#/properties/checks/properties/commands/items/properties/fault_exit_codes/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"};
+if(vErrors === null){
+vErrors = [err156];
+}
+else {
+vErrors.push(err156);
+}
+errors++;
+}
+const len8 = data45.length;
+for(let i11=0; i11<len8; i11++){
+let data46 = data45[i11];
+if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
+const err157 = {instancePath:instancePath+"/checks/commands/" + i9+"/fault_exit_codes/" + i11,schemaPath:"#/properties/checks/properties/commands/items/properties/fault_exit_codes/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err157];
+}
+else {
+vErrors.push(err157);
+}
+errors++;
+}
+if((typeof data46 == "number") && (isFinite(data46))){
+if(data46 > 255 || isNaN(data46)){
+const err158 = {instancePath:instancePath+"/checks/commands/" + i9+"/fault_exit_codes/" + i11,schemaPath:"#/properties/checks/properties/commands/items/properties/fault_exit_codes/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 255},message:"must be <= 255"};
+if(vErrors === null){
+vErrors = [err158];
+}
+else {
+vErrors.push(err158);
+}
+errors++;
+}
+if(data46 < 1 || isNaN(data46)){
+const err159 = {instancePath:instancePath+"/checks/commands/" + i9+"/fault_exit_codes/" + i11,schemaPath:"#/properties/checks/properties/commands/items/properties/fault_exit_codes/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err159];
+}
+else {
+vErrors.push(err159);
+}
+errors++;
+}
+}
+}
+let i12 = data45.length;
+let j3;
+if(i12 > 1){
+const indices1 = {};
+for(;i12--;){
+let item1 = data45[i12];
+if(!(((typeof item1 == "number") && (!(item1 % 1) && !isNaN(item1))) && (isFinite(item1)))){
+continue;
+}
+if(typeof indices1[item1] == "number"){
+j3 = indices1[item1];
+const err160 = {instancePath:instancePath+"/checks/commands/" + i9+"/fault_exit_codes",schemaPath:"#/properties/checks/properties/commands/items/properties/fault_exit_codes/uniqueItems",keyword:"uniqueItems",params:{i: i12, j: j3},message:"must NOT have duplicate items (items ## "+j3+" and "+i12+" are identical)"};
+if(vErrors === null){
+vErrors = [err160];
+}
+else {
+vErrors.push(err160);
+}
+errors++;
+break;
+}
+indices1[item1] = i12;
+}
+}
+}
+else {
+const err161 = {instancePath:instancePath+"/checks/commands/" + i9+"/fault_exit_codes",schemaPath:"#/properties/checks/properties/commands/items/properties/fault_exit_codes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err161];
+}
+else {
+vErrors.push(err161);
+}
+errors++;
+}
+}
+if(data40.stdout_contains !== undefined){
+let data47 = data40.stdout_contains;
+if(typeof data47 === "string"){
+if(func2(data47) > 4096){
+const err162 = {instancePath:instancePath+"/checks/commands/" + i9+"/stdout_contains",schemaPath:"#/properties/checks/properties/commands/items/properties/stdout_contains/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err162];
+}
+else {
+vErrors.push(err162);
+}
+errors++;
+}
+if(func2(data47) < 1){
+const err163 = {instancePath:instancePath+"/checks/commands/" + i9+"/stdout_contains",schemaPath:"#/properties/checks/properties/commands/items/properties/stdout_contains/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err163];
+}
+else {
+vErrors.push(err163);
+}
+errors++;
+}
+}
+else {
+const err164 = {instancePath:instancePath+"/checks/commands/" + i9+"/stdout_contains",schemaPath:"#/properties/checks/properties/commands/items/properties/stdout_contains/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err164];
+}
+else {
+vErrors.push(err164);
+}
+errors++;
+}
+}
+if(data40.stdout_matches !== undefined){
+let data48 = data40.stdout_matches;
+if(typeof data48 === "string"){
+if(func2(data48) > 512){
+const err165 = {instancePath:instancePath+"/checks/commands/" + i9+"/stdout_matches",schemaPath:"#/properties/checks/properties/commands/items/properties/stdout_matches/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(vErrors === null){
+vErrors = [err165];
+}
+else {
+vErrors.push(err165);
+}
+errors++;
+}
+if(func2(data48) < 1){
+const err166 = {instancePath:instancePath+"/checks/commands/" + i9+"/stdout_matches",schemaPath:"#/properties/checks/properties/commands/items/properties/stdout_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err166];
+}
+else {
+vErrors.push(err166);
+}
+errors++;
+}
+}
+else {
+const err167 = {instancePath:instancePath+"/checks/commands/" + i9+"/stdout_matches",schemaPath:"#/properties/checks/properties/commands/items/properties/stdout_matches/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err167];
+}
+else {
+vErrors.push(err167);
+}
+errors++;
+}
+}
+}
+else {
+const err168 = {instancePath:instancePath+"/checks/commands/" + i9,schemaPath:"#/properties/checks/properties/commands/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err168];
+}
+else {
+vErrors.push(err168);
+}
+errors++;
+}
+}
+}
+else {
+const err169 = {instancePath:instancePath+"/checks/commands",schemaPath:"#/properties/checks/properties/commands/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err169];
+}
+else {
+vErrors.push(err169);
+}
+errors++;
+}
+}
+}
+else {
+const err170 = {instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err170];
+}
+else {
+vErrors.push(err170);
+}
+errors++;
+}
+}
+}
+else {
+const err171 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err171];
+}
+else {
+vErrors.push(err171);
+}
+errors++;
+}
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:gate:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","checker","proposal_sha256","passed","failed_rules","rules","changed_files"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"gate"},"version":{"type":"integer","minimum":1}}},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"passed":{"type":"boolean"},"failed_rules":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"}},"rules":{"type":"array","minItems":17,"maxItems":17,"items":{"type":"object","additionalProperties":false,"required":["rule","status","detail","findings"],"properties":{"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}}},"changed_files":{"type":"array","maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","mode","baseline_sha256","candidate_sha256","candidate_bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"baseline_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_bytes":{"type":"integer","minimum":0}}}},"patch":{"type":"object","additionalProperties":false,"required":["sha256","bytes","max_bytes"],"properties":{"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":1},"max_bytes":{"type":"integer","minimum":1024,"maximum":262144}}}}};
-const schema106 = {"type":"string","enum":["path-tricks","allowlist","classifier","no-new-files","modes-unchanged","exact-application","diff-size","parses","imports-preserved","declarations-preserved","exports-preserved","signatures-preserved","calls-preserved","names-preserved","no-init-hook","no-test-framing","directives-preserved"]};
-const schema108 = {"type":"string","enum":["pass","fail","not_checked"]};
-const pattern57 = new RegExp("^[^\\n\\r]*$", "u");
+const schema108 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:gate:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","checker","proposal_sha256","passed","failed_rules","rules","changed_files"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"gate"},"version":{"type":"integer","minimum":1}}},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"passed":{"type":"boolean"},"failed_rules":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"}},"rules":{"type":"array","minItems":17,"maxItems":17,"items":{"type":"object","additionalProperties":false,"required":["rule","status","detail","findings"],"properties":{"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}}},"changed_files":{"type":"array","maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","mode","baseline_sha256","candidate_sha256","candidate_bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"baseline_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_bytes":{"type":"integer","minimum":0}}}},"patch":{"type":"object","additionalProperties":false,"required":["sha256","bytes","max_bytes"],"properties":{"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":1},"max_bytes":{"type":"integer","minimum":1024,"maximum":262144}}}}};
+const schema112 = {"type":"string","enum":["path-tricks","allowlist","classifier","no-new-files","modes-unchanged","exact-application","diff-size","parses","imports-preserved","declarations-preserved","exports-preserved","signatures-preserved","calls-preserved","names-preserved","no-init-hook","no-test-framing","directives-preserved"]};
+const schema114 = {"type":"string","enum":["pass","fail","not_checked"]};
+const pattern64 = new RegExp("^[^\\n\\r]*$", "u");
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:gate:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6847,7 +8455,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema102.properties, key0))){
+if(!(func1.call(schema108.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -7058,7 +8666,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!(((((((((((((((((data9 === "path-tricks") || (data9 === "allowlist")) || (data9 === "classifier")) || (data9 === "no-new-files")) || (data9 === "modes-unchanged")) || (data9 === "exact-application")) || (data9 === "diff-size")) || (data9 === "parses")) || (data9 === "imports-preserved")) || (data9 === "declarations-preserved")) || (data9 === "exports-preserved")) || (data9 === "signatures-preserved")) || (data9 === "calls-preserved")) || (data9 === "names-preserved")) || (data9 === "no-init-hook")) || (data9 === "no-test-framing")) || (data9 === "directives-preserved"))){
-const err26 = {instancePath:instancePath+"/failed_rules/" + i0,schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/failed_rules/" + i0,schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema112.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -7172,7 +8780,7 @@ vErrors.push(err35);
 errors++;
 }
 if(!(((((((((((((((((data12 === "path-tricks") || (data12 === "allowlist")) || (data12 === "classifier")) || (data12 === "no-new-files")) || (data12 === "modes-unchanged")) || (data12 === "exact-application")) || (data12 === "diff-size")) || (data12 === "parses")) || (data12 === "imports-preserved")) || (data12 === "declarations-preserved")) || (data12 === "exports-preserved")) || (data12 === "signatures-preserved")) || (data12 === "calls-preserved")) || (data12 === "names-preserved")) || (data12 === "no-init-hook")) || (data12 === "no-test-framing")) || (data12 === "directives-preserved"))){
-const err36 = {instancePath:instancePath+"/rules/" + i1+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"};
+const err36 = {instancePath:instancePath+"/rules/" + i1+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema112.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -7195,7 +8803,7 @@ vErrors.push(err37);
 errors++;
 }
 if(!(((data13 === "pass") || (data13 === "fail")) || (data13 === "not_checked"))){
-const err38 = {instancePath:instancePath+"/rules/" + i1+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema108.enum},message:"must be equal to one of the allowed values"};
+const err38 = {instancePath:instancePath+"/rules/" + i1+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -7228,7 +8836,7 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(!pattern57.test(data14)){
+if(!pattern64.test(data14)){
 const err41 = {instancePath:instancePath+"/rules/" + i1+"/detail",schemaPath:"#/properties/rules/items/properties/detail/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err41];
@@ -7277,7 +8885,7 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(!pattern57.test(data16)){
+if(!pattern64.test(data16)){
 const err45 = {instancePath:instancePath+"/rules/" + i1+"/findings/" + i2,schemaPath:"#/properties/rules/items/properties/findings/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err45];
@@ -7437,7 +9045,7 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(!pattern44.test(data19)){
+if(!pattern35.test(data19)){
 const err59 = {instancePath:instancePath+"/changed_files/" + i3+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err59];
@@ -7472,7 +9080,7 @@ vErrors.push(err61);
 errors++;
 }
 if(!((data20 === "100644") || (data20 === "100755"))){
-const err62 = {instancePath:instancePath+"/changed_files/" + i3+"/mode",schemaPath:"#/properties/changed_files/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema102.properties.changed_files.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err62 = {instancePath:instancePath+"/changed_files/" + i3+"/mode",schemaPath:"#/properties/changed_files/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema108.properties.changed_files.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -7734,18 +9342,18 @@ vErrors.push(err83);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:limit-reading:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7969,19 +9577,19 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema114 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir","deadline"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"deadline":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
+const schema120 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir","deadline"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"deadline":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:lock:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8149,21 +9757,21 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema118 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:outcome:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","outcome","step","decided_at","reason"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"decided_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"reason":{"$ref":"urn:repairline:error:v1"}},"if":{"properties":{"outcome":{"const":"provider_error"}}},"then":{"required":["retryable"]},"else":{"not":{"required":["retryable"]}}};
-const schema120 = {"type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
-const schema121 = {"type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
+const schema124 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:outcome:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","outcome","step","decided_at","reason"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"decided_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"reason":{"$ref":"urn:repairline:error:v1"}},"if":{"properties":{"outcome":{"const":"provider_error"}}},"then":{"required":["retryable"]},"else":{"not":{"required":["retryable"]}}};
+const schema126 = {"type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
+const schema127 = {"type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:outcome:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8392,7 +10000,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!((((((((data3 === "scoped_test_verified") || (data3 === "not_reproduced")) || (data3 === "rejected")) || (data3 === "failed")) || (data3 === "timed_out")) || (data3 === "interrupted")) || (data3 === "provider_error")) || (data3 === "fault"))){
-const err16 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema126.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8427,7 +10035,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((((((data5 === "admit") || (data5 === "extract-tree")) || (data5 === "reproduce")) || (data5 === "ask-provider")) || (data5 === "gate-patch")) || (data5 === "verify")) || (data5 === "receipt")) || (data5 === "attempt"))){
-const err19 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema127.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8463,8 +10071,8 @@ errors++;
 }
 }
 if(data.reason !== undefined){
-if(!(validate38(data.reason, {instancePath:instancePath+"/reason",parentData:data,parentDataProperty:"reason",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+if(!(validate41(data.reason, {instancePath:instancePath+"/reason",parentData:data,parentDataProperty:"reason",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
 }
@@ -8479,19 +10087,19 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema123 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:proposal:v1","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"type":"string","minLength":1,"maxLength":300},"change":{"type":"string","minLength":1,"maxLength":300},"risk":{"type":"string","minLength":1,"maxLength":300}}},"edits":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"type":"string","minLength":1,"maxLength":4096},"search":{"type":"string","minLength":1,"maxLength":65536},"replace":{"type":"string","maxLength":65536}}}}}};
+const schema129 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:proposal:v1","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"type":"string","minLength":1,"maxLength":300},"change":{"type":"string","minLength":1,"maxLength":300},"risk":{"type":"string","minLength":1,"maxLength":300}}},"edits":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"type":"string","minLength":1,"maxLength":4096},"search":{"type":"string","minLength":1,"maxLength":65536},"replace":{"type":"string","maxLength":65536}}}}}};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:proposal:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8892,19 +10500,19 @@ vErrors.push(err33);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema124 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir_name":{"type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs"},"case":{"$ref":"urn:repairline:case:v1"},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute"},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister"},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister"},"outcome":{"type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}},"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"commands":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"type":"integer"},"signal":{"type":"string"},"timed_out":{"type":"boolean"},"duration_ms":{"type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"validation":{"type":"array","maxItems":4,"items":{"type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"type":"string"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checkout":{"type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"clean_before":{"const":true},"clean_after":{"type":"boolean"},"after_detail":{"type":"string"}},"if":{"properties":{"clean_after":{"const":true}}},"then":{"not":{"required":["after_detail"]}},"else":{"required":["after_detail"]}},"test_hooks":{"type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"stated_limits":{"type":"array","minItems":1,"items":{"type":"string"}}}};
-const pattern69 = new RegExp("^[0-9a-f]{16}$", "u");
+const schema130 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir_name":{"type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs"},"case":{"$ref":"urn:repairline:case:v1"},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute"},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister"},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister"},"outcome":{"type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}},"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"commands":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"type":"integer"},"signal":{"type":"string"},"timed_out":{"type":"boolean"},"duration_ms":{"type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"validation":{"type":"array","maxItems":4,"items":{"type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"type":"string"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checkout":{"type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"clean_before":{"const":true},"clean_after":{"type":"boolean"},"after_detail":{"type":"string"}},"if":{"properties":{"clean_after":{"const":true}}},"then":{"not":{"required":["after_detail"]}},"else":{"required":["after_detail"]}},"test_hooks":{"type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"stated_limits":{"type":"array","minItems":1,"items":{"type":"string"}}}};
+const pattern76 = new RegExp("^[0-9a-f]{16}$", "u");
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9198,16 +10806,16 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate47.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9621,16 +11229,16 @@ vErrors.push(err35);
 }
 errors++;
 }
-validate50.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9764,16 +11372,16 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate52.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9859,17 +11467,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate54.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:receipt:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10038,7 +11646,7 @@ vErrors.push(err15);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema124.properties, key0))){
+if(!(func1.call(schema130.properties, key0))){
 const err16 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err16];
@@ -10089,7 +11697,7 @@ errors++;
 if(data.attempt_dir_name !== undefined){
 let data2 = data.attempt_dir_name;
 if(typeof data2 === "string"){
-if(!pattern69.test(data2)){
+if(!pattern76.test(data2)){
 const err20 = {instancePath:instancePath+"/attempt_dir_name",schemaPath:"#/properties/attempt_dir_name/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{16}$"},message:"must match pattern \""+"^[0-9a-f]{16}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -10112,8 +11720,8 @@ errors++;
 }
 }
 if(data.key_inputs !== undefined){
-if(!(validate47(data.key_inputs, {instancePath:instancePath+"/key_inputs",parentData:data,parentDataProperty:"key_inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
+if(!(validate50(data.key_inputs, {instancePath:instancePath+"/key_inputs",parentData:data,parentDataProperty:"key_inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
 }
@@ -10124,20 +11732,20 @@ errors = vErrors.length;
 }
 }
 if(data.route !== undefined){
-if(!(validate50(data.route, {instancePath:instancePath+"/route",parentData:data,parentDataProperty:"route",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate53(data.route, {instancePath:instancePath+"/route",parentData:data,parentDataProperty:"route",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
 errors = vErrors.length;
 }
 }
 if(data.task_register !== undefined){
-if(!(validate52(data.task_register, {instancePath:instancePath+"/task_register",parentData:data,parentDataProperty:"task_register",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+if(!(validate55(data.task_register, {instancePath:instancePath+"/task_register",parentData:data,parentDataProperty:"task_register",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
 errors = vErrors.length;
 }
 }
 if(data.prompt_register !== undefined){
-if(!(validate54(data.prompt_register, {instancePath:instancePath+"/prompt_register",parentData:data,parentDataProperty:"prompt_register",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if(!(validate57(data.prompt_register, {instancePath:instancePath+"/prompt_register",parentData:data,parentDataProperty:"prompt_register",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -10199,7 +11807,7 @@ vErrors.push(err26);
 errors++;
 }
 if(!((((((((data9 === "scoped_test_verified") || (data9 === "not_reproduced")) || (data9 === "rejected")) || (data9 === "failed")) || (data9 === "timed_out")) || (data9 === "interrupted")) || (data9 === "provider_error")) || (data9 === "fault"))){
-const err27 = {instancePath:instancePath+"/outcome/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
+const err27 = {instancePath:instancePath+"/outcome/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema126.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -10234,7 +11842,7 @@ vErrors.push(err29);
 errors++;
 }
 if(!((((((((data11 === "admit") || (data11 === "extract-tree")) || (data11 === "reproduce")) || (data11 === "ask-provider")) || (data11 === "gate-patch")) || (data11 === "verify")) || (data11 === "receipt")) || (data11 === "attempt"))){
-const err30 = {instancePath:instancePath+"/outcome/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
+const err30 = {instancePath:instancePath+"/outcome/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema127.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -10353,7 +11961,7 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern44.test(data15)){
+if(!pattern35.test(data15)){
 const err40 = {instancePath:instancePath+"/files/" + i0+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
@@ -10541,7 +12149,7 @@ vErrors.push(err55);
 errors++;
 }
 if(!((data20 === "reproduce") || (data20 === "verify"))){
-const err56 = {instancePath:instancePath+"/commands/" + i1+"/step",schemaPath:"#/properties/commands/items/properties/step/enum",keyword:"enum",params:{allowedValues: schema124.properties.commands.items.properties.step.enum},message:"must be equal to one of the allowed values"};
+const err56 = {instancePath:instancePath+"/commands/" + i1+"/step",schemaPath:"#/properties/commands/items/properties/step/enum",keyword:"enum",params:{allowedValues: schema130.properties.commands.items.properties.step.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -10823,7 +12431,7 @@ vErrors.push(err78);
 errors++;
 }
 if(!((((data32 === "job_instructions_validation") || (data32 === "prompt_validation")) || (data32 === "request_instructions_validation")) || (data32 === "summary_validation"))){
-const err79 = {instancePath:instancePath+"/validation/" + i4+"/stage",schemaPath:"#/properties/validation/items/properties/stage/enum",keyword:"enum",params:{allowedValues: schema124.properties.validation.items.properties.stage.enum},message:"must be equal to one of the allowed values"};
+const err79 = {instancePath:instancePath+"/validation/" + i4+"/stage",schemaPath:"#/properties/validation/items/properties/stage/enum",keyword:"enum",params:{allowedValues: schema130.properties.validation.items.properties.stage.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -10846,7 +12454,7 @@ vErrors.push(err80);
 errors++;
 }
 if(!(((data33 === "pass") || (data33 === "fail")) || (data33 === "not_applicable"))){
-const err81 = {instancePath:instancePath+"/validation/" + i4+"/status",schemaPath:"#/properties/validation/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema124.properties.validation.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err81 = {instancePath:instancePath+"/validation/" + i4+"/status",schemaPath:"#/properties/validation/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema130.properties.validation.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -11337,19 +12945,19 @@ vErrors.push(err118);
 }
 errors++;
 }
-validate46.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema157 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-attempt:v1","type":"object","additionalProperties":false,"required":["v","kind","path","key"],"properties":{"v":{"const":1},"kind":{"const":"attempt"},"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const schema163 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-attempt:v1","type":"object","additionalProperties":false,"required":["v","kind","path","key"],"properties":{"v":{"const":1},"kind":{"const":"attempt"},"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-attempt:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11504,19 +13112,19 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema160 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-baseline:v1","type":"object","additionalProperties":false,"required":["v","kind","case_identity","reproduced","identities","failing","exit_code"],"properties":{"v":{"const":1},"kind":{"const":"baseline"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"reproduced":{"type":"boolean"},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
+const schema166 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-baseline:v1","type":"object","additionalProperties":false,"required":["v","kind","case_identity","reproduced","identities","failing","exit_code"],"properties":{"v":{"const":1},"kind":{"const":"baseline"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"reproduced":{"type":"boolean"},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-baseline:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11743,7 +13351,7 @@ errors++;
 if(data.exit_code !== undefined){
 let data7 = data.exit_code;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err19 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema160.properties.exit_code.type},message:"must be integer,null"};
+const err19 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema166.properties.exit_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -11789,19 +13397,19 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema162 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-case-status:v1","type":"object","additionalProperties":false,"required":["v","kind","case_id","status"],"properties":{"v":{"const":1},"kind":{"const":"case-status"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"status":{"type":"string","enum":["eligible","ineligible","consumed","interrupted","running"]},"reason":{"$ref":"urn:repairline:error:v1"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"readback":{"type":"object","additionalProperties":false,"required":["valid"],"properties":{"valid":{"type":"boolean"},"codes":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}}}};
+const schema168 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-case-status:v1","type":"object","additionalProperties":false,"required":["v","kind","case_id","status"],"properties":{"v":{"const":1},"kind":{"const":"case-status"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"status":{"type":"string","enum":["eligible","ineligible","consumed","interrupted","running"]},"reason":{"$ref":"urn:repairline:error:v1"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"readback":{"type":"object","additionalProperties":false,"required":["valid"],"properties":{"valid":{"type":"boolean"},"codes":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}}}};
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-case-status:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11850,7 +13458,7 @@ vErrors.push(err3);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema162.properties, key0))){
+if(!(func1.call(schema168.properties, key0))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -11943,7 +13551,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(((((data3 === "eligible") || (data3 === "ineligible")) || (data3 === "consumed")) || (data3 === "interrupted")) || (data3 === "running"))){
-const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema162.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema168.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11954,8 +13562,8 @@ errors++;
 }
 }
 if(data.reason !== undefined){
-if(!(validate38(data.reason, {instancePath:instancePath+"/reason",parentData:data,parentDataProperty:"reason",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+if(!(validate41(data.reason, {instancePath:instancePath+"/reason",parentData:data,parentDataProperty:"reason",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
 }
@@ -12032,7 +13640,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((((((data7 === "scoped_test_verified") || (data7 === "not_reproduced")) || (data7 === "rejected")) || (data7 === "failed")) || (data7 === "timed_out")) || (data7 === "interrupted")) || (data7 === "provider_error")) || (data7 === "fault"))){
-const err19 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema126.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -12143,19 +13751,19 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate58.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema168 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-check:v1","type":"object","additionalProperties":false,"required":["v","kind","file","match"],"properties":{"v":{"const":1},"kind":{"const":"check"},"file":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"match":{"type":"boolean"},"retained_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"recomputed_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const schema174 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-check:v1","type":"object","additionalProperties":false,"required":["v","kind","file","match"],"properties":{"v":{"const":1},"kind":{"const":"check"},"file":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"match":{"type":"boolean"},"retained_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"recomputed_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-check:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12262,7 +13870,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern44.test(data2)){
+if(!pattern35.test(data2)){
 const err9 = {instancePath:instancePath+"/file",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -12357,19 +13965,19 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema172 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-error:v1","type":"object","additionalProperties":false,"required":["v","kind","code","message"],"properties":{"v":{"const":1},"kind":{"const":"error"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","minLength":1,"maxLength":8192},"path":{"type":"string","maxLength":4096},"hint":{"type":"string","maxLength":8192}}};
+const schema178 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-error:v1","type":"object","additionalProperties":false,"required":["v","kind","code","message"],"properties":{"v":{"const":1},"kind":{"const":"error"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","minLength":1,"maxLength":8192},"path":{"type":"string","maxLength":4096},"hint":{"type":"string","maxLength":8192}}};
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-error:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12574,19 +14182,19 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema174 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-preflight:v1","type":"object","additionalProperties":false,"required":["v","kind","ok","checks","limits","namespaces","samples"],"properties":{"v":{"const":1},"kind":{"const":"preflight"},"runner":{"type":"string","enum":["go","node"]},"ok":{"type":"boolean"},"checks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","ok","detail"],"properties":{"name":{"type":"string"},"ok":{"type":"boolean"},"detail":{"type":"string"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}},"limits":{"type":"array","items":{"$ref":"urn:repairline:limit-reading:v1"}},"namespaces":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"properties":{"name":{"type":"string"},"host":{"type":"string"},"sandbox":{"type":"string"}}}},"samples":{"type":"array","items":{"$ref":"urn:repairline:resource-sample:v1"}}}};
+const schema180 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-preflight:v1","type":"object","additionalProperties":false,"required":["v","kind","ok","checks","limits","namespaces","samples"],"properties":{"v":{"const":1},"kind":{"const":"preflight"},"runner":{"type":"string","enum":["go","node"]},"ok":{"type":"boolean"},"checks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","ok","detail"],"properties":{"name":{"type":"string"},"ok":{"type":"boolean"},"detail":{"type":"string"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}},"limits":{"type":"array","items":{"$ref":"urn:repairline:limit-reading:v1"}},"namespaces":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"properties":{"name":{"type":"string"},"host":{"type":"string"},"sandbox":{"type":"string"}}}},"samples":{"type":"array","items":{"$ref":"urn:repairline:resource-sample:v1"}}}};
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-preflight:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12713,7 +14321,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((data2 === "go") || (data2 === "node"))){
-const err11 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema174.properties.runner.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema180.properties.runner.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -13247,19 +14855,19 @@ vErrors.push(err54);
 }
 errors++;
 }
-validate62.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema177 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-readback:v1","type":"object","additionalProperties":false,"required":["v","kind","attempt_dir","valid","findings"],"properties":{"v":{"const":1},"kind":{"const":"readback"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"valid":{"type":"boolean"},"findings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["code","severity","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"severity":{"type":"string","enum":["error","notice"]},"path":{"type":"string"},"message":{"type":"string"}}}}}};
+const schema183 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-readback:v1","type":"object","additionalProperties":false,"required":["v","kind","attempt_dir","valid","findings"],"properties":{"v":{"const":1},"kind":{"const":"readback"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"valid":{"type":"boolean"},"findings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["code","severity","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"severity":{"type":"string","enum":["error","notice"]},"path":{"type":"string"},"message":{"type":"string"}}}}}};
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-readback:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate67.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13426,7 +15034,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((((data4 === "scoped_test_verified") || (data4 === "not_reproduced")) || (data4 === "rejected")) || (data4 === "failed")) || (data4 === "timed_out")) || (data4 === "interrupted")) || (data4 === "provider_error")) || (data4 === "fault"))){
-const err14 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema126.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -13535,7 +15143,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!((data9 === "error") || (data9 === "notice"))){
-const err23 = {instancePath:instancePath+"/findings/" + i0+"/severity",schemaPath:"#/properties/findings/items/properties/severity/enum",keyword:"enum",params:{allowedValues: schema177.properties.findings.items.properties.severity.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/findings/" + i0+"/severity",schemaPath:"#/properties/findings/items/properties/severity/enum",keyword:"enum",params:{allowedValues: schema183.properties.findings.items.properties.severity.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -13604,19 +15212,19 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema182 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-result:v1","type":"object","additionalProperties":false,"required":["v","kind","tool","exit"],"properties":{"v":{"const":1},"kind":{"const":"result"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"exit":{"type":"integer","enum":[0,1,2,65,66,69,70,73,75,77,78]},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"}}};
+const schema188 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-result:v1","type":"object","additionalProperties":false,"required":["v","kind","tool","exit"],"properties":{"v":{"const":1},"kind":{"const":"result"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"exit":{"type":"integer","enum":[0,1,2,65,66,69,70,73,75,77,78]},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"}}};
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-result:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13713,7 +15321,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((((((((data2 === "admit") || (data2 === "extract-tree")) || (data2 === "reproduce")) || (data2 === "ask-provider")) || (data2 === "gate-patch")) || (data2 === "verify")) || (data2 === "receipt")) || (data2 === "attempt"))){
-const err8 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema127.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -13736,7 +15344,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!(((((((((((data3 === 0) || (data3 === 1)) || (data3 === 2)) || (data3 === 65)) || (data3 === 66)) || (data3 === 69)) || (data3 === 70)) || (data3 === 73)) || (data3 === 75)) || (data3 === 77)) || (data3 === 78))){
-const err10 = {instancePath:instancePath+"/exit",schemaPath:"#/properties/exit/enum",keyword:"enum",params:{allowedValues: schema182.properties.exit.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/exit",schemaPath:"#/properties/exit/enum",keyword:"enum",params:{allowedValues: schema188.properties.exit.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -13759,7 +15367,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!((((((((data4 === "scoped_test_verified") || (data4 === "not_reproduced")) || (data4 === "rejected")) || (data4 === "failed")) || (data4 === "timed_out")) || (data4 === "interrupted")) || (data4 === "provider_error")) || (data4 === "fault"))){
-const err12 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema126.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -13780,19 +15388,19 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema185 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-rule:v1","type":"object","additionalProperties":false,"required":["v","kind","rule","status","detail"],"properties":{"v":{"const":1},"kind":{"const":"rule"},"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}};
+const schema191 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-rule:v1","type":"object","additionalProperties":false,"required":["v","kind","rule","status","detail"],"properties":{"v":{"const":1},"kind":{"const":"rule"},"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}};
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-rule:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13899,7 +15507,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((((((((((((((((data2 === "path-tricks") || (data2 === "allowlist")) || (data2 === "classifier")) || (data2 === "no-new-files")) || (data2 === "modes-unchanged")) || (data2 === "exact-application")) || (data2 === "diff-size")) || (data2 === "parses")) || (data2 === "imports-preserved")) || (data2 === "declarations-preserved")) || (data2 === "exports-preserved")) || (data2 === "signatures-preserved")) || (data2 === "calls-preserved")) || (data2 === "names-preserved")) || (data2 === "no-init-hook")) || (data2 === "no-test-framing")) || (data2 === "directives-preserved"))){
-const err9 = {instancePath:instancePath+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema112.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -13922,7 +15530,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!(((data3 === "pass") || (data3 === "fail")) || (data3 === "not_checked"))){
-const err11 = {instancePath:instancePath+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema108.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -13955,7 +15563,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern57.test(data4)){
+if(!pattern64.test(data4)){
 const err14 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -14004,7 +15612,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern57.test(data6)){
+if(!pattern64.test(data6)){
 const err18 = {instancePath:instancePath+"/findings/" + i0,schemaPath:"#/properties/findings/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -14049,20 +15657,20 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema188 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"const":1},"kind":{"const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"command":{"type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
-const pattern104 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
+const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"const":1},"kind":{"const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"command":{"type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
+const pattern111 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-start:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14149,7 +15757,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((((((((data2 === "admit") || (data2 === "extract-tree")) || (data2 === "reproduce")) || (data2 === "ask-provider")) || (data2 === "gate-patch")) || (data2 === "verify")) || (data2 === "receipt")) || (data2 === "attempt"))){
-const err7 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema127.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -14162,7 +15770,7 @@ errors++;
 if(data.command !== undefined){
 let data3 = data.command;
 if(typeof data3 === "string"){
-if(!pattern104.test(data3)){
+if(!pattern111.test(data3)){
 const err8 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z-]{0,31}$"},message:"must match pattern \""+"^[a-z][a-z-]{0,31}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -14195,19 +15803,19 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema190 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-tree:v1","type":"object","additionalProperties":false,"required":["v","kind","source_sha","entries","bytes","tar_bytes","tar_sha256","manifest_sha256"],"properties":{"v":{"const":1},"kind":{"const":"tree"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"integer","minimum":0,"maximum":20000},"bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_bytes":{"type":"integer","minimum":1024},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"manifest_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const schema196 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-tree:v1","type":"object","additionalProperties":false,"required":["v","kind","source_sha","entries","bytes","tar_bytes","tar_sha256","manifest_sha256"],"properties":{"v":{"const":1},"kind":{"const":"tree"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"integer","minimum":0,"maximum":20000},"bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_bytes":{"type":"integer","minimum":1024},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"manifest_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-tree:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14512,19 +16120,19 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-verify:v1","type":"object","additionalProperties":false,"required":["v","kind","classification","red_then_green","reasons","identities","failing"],"properties":{"v":{"const":1},"kind":{"const":"verify"},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"red_then_green":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"note":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"},"reasons":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
+const schema200 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-verify:v1","type":"object","additionalProperties":false,"required":["v","kind","classification","red_then_green","reasons","identities","failing"],"properties":{"v":{"const":1},"kind":{"const":"verify"},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"red_then_green":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"note":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"},"reasons":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-verify:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14603,7 +16211,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema194.properties, key0))){
+if(!(func1.call(schema200.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -14651,7 +16259,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((data2 === "scoped_test_verified") || (data2 === "failed")) || (data2 === "fault")) || (data2 === "timed_out"))){
-const err11 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema194.properties.classification.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema200.properties.classification.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -14674,7 +16282,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(((((((data3 === "red_then_green") || (data3 === "red_then_red")) || (data3 === "red_then_skipped")) || (data3 === "red_then_missing")) || (data3 === "red_then_fault")) || (data3 === "red_then_timed_out")) || (data3 === "not_red"))){
-const err13 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/enum",keyword:"enum",params:{allowedValues: schema194.properties.red_then_green.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/enum",keyword:"enum",params:{allowedValues: schema200.properties.red_then_green.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -14697,7 +16305,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern57.test(data4)){
+if(!pattern64.test(data4)){
 const err15 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -14746,7 +16354,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!pattern57.test(data6)){
+if(!pattern64.test(data6)){
 const err19 = {instancePath:instancePath+"/reasons/" + i0,schemaPath:"#/properties/reasons/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -14879,19 +16487,19 @@ vErrors.push(err29);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema196 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:register-manifest:v1","type":"object","additionalProperties":false,"required":["version","tasks","surfaces"],"properties":{"version":{"const":1},"tasks":{"type":"object","propertyNames":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"additionalProperties":{"$ref":"#/$defs/row"}},"surfaces":{"type":"object","additionalProperties":false,"required":["agent","prompts"],"properties":{"agent":{"$ref":"#/$defs/row"},"prompts":{"$ref":"#/$defs/row"}}}},"$defs":{"row":{"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}}}};
-const schema198 = {"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}};
+const schema202 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:register-manifest:v1","type":"object","additionalProperties":false,"required":["version","tasks","surfaces"],"properties":{"version":{"const":1},"tasks":{"type":"object","propertyNames":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"additionalProperties":{"$ref":"#/$defs/row"}},"surfaces":{"type":"object","additionalProperties":false,"required":["agent","prompts"],"properties":{"agent":{"$ref":"#/$defs/row"},"prompts":{"$ref":"#/$defs/row"}}}},"$defs":{"row":{"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}}}};
+const schema204 = {"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14990,17 +16598,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:register-manifest:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15102,8 +16710,8 @@ errors++;
 }
 }
 for(const key2 in data1){
-if(!(validate71(data1[key2], {instancePath:instancePath+"/tasks/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data1,parentDataProperty:key2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate74(data1[key2], {instancePath:instancePath+"/tasks/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data1,parentDataProperty:key2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 }
@@ -15155,14 +16763,14 @@ errors++;
 }
 }
 if(data3.agent !== undefined){
-if(!(validate71(data3.agent, {instancePath:instancePath+"/surfaces/agent",parentData:data3,parentDataProperty:"agent",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate74(data3.agent, {instancePath:instancePath+"/surfaces/agent",parentData:data3,parentDataProperty:"agent",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 }
 if(data3.prompts !== undefined){
-if(!(validate71(data3.prompts, {instancePath:instancePath+"/surfaces/prompts",parentData:data3,parentDataProperty:"prompts",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate74(data3.prompts, {instancePath:instancePath+"/surfaces/prompts",parentData:data3,parentDataProperty:"prompts",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 }
@@ -15189,20 +16797,20 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate70.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema200 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:request:v1","type":"object","additionalProperties":false,"required":["model","instructions","input","max_output_tokens","store","text"],"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"instructions":{"type":"string","minLength":1},"input":{"type":"string","minLength":1},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"store":{"const":false},"text":{"type":"object","additionalProperties":false,"required":["format"],"properties":{"format":{"type":"object","additionalProperties":false,"required":["type","name","strict","schema"],"properties":{"type":{"const":"json_schema"},"name":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"strict":{"const":true},"schema":{"const":{"description":"proposal.json: the model's structured answer (DESIGN §6a). The summary passes the return contract before any edit is looked at; the edits are exact search/replace pairs applied in order by gate-patch. This schema is also sent (strict json_schema) as the request's text.format.","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"description":"Three one-line fields, in this order.","type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"description":"What causes the failure.","type":"string"},"change":{"description":"What the edits change.","type":"string"},"risk":{"description":"What could go wrong.","type":"string"}}},"edits":{"description":"Exact edits, applied in order; each search occurs exactly once at that point.","type":"array","minItems":1,"maxItems":32,"items":{"description":"One exact search/replace edit of an allowed file.","type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"description":"One of allowed_files.","type":"string"},"search":{"description":"Exact existing text.","type":"string"},"replace":{"description":"New text.","type":"string"}}}}}}}}}}}}};
-const pattern113 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
+const schema206 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:request:v1","type":"object","additionalProperties":false,"required":["model","instructions","input","max_output_tokens","store","text"],"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"instructions":{"type":"string","minLength":1},"input":{"type":"string","minLength":1},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"store":{"const":false},"text":{"type":"object","additionalProperties":false,"required":["format"],"properties":{"format":{"type":"object","additionalProperties":false,"required":["type","name","strict","schema"],"properties":{"type":{"const":"json_schema"},"name":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"strict":{"const":true},"schema":{"const":{"description":"proposal.json: the model's structured answer (DESIGN §6a). The summary passes the return contract before any edit is looked at; the edits are exact search/replace pairs applied in order by gate-patch. This schema is also sent (strict json_schema) as the request's text.format.","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"description":"Three one-line fields, in this order.","type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"description":"What causes the failure.","type":"string"},"change":{"description":"What the edits change.","type":"string"},"risk":{"description":"What could go wrong.","type":"string"}}},"edits":{"description":"Exact edits, applied in order; each search occurs exactly once at that point.","type":"array","minItems":1,"maxItems":32,"items":{"description":"One exact search/replace edit of an allowed file.","type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"description":"One of allowed_files.","type":"string"},"search":{"description":"Exact existing text.","type":"string"},"replace":{"description":"New text.","type":"string"}}}}}}}}}}}}};
+const pattern120 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:request:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15305,7 +16913,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern52.test(data0)){
+if(!pattern55.test(data0)){
 const err9 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -15519,7 +17127,7 @@ errors++;
 if(data6.name !== undefined){
 let data8 = data6.name;
 if(typeof data8 === "string"){
-if(!pattern113.test(data8)){
+if(!pattern120.test(data8)){
 const err27 = {instancePath:instancePath+"/text/format/name",schemaPath:"#/properties/text/properties/format/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
@@ -15554,8 +17162,8 @@ errors++;
 }
 }
 if(data6.schema !== undefined){
-if(!func0(data6.schema, schema200.properties.text.properties.format.properties.schema.const)){
-const err30 = {instancePath:instancePath+"/text/format/schema",schemaPath:"#/properties/text/properties/format/properties/schema/const",keyword:"const",params:{allowedValue: schema200.properties.text.properties.format.properties.schema.const},message:"must be equal to constant"};
+if(!func0(data6.schema, schema206.properties.text.properties.format.properties.schema.const)){
+const err30 = {instancePath:instancePath+"/text/format/schema",schemaPath:"#/properties/text/properties/format/properties/schema/const",keyword:"const",params:{allowedValue: schema206.properties.text.properties.format.properties.schema.const},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -15600,21 +17208,21 @@ vErrors.push(err33);
 }
 errors++;
 }
-validate75.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 
 
-const schema201 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:response:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","received_at","http_status","headers","body_bytes","body_complete","body_utf8","body","redactions"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"received_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"http_status":{"type":"integer","minimum":100,"maximum":999},"headers":{"type":"object","additionalProperties":false,"properties":{"content-type":{"type":"string","maxLength":1024},"content-encoding":{"type":"string","maxLength":1024},"content-length":{"type":"string","maxLength":1024},"location":{"type":"string","maxLength":1024},"x-request-id":{"type":"string","maxLength":1024},"retry-after":{"type":"string","maxLength":1024},"retry-after-ms":{"type":"string","maxLength":1024},"x-should-retry":{"type":"string","maxLength":1024}}},"body_bytes":{"type":"integer","minimum":0},"body_complete":{"type":"boolean"},"body_utf8":{"type":"boolean"},"body":{"type":["string","null"]},"redactions":{"type":"integer","minimum":0}}};
+const schema207 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:response:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","received_at","http_status","headers","body_bytes","body_complete","body_utf8","body","redactions"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"received_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"http_status":{"type":"integer","minimum":100,"maximum":999},"headers":{"type":"object","additionalProperties":false,"properties":{"content-type":{"type":"string","maxLength":1024},"content-encoding":{"type":"string","maxLength":1024},"content-length":{"type":"string","maxLength":1024},"location":{"type":"string","maxLength":1024},"x-request-id":{"type":"string","maxLength":1024},"retry-after":{"type":"string","maxLength":1024},"retry-after-ms":{"type":"string","maxLength":1024},"x-should-retry":{"type":"string","maxLength":1024}}},"body_bytes":{"type":"integer","minimum":0},"body_complete":{"type":"boolean"},"body_utf8":{"type":"boolean"},"body":{"type":["string","null"]},"redactions":{"type":"integer","minimum":0}}};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:response:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15723,7 +17331,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema201.properties, key0))){
+if(!(func1.call(schema207.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -16110,7 +17718,7 @@ errors++;
 if(data.body !== undefined){
 let data16 = data.body;
 if((typeof data16 !== "string") && (data16 !== null)){
-const err41 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: schema201.properties.body.type},message:"must be string,null"};
+const err41 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: schema207.properties.body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -16156,19 +17764,19 @@ vErrors.push(err44);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema204 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:routing-policy:v1","type":"object","additionalProperties":false,"required":["version","cost_ceiling_usd","routes"],"properties":{"version":{"const":1},"cost_ceiling_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"routes":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"#/$defs/route"}}},"$defs":{"route":{"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}}}};
-const schema206 = {"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
+const schema210 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:routing-policy:v1","type":"object","additionalProperties":false,"required":["version","cost_ceiling_usd","routes"],"properties":{"version":{"const":1},"cost_ceiling_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"routes":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"#/$defs/route"}}},"$defs":{"route":{"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}}}};
+const schema212 = {"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16329,7 +17937,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern52.test(data2)){
+if(!pattern55.test(data2)){
 const err14 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -16502,17 +18110,17 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:routing-policy:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16634,8 +18242,8 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate78(data2[i0], {instancePath:instancePath+"/routes/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate81(data2[i0], {instancePath:instancePath+"/routes/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
 }
@@ -16662,21 +18270,21 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate77.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 
 
-const schema213 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:started:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","started_at"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"started_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
+const schema219 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:started:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","started_at"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"started_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:started:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16799,20 +18407,20 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema216 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:step-lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","step","pid","start_ticks","boot_id"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"pid":{"type":"integer","minimum":1},"start_ticks":{"type":"integer","minimum":0},"boot_id":{"type":"string","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"}}};
-const pattern121 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
+const schema222 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:step-lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","step","pid","start_ticks","boot_id"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"pid":{"type":"integer","minimum":1},"start_ticks":{"type":"integer","minimum":0},"boot_id":{"type":"string","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"}}};
+const pattern128 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:step-lock:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16942,7 +18550,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((((((data2 === "admit") || (data2 === "extract-tree")) || (data2 === "reproduce")) || (data2 === "ask-provider")) || (data2 === "gate-patch")) || (data2 === "verify")) || (data2 === "receipt")) || (data2 === "attempt"))){
-const err11 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema127.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -17005,7 +18613,7 @@ errors++;
 if(data.boot_id !== undefined){
 let data5 = data.boot_id;
 if(typeof data5 === "string"){
-if(!pattern121.test(data5)){
+if(!pattern128.test(data5)){
 const err16 = {instancePath:instancePath+"/boot_id",schemaPath:"#/properties/boot_id/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -17038,19 +18646,19 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema219 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:suite-report:v1","type":"object","additionalProperties":false,"required":["version","cases"],"properties":{"version":{"const":1},"suite":{"type":"string","maxLength":200},"generated_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"cases":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"urn:repairline:case:v1"}}}};
+const schema225 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:suite-report:v1","type":"object","additionalProperties":false,"required":["version","cases"],"properties":{"version":{"const":1},"suite":{"type":"string","maxLength":200},"generated_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"cases":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"urn:repairline:case:v1"}}}};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:suite-report:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17205,19 +18813,19 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema221 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:test-event:v1","type":"object","additionalProperties":false,"required":["Action"],"properties":{"Time":{"type":"string","maxLength":64},"Action":{"type":"string","enum":["start","run","pause","cont","pass","bench","fail","output","skip","build-output","build-fail"]},"Package":{"type":"string","maxLength":4096},"Test":{"type":"string","maxLength":4096},"Elapsed":{"type":"number","minimum":0},"Output":{"type":"string"},"FailedBuild":{"type":"string","maxLength":4096},"ImportPath":{"type":"string","maxLength":4096}}};
+const schema227 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:test-event:v1","type":"object","additionalProperties":false,"required":["Action"],"properties":{"Time":{"type":"string","maxLength":64},"Action":{"type":"string","enum":["start","run","pause","cont","pass","bench","fail","output","skip","build-output","build-fail"]},"Package":{"type":"string","maxLength":4096},"Test":{"type":"string","maxLength":4096},"Elapsed":{"type":"number","minimum":0},"Output":{"type":"string"},"FailedBuild":{"type":"string","maxLength":4096},"ImportPath":{"type":"string","maxLength":4096}}};
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:test-event:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17285,7 +18893,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((((((((((data1 === "start") || (data1 === "run")) || (data1 === "pause")) || (data1 === "cont")) || (data1 === "pass")) || (data1 === "bench")) || (data1 === "fail")) || (data1 === "output")) || (data1 === "skip")) || (data1 === "build-output")) || (data1 === "build-fail"))){
-const err5 = {instancePath:instancePath+"/Action",schemaPath:"#/properties/Action/enum",keyword:"enum",params:{allowedValues: schema221.properties.Action.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/Action",schemaPath:"#/properties/Action/enum",keyword:"enum",params:{allowedValues: schema227.properties.Action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -17443,19 +19051,19 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema222 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:tree-manifest:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","entries","entry_count","total_bytes","tar_sha256","tar_bytes"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"array","maxItems":20000,"items":{"type":"object","additionalProperties":false,"required":["path","mode","blob","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"blob":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}},"entry_count":{"type":"integer","minimum":0,"maximum":20000},"total_bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"tar_bytes":{"type":"integer","minimum":0}}};
+const schema228 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:tree-manifest:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","entries","entry_count","total_bytes","tar_sha256","tar_bytes"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"array","maxItems":20000,"items":{"type":"object","additionalProperties":false,"required":["path","mode","blob","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"blob":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}},"entry_count":{"type":"integer","minimum":0,"maximum":20000},"total_bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"tar_bytes":{"type":"integer","minimum":0}}};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:tree-manifest:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17719,7 +19327,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!pattern44.test(data5)){
+if(!pattern35.test(data5)){
 const err23 = {instancePath:instancePath+"/entries/" + i0+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -17754,7 +19362,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!((data6 === "100644") || (data6 === "100755"))){
-const err26 = {instancePath:instancePath+"/entries/" + i0+"/mode",schemaPath:"#/properties/entries/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema222.properties.entries.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/entries/" + i0+"/mode",schemaPath:"#/properties/entries/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema228.properties.entries.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -17994,19 +19602,19 @@ vErrors.push(err45);
 }
 errors++;
 }
-validate85.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema229 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:usage:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","requested_model","server_model","max_output_tokens","tokens_reported","input_tokens","output_tokens","total_tokens","reasoning_tokens","cached_tokens","estimated_cost_usd"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"requested_model":{"type":"string","minLength":1,"maxLength":200},"server_model":{"type":["string","null"],"maxLength":200},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"tokens_reported":{"type":"boolean"},"input_tokens":{"type":["integer","null"],"minimum":0},"output_tokens":{"type":["integer","null"],"minimum":0},"total_tokens":{"type":["integer","null"],"minimum":0},"reasoning_tokens":{"type":["integer","null"],"minimum":0},"cached_tokens":{"type":["integer","null"],"minimum":0},"estimated_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"measured_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
+const schema235 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:usage:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","requested_model","server_model","max_output_tokens","tokens_reported","input_tokens","output_tokens","total_tokens","reasoning_tokens","cached_tokens","estimated_cost_usd"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"requested_model":{"type":"string","minLength":1,"maxLength":200},"server_model":{"type":["string","null"],"maxLength":200},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"tokens_reported":{"type":"boolean"},"input_tokens":{"type":["integer","null"],"minimum":0},"output_tokens":{"type":["integer","null"],"minimum":0},"total_tokens":{"type":["integer","null"],"minimum":0},"reasoning_tokens":{"type":["integer","null"],"minimum":0},"cached_tokens":{"type":["integer","null"],"minimum":0},"estimated_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"measured_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:usage:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18135,7 +19743,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema229.properties, key0))){
+if(!(func1.call(schema235.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -18221,7 +19829,7 @@ errors++;
 if(data.server_model !== undefined){
 let data3 = data.server_model;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err19 = {instancePath:instancePath+"/server_model",schemaPath:"#/properties/server_model/type",keyword:"type",params:{type: schema229.properties.server_model.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/server_model",schemaPath:"#/properties/server_model/type",keyword:"type",params:{type: schema235.properties.server_model.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -18293,7 +19901,7 @@ errors++;
 if(data.input_tokens !== undefined){
 let data6 = data.input_tokens;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err25 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/properties/input_tokens/type",keyword:"type",params:{type: schema229.properties.input_tokens.type},message:"must be integer,null"};
+const err25 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/properties/input_tokens/type",keyword:"type",params:{type: schema235.properties.input_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -18318,7 +19926,7 @@ errors++;
 if(data.output_tokens !== undefined){
 let data7 = data.output_tokens;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err27 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/type",keyword:"type",params:{type: schema229.properties.output_tokens.type},message:"must be integer,null"};
+const err27 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/type",keyword:"type",params:{type: schema235.properties.output_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -18343,7 +19951,7 @@ errors++;
 if(data.total_tokens !== undefined){
 let data8 = data.total_tokens;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-const err29 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/properties/total_tokens/type",keyword:"type",params:{type: schema229.properties.total_tokens.type},message:"must be integer,null"};
+const err29 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/properties/total_tokens/type",keyword:"type",params:{type: schema235.properties.total_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -18368,7 +19976,7 @@ errors++;
 if(data.reasoning_tokens !== undefined){
 let data9 = data.reasoning_tokens;
 if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (data9 !== null)){
-const err31 = {instancePath:instancePath+"/reasoning_tokens",schemaPath:"#/properties/reasoning_tokens/type",keyword:"type",params:{type: schema229.properties.reasoning_tokens.type},message:"must be integer,null"};
+const err31 = {instancePath:instancePath+"/reasoning_tokens",schemaPath:"#/properties/reasoning_tokens/type",keyword:"type",params:{type: schema235.properties.reasoning_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -18393,7 +20001,7 @@ errors++;
 if(data.cached_tokens !== undefined){
 let data10 = data.cached_tokens;
 if((!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))) && (data10 !== null)){
-const err33 = {instancePath:instancePath+"/cached_tokens",schemaPath:"#/properties/cached_tokens/type",keyword:"type",params:{type: schema229.properties.cached_tokens.type},message:"must be integer,null"};
+const err33 = {instancePath:instancePath+"/cached_tokens",schemaPath:"#/properties/cached_tokens/type",keyword:"type",params:{type: schema235.properties.cached_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -18496,21 +20104,21 @@ vErrors.push(err41);
 }
 errors++;
 }
-validate86.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema233 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:validation:v1","type":"object","additionalProperties":false,"required":["v","stage","register","register_source","checker","input_sha256","status","findings"],"properties":{"v":{"const":1},"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"register_source":{"type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"internal-text"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"findings":{"type":"array","maxItems":100,"items":{"type":"object","additionalProperties":false,"required":["rule","line","detail"],"properties":{"rule":{"type":"string","pattern":"^[a-z][a-z0-9-]{1,63}$"},"line":{"type":"integer","minimum":0},"detail":{"type":"string","minLength":1,"maxLength":500}}}}},"if":{"properties":{"status":{"const":"fail"}}},"then":{"properties":{"findings":{"type":"array","minItems":1}}},"else":{"properties":{"findings":{"type":"array","maxItems":0}}}};
-const pattern130 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$", "u");
-const pattern132 = new RegExp("^[a-z][a-z0-9-]{1,63}$", "u");
+const schema239 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:validation:v1","type":"object","additionalProperties":false,"required":["v","stage","register","register_source","checker","input_sha256","status","findings"],"properties":{"v":{"const":1},"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"register_source":{"type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"internal-text"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"findings":{"type":"array","maxItems":100,"items":{"type":"object","additionalProperties":false,"required":["rule","line","detail"],"properties":{"rule":{"type":"string","pattern":"^[a-z][a-z0-9-]{1,63}$"},"line":{"type":"integer","minimum":0},"detail":{"type":"string","minLength":1,"maxLength":500}}}}},"if":{"properties":{"status":{"const":"fail"}}},"then":{"properties":{"findings":{"type":"array","minItems":1}}},"else":{"properties":{"findings":{"type":"array","maxItems":0}}}};
+const pattern137 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$", "u");
+const pattern139 = new RegExp("^[a-z][a-z0-9-]{1,63}$", "u");
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:validation:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18750,7 +20358,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((((data4 === "job_instructions_validation") || (data4 === "prompt_validation")) || (data4 === "request_instructions_validation")) || (data4 === "summary_validation"))){
-const err17 = {instancePath:instancePath+"/stage",schemaPath:"#/properties/stage/enum",keyword:"enum",params:{allowedValues: schema233.properties.stage.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/stage",schemaPath:"#/properties/stage/enum",keyword:"enum",params:{allowedValues: schema239.properties.stage.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -18786,7 +20394,7 @@ errors++;
 if(data.register_source !== undefined){
 let data6 = data.register_source;
 if(typeof data6 === "string"){
-if(!pattern130.test(data6)){
+if(!pattern137.test(data6)){
 const err20 = {instancePath:instancePath+"/register_source",schemaPath:"#/properties/register_source/pattern",keyword:"pattern",params:{pattern: "^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},message:"must match pattern \""+"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -18930,7 +20538,7 @@ vErrors.push(err31);
 errors++;
 }
 if(!(((data11 === "pass") || (data11 === "fail")) || (data11 === "not_applicable"))){
-const err32 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema233.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err32 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema239.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -19002,7 +20610,7 @@ errors++;
 if(data13.rule !== undefined){
 let data14 = data13.rule;
 if(typeof data14 === "string"){
-if(!pattern132.test(data14)){
+if(!pattern139.test(data14)){
 const err38 = {instancePath:instancePath+"/findings/" + i0+"/rule",schemaPath:"#/properties/findings/items/properties/rule/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9-]{1,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9-]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
@@ -19119,20 +20727,20 @@ vErrors.push(err47);
 }
 errors++;
 }
-validate87.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema236 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:verify:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","classification","passed","reasons","candidate","comparable","runner","exit_code","timed_out","events","identities","failing","anomalies","verdicts","red_then_green","stderr_tail"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"passed":{"type":"boolean"},"reasons":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"candidate":{"type":"object","additionalProperties":false,"required":["tree","proposal_sha256","patch_sha256","files"],"properties":{"tree":{"const":"work/candidate"},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"patch_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"files":{"type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}}}},"comparable":{"type":"object","additionalProperties":false,"required":["identical","differences"],"properties":{"identical":{"type":"boolean"},"differences":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}},"runner":{"type":"string","enum":["go","node"]},"toolchain":{"type":"string","minLength":1,"maxLength":200},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"},"fault":{"type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","maxLength":8000,"pattern":"^[^\\n\\r]*$"}}},"events":{"type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"run":{"$ref":"urn:repairline:sandbox-run:v1"},"go_cache":{"type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"method":{"type":"string","enum":["link","copy","overlay"]},"note":{"type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_tail":{"type":"string","maxLength":8192},"identities":{"type":"object","additionalProperties":{"$ref":"urn:repairline:baseline:v1#/$defs/identityState"}},"failing":{"type":"array","items":{"type":"string"}},"anomalies":{"type":"array","items":{"type":"string"}},"verdicts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate","verdict"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"$ref":"#/$defs/observed"},"candidate":{"$ref":"#/$defs/observed"},"verdict":{"type":"string","enum":["fixed","still_passes","still_fails","now_fails","now_skipped","still_skipped","now_passes","not_executed","added_pass","added_fail","added_skip"]}}}},"red_then_green":{"type":"object","additionalProperties":false,"required":["shape","identities"],"properties":{"shape":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"identities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"const":"fail"},"candidate":{"$ref":"#/$defs/observed"}}}},"note":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"if":{"properties":{"shape":{"const":"red_then_green"}}},"then":{"not":{"required":["note"]}},"else":{"required":["note"]}}},"allOf":[{"if":{"properties":{"classification":{"const":"scoped_test_verified"}}},"then":{"properties":{"passed":{"const":true},"reasons":{"type":"array","maxItems":0}}},"else":{"properties":{"passed":{"const":false},"reasons":{"type":"array","minItems":1}}}},{"if":{"properties":{"classification":{"const":"fault"}}},"then":{"required":["fault"]}}],"$defs":{"observed":{"type":"string","enum":["pass","fail","skip","missing"]}}};
-const schema247 = {"type":"string","enum":["pass","fail","skip","missing"]};
+const schema242 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:verify:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","classification","passed","reasons","candidate","comparable","runner","exit_code","timed_out","events","identities","failing","anomalies","verdicts","red_then_green","stderr_tail"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"passed":{"type":"boolean"},"reasons":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"candidate":{"type":"object","additionalProperties":false,"required":["tree","proposal_sha256","patch_sha256","files"],"properties":{"tree":{"const":"work/candidate"},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"patch_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"files":{"type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}}}},"comparable":{"type":"object","additionalProperties":false,"required":["identical","differences"],"properties":{"identical":{"type":"boolean"},"differences":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}},"runner":{"type":"string","enum":["go","node"]},"toolchain":{"type":"string","minLength":1,"maxLength":200},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"},"fault":{"type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","maxLength":8000,"pattern":"^[^\\n\\r]*$"}}},"events":{"type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"run":{"$ref":"urn:repairline:sandbox-run:v1"},"go_cache":{"type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"method":{"type":"string","enum":["link","copy","overlay"]},"note":{"type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_tail":{"type":"string","maxLength":8192},"checks":{"type":"array","maxItems":56,"items":{"$ref":"urn:repairline:check-result:v1"}},"identities":{"type":"object","additionalProperties":{"$ref":"urn:repairline:baseline:v1#/$defs/identityState"}},"failing":{"type":"array","items":{"type":"string"}},"anomalies":{"type":"array","items":{"type":"string"}},"verdicts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate","verdict"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"$ref":"#/$defs/observed"},"candidate":{"$ref":"#/$defs/observed"},"verdict":{"type":"string","enum":["fixed","still_passes","still_fails","now_fails","now_skipped","still_skipped","now_passes","not_executed","added_pass","added_fail","added_skip"]}}}},"red_then_green":{"type":"object","additionalProperties":false,"required":["shape","identities"],"properties":{"shape":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"identities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"const":"fail"},"candidate":{"$ref":"#/$defs/observed"}}}},"note":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"if":{"properties":{"shape":{"const":"red_then_green"}}},"then":{"not":{"required":["note"]}},"else":{"required":["note"]}}},"allOf":[{"if":{"properties":{"classification":{"const":"scoped_test_verified"}}},"then":{"properties":{"passed":{"const":true},"reasons":{"type":"array","maxItems":0}}},"else":{"properties":{"passed":{"const":false},"reasons":{"type":"array","minItems":1}}}},{"if":{"properties":{"classification":{"const":"fault"}}},"then":{"required":["fault"]}}],"$defs":{"observed":{"type":"string","enum":["pass","fail","skip","missing"]}}};
+const schema253 = {"type":"string","enum":["pass","fail","skip","missing"]};
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:verify:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19520,7 +21128,7 @@ vErrors.push(err28);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema236.properties, key0))){
+if(!(func1.call(schema242.properties, key0))){
 const err29 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err29];
@@ -19616,7 +21224,7 @@ vErrors.push(err36);
 errors++;
 }
 if(!((((data9 === "scoped_test_verified") || (data9 === "failed")) || (data9 === "fault")) || (data9 === "timed_out"))){
-const err37 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema236.properties.classification.enum},message:"must be equal to one of the allowed values"};
+const err37 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema242.properties.classification.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -19655,7 +21263,7 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern57.test(data12)){
+if(!pattern64.test(data12)){
 const err40 = {instancePath:instancePath+"/reasons/" + i0,schemaPath:"#/properties/reasons/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
@@ -19898,7 +21506,7 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(!pattern44.test(data19)){
+if(!pattern35.test(data19)){
 const err61 = {instancePath:instancePath+"/candidate/files/" + i1+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err61];
@@ -20070,7 +21678,7 @@ vErrors.push(err74);
 }
 errors++;
 }
-if(!pattern57.test(data25)){
+if(!pattern64.test(data25)){
 const err75 = {instancePath:instancePath+"/comparable/differences/" + i2,schemaPath:"#/properties/comparable/properties/differences/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err75];
@@ -20129,7 +21737,7 @@ vErrors.push(err79);
 errors++;
 }
 if(!((data26 === "go") || (data26 === "node"))){
-const err80 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema236.properties.runner.enum},message:"must be equal to one of the allowed values"};
+const err80 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema242.properties.runner.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -20215,7 +21823,7 @@ errors++;
 if(data.exit_code !== undefined){
 let data30 = data.exit_code;
 if((!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))) && (data30 !== null)){
-const err87 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema236.properties.exit_code.type},message:"must be integer,null"};
+const err87 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema242.properties.exit_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -20310,7 +21918,7 @@ vErrors.push(err94);
 }
 errors++;
 }
-if(!pattern57.test(data34)){
+if(!pattern64.test(data34)){
 const err95 = {instancePath:instancePath+"/fault/message",schemaPath:"#/properties/fault/properties/message/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err95];
@@ -20615,7 +22223,7 @@ vErrors.push(err119);
 errors++;
 }
 if(!(((data44 === "link") || (data44 === "copy")) || (data44 === "overlay"))){
-const err120 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/enum",keyword:"enum",params:{allowedValues: schema236.properties.go_cache.properties.method.enum},message:"must be equal to one of the allowed values"};
+const err120 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/enum",keyword:"enum",params:{allowedValues: schema242.properties.go_cache.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -20699,14 +22307,11 @@ vErrors.push(err126);
 errors++;
 }
 }
-if(data.identities !== undefined){
-let data48 = data.identities;
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-for(const key7 in data48){
-let data49 = data48[key7];
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-if(data49.result === undefined){
-const err127 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/required",keyword:"required",params:{missingProperty: "result"},message:"must have required property '"+"result"+"'"};
+if(data.checks !== undefined){
+let data48 = data.checks;
+if(Array.isArray(data48)){
+if(data48.length > 56){
+const err127 = {instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/maxItems",keyword:"maxItems",params:{limit: 56},message:"must NOT have more than 56 items"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -20715,9 +22320,16 @@ vErrors.push(err127);
 }
 errors++;
 }
-for(const key8 in data49){
-if(!(((((key8 === "result") || (key8 === "unfinished")) || (key8 === "duplicateTerminal")) || (key8 === "conflicting")) || (key8 === "buildFailed"))){
-const err128 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+const len4 = data48.length;
+for(let i4=0; i4<len4; i4++){
+if(!(validate37(data48[i4], {instancePath:instancePath+"/checks/" + i4,parentData:data48,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err128 = {instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -20727,10 +22339,14 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(data49.result !== undefined){
-let data50 = data49.result;
-if(typeof data50 !== "string"){
-const err129 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/result",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/result/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.identities !== undefined){
+let data50 = data.identities;
+if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+for(const key7 in data50){
+let data51 = data50[key7];
+if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
+if(data51.result === undefined){
+const err129 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/required",keyword:"required",params:{missingProperty: "result"},message:"must have required property '"+"result"+"'"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -20739,8 +22355,9 @@ vErrors.push(err129);
 }
 errors++;
 }
-if(!(((data50 === "pass") || (data50 === "fail")) || (data50 === "skip"))){
-const err130 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/result",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/result/enum",keyword:"enum",params:{allowedValues: schema67.properties.result.enum},message:"must be equal to one of the allowed values"};
+for(const key8 in data51){
+if(!(((((key8 === "result") || (key8 === "unfinished")) || (key8 === "duplicateTerminal")) || (key8 === "conflicting")) || (key8 === "buildFailed"))){
+const err130 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -20750,9 +22367,10 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(data49.unfinished !== undefined){
-if(true !== data49.unfinished){
-const err131 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/unfinished",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/unfinished/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(data51.result !== undefined){
+let data52 = data51.result;
+if(typeof data52 !== "string"){
+const err131 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/result",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/result/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -20761,10 +22379,8 @@ vErrors.push(err131);
 }
 errors++;
 }
-}
-if(data49.duplicateTerminal !== undefined){
-if(true !== data49.duplicateTerminal){
-const err132 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/duplicateTerminal",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/duplicateTerminal/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(!(((data52 === "pass") || (data52 === "fail")) || (data52 === "skip"))){
+const err132 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/result",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/result/enum",keyword:"enum",params:{allowedValues: schema67.properties.result.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -20774,9 +22390,9 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(data49.conflicting !== undefined){
-if(true !== data49.conflicting){
-const err133 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/conflicting",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/conflicting/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(data51.unfinished !== undefined){
+if(true !== data51.unfinished){
+const err133 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/unfinished",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/unfinished/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -20786,9 +22402,9 @@ vErrors.push(err133);
 errors++;
 }
 }
-if(data49.buildFailed !== undefined){
-if(true !== data49.buildFailed){
-const err134 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/buildFailed",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/buildFailed/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(data51.duplicateTerminal !== undefined){
+if(true !== data51.duplicateTerminal){
+const err134 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/duplicateTerminal",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/duplicateTerminal/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -20798,9 +22414,9 @@ vErrors.push(err134);
 errors++;
 }
 }
-}
-else {
-const err135 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data51.conflicting !== undefined){
+if(true !== data51.conflicting){
+const err135 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/conflicting",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/conflicting/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -20810,9 +22426,9 @@ vErrors.push(err135);
 errors++;
 }
 }
-}
-else {
-const err136 = {instancePath:instancePath+"/identities",schemaPath:"#/properties/identities/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data51.buildFailed !== undefined){
+if(true !== data51.buildFailed){
+const err136 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/buildFailed",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/buildFailed/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -20822,13 +22438,9 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(data.failing !== undefined){
-let data55 = data.failing;
-if(Array.isArray(data55)){
-const len4 = data55.length;
-for(let i4=0; i4<len4; i4++){
-if(typeof data55[i4] !== "string"){
-const err137 = {instancePath:instancePath+"/failing/" + i4,schemaPath:"#/properties/failing/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err137 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -20840,7 +22452,7 @@ errors++;
 }
 }
 else {
-const err138 = {instancePath:instancePath+"/failing",schemaPath:"#/properties/failing/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err138 = {instancePath:instancePath+"/identities",schemaPath:"#/properties/identities/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -20850,13 +22462,13 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(data.anomalies !== undefined){
-let data57 = data.anomalies;
+if(data.failing !== undefined){
+let data57 = data.failing;
 if(Array.isArray(data57)){
 const len5 = data57.length;
 for(let i5=0; i5<len5; i5++){
 if(typeof data57[i5] !== "string"){
-const err139 = {instancePath:instancePath+"/anomalies/" + i5,schemaPath:"#/properties/anomalies/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err139 = {instancePath:instancePath+"/failing/" + i5,schemaPath:"#/properties/failing/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -20868,7 +22480,7 @@ errors++;
 }
 }
 else {
-const err140 = {instancePath:instancePath+"/anomalies",schemaPath:"#/properties/anomalies/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err140 = {instancePath:instancePath+"/failing",schemaPath:"#/properties/failing/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -20878,15 +22490,13 @@ vErrors.push(err140);
 errors++;
 }
 }
-if(data.verdicts !== undefined){
-let data59 = data.verdicts;
+if(data.anomalies !== undefined){
+let data59 = data.anomalies;
 if(Array.isArray(data59)){
 const len6 = data59.length;
 for(let i6=0; i6<len6; i6++){
-let data60 = data59[i6];
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-if(data60.identity === undefined){
-const err141 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/required",keyword:"required",params:{missingProperty: "identity"},message:"must have required property '"+"identity"+"'"};
+if(typeof data59[i6] !== "string"){
+const err141 = {instancePath:instancePath+"/anomalies/" + i6,schemaPath:"#/properties/anomalies/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -20895,8 +22505,10 @@ vErrors.push(err141);
 }
 errors++;
 }
-if(data60.baseline === undefined){
-const err142 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/required",keyword:"required",params:{missingProperty: "baseline"},message:"must have required property '"+"baseline"+"'"};
+}
+}
+else {
+const err142 = {instancePath:instancePath+"/anomalies",schemaPath:"#/properties/anomalies/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -20905,8 +22517,16 @@ vErrors.push(err142);
 }
 errors++;
 }
-if(data60.candidate === undefined){
-const err143 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/required",keyword:"required",params:{missingProperty: "candidate"},message:"must have required property '"+"candidate"+"'"};
+}
+if(data.verdicts !== undefined){
+let data61 = data.verdicts;
+if(Array.isArray(data61)){
+const len7 = data61.length;
+for(let i7=0; i7<len7; i7++){
+let data62 = data61[i7];
+if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+if(data62.identity === undefined){
+const err143 = {instancePath:instancePath+"/verdicts/" + i7,schemaPath:"#/properties/verdicts/items/required",keyword:"required",params:{missingProperty: "identity"},message:"must have required property '"+"identity"+"'"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -20915,8 +22535,8 @@ vErrors.push(err143);
 }
 errors++;
 }
-if(data60.verdict === undefined){
-const err144 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/required",keyword:"required",params:{missingProperty: "verdict"},message:"must have required property '"+"verdict"+"'"};
+if(data62.baseline === undefined){
+const err144 = {instancePath:instancePath+"/verdicts/" + i7,schemaPath:"#/properties/verdicts/items/required",keyword:"required",params:{missingProperty: "baseline"},message:"must have required property '"+"baseline"+"'"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -20925,9 +22545,8 @@ vErrors.push(err144);
 }
 errors++;
 }
-for(const key9 in data60){
-if(!((((key9 === "identity") || (key9 === "baseline")) || (key9 === "candidate")) || (key9 === "verdict"))){
-const err145 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+if(data62.candidate === undefined){
+const err145 = {instancePath:instancePath+"/verdicts/" + i7,schemaPath:"#/properties/verdicts/items/required",keyword:"required",params:{missingProperty: "candidate"},message:"must have required property '"+"candidate"+"'"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -20936,12 +22555,8 @@ vErrors.push(err145);
 }
 errors++;
 }
-}
-if(data60.identity !== undefined){
-let data61 = data60.identity;
-if(typeof data61 === "string"){
-if(func2(data61) < 1){
-const err146 = {instancePath:instancePath+"/verdicts/" + i6+"/identity",schemaPath:"#/properties/verdicts/items/properties/identity/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data62.verdict === undefined){
+const err146 = {instancePath:instancePath+"/verdicts/" + i7,schemaPath:"#/properties/verdicts/items/required",keyword:"required",params:{missingProperty: "verdict"},message:"must have required property '"+"verdict"+"'"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -20950,9 +22565,9 @@ vErrors.push(err146);
 }
 errors++;
 }
-}
-else {
-const err147 = {instancePath:instancePath+"/verdicts/" + i6+"/identity",schemaPath:"#/properties/verdicts/items/properties/identity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key9 in data62){
+if(!((((key9 === "identity") || (key9 === "baseline")) || (key9 === "candidate")) || (key9 === "verdict"))){
+const err147 = {instancePath:instancePath+"/verdicts/" + i7,schemaPath:"#/properties/verdicts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -20962,10 +22577,11 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(data60.baseline !== undefined){
-let data62 = data60.baseline;
-if(typeof data62 !== "string"){
-const err148 = {instancePath:instancePath+"/verdicts/" + i6+"/baseline",schemaPath:"#/$defs/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data62.identity !== undefined){
+let data63 = data62.identity;
+if(typeof data63 === "string"){
+if(func2(data63) < 1){
+const err148 = {instancePath:instancePath+"/verdicts/" + i7+"/identity",schemaPath:"#/properties/verdicts/items/properties/identity/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -20974,8 +22590,9 @@ vErrors.push(err148);
 }
 errors++;
 }
-if(!((((data62 === "pass") || (data62 === "fail")) || (data62 === "skip")) || (data62 === "missing"))){
-const err149 = {instancePath:instancePath+"/verdicts/" + i6+"/baseline",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema247.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err149 = {instancePath:instancePath+"/verdicts/" + i7+"/identity",schemaPath:"#/properties/verdicts/items/properties/identity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -20985,10 +22602,10 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(data60.candidate !== undefined){
-let data63 = data60.candidate;
-if(typeof data63 !== "string"){
-const err150 = {instancePath:instancePath+"/verdicts/" + i6+"/candidate",schemaPath:"#/$defs/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data62.baseline !== undefined){
+let data64 = data62.baseline;
+if(typeof data64 !== "string"){
+const err150 = {instancePath:instancePath+"/verdicts/" + i7+"/baseline",schemaPath:"#/$defs/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -20997,8 +22614,8 @@ vErrors.push(err150);
 }
 errors++;
 }
-if(!((((data63 === "pass") || (data63 === "fail")) || (data63 === "skip")) || (data63 === "missing"))){
-const err151 = {instancePath:instancePath+"/verdicts/" + i6+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema247.enum},message:"must be equal to one of the allowed values"};
+if(!((((data64 === "pass") || (data64 === "fail")) || (data64 === "skip")) || (data64 === "missing"))){
+const err151 = {instancePath:instancePath+"/verdicts/" + i7+"/baseline",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema253.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -21008,10 +22625,10 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(data60.verdict !== undefined){
-let data64 = data60.verdict;
-if(typeof data64 !== "string"){
-const err152 = {instancePath:instancePath+"/verdicts/" + i6+"/verdict",schemaPath:"#/properties/verdicts/items/properties/verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data62.candidate !== undefined){
+let data65 = data62.candidate;
+if(typeof data65 !== "string"){
+const err152 = {instancePath:instancePath+"/verdicts/" + i7+"/candidate",schemaPath:"#/$defs/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -21020,8 +22637,8 @@ vErrors.push(err152);
 }
 errors++;
 }
-if(!(((((((((((data64 === "fixed") || (data64 === "still_passes")) || (data64 === "still_fails")) || (data64 === "now_fails")) || (data64 === "now_skipped")) || (data64 === "still_skipped")) || (data64 === "now_passes")) || (data64 === "not_executed")) || (data64 === "added_pass")) || (data64 === "added_fail")) || (data64 === "added_skip"))){
-const err153 = {instancePath:instancePath+"/verdicts/" + i6+"/verdict",schemaPath:"#/properties/verdicts/items/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema236.properties.verdicts.items.properties.verdict.enum},message:"must be equal to one of the allowed values"};
+if(!((((data65 === "pass") || (data65 === "fail")) || (data65 === "skip")) || (data65 === "missing"))){
+const err153 = {instancePath:instancePath+"/verdicts/" + i7+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema253.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -21031,9 +22648,10 @@ vErrors.push(err153);
 errors++;
 }
 }
-}
-else {
-const err154 = {instancePath:instancePath+"/verdicts/" + i6,schemaPath:"#/properties/verdicts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data62.verdict !== undefined){
+let data66 = data62.verdict;
+if(typeof data66 !== "string"){
+const err154 = {instancePath:instancePath+"/verdicts/" + i7+"/verdict",schemaPath:"#/properties/verdicts/items/properties/verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -21042,10 +22660,8 @@ vErrors.push(err154);
 }
 errors++;
 }
-}
-}
-else {
-const err155 = {instancePath:instancePath+"/verdicts",schemaPath:"#/properties/verdicts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!(((((((((((data66 === "fixed") || (data66 === "still_passes")) || (data66 === "still_fails")) || (data66 === "now_fails")) || (data66 === "now_skipped")) || (data66 === "still_skipped")) || (data66 === "now_passes")) || (data66 === "not_executed")) || (data66 === "added_pass")) || (data66 === "added_fail")) || (data66 === "added_skip"))){
+const err155 = {instancePath:instancePath+"/verdicts/" + i7+"/verdict",schemaPath:"#/properties/verdicts/items/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema242.properties.verdicts.items.properties.verdict.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -21055,15 +22671,9 @@ vErrors.push(err155);
 errors++;
 }
 }
-if(data.red_then_green !== undefined){
-let data65 = data.red_then_green;
-const _errs153 = errors;
-let valid43 = true;
-const _errs154 = errors;
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
-if(data65.shape !== undefined){
-if("red_then_green" !== data65.shape){
-const err156 = {};
+}
+else {
+const err156 = {instancePath:instancePath+"/verdicts/" + i7,schemaPath:"#/properties/verdicts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -21074,25 +22684,8 @@ errors++;
 }
 }
 }
-var _valid2 = _errs154 === errors;
-errors = _errs153;
-if(vErrors !== null){
-if(_errs153){
-vErrors.length = _errs153;
-}
 else {
-vErrors = null;
-}
-}
-let ifClause1;
-if(_valid2){
-const _errs156 = errors;
-const _errs157 = errors;
-const _errs158 = errors;
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
-let missing0;
-if((data65.note === undefined) && (missing0 = "note")){
-const err157 = {};
+const err157 = {instancePath:instancePath+"/verdicts",schemaPath:"#/properties/verdicts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -21102,9 +22695,15 @@ vErrors.push(err157);
 errors++;
 }
 }
-var valid45 = _errs158 === errors;
-if(valid45){
-const err158 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/then/not",keyword:"not",params:{},message:"must NOT be valid"};
+if(data.red_then_green !== undefined){
+let data67 = data.red_then_green;
+const _errs156 = errors;
+let valid45 = true;
+const _errs157 = errors;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data67.shape !== undefined){
+if("red_then_green" !== data67.shape){
+const err158 = {};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -21113,26 +22712,27 @@ vErrors.push(err158);
 }
 errors++;
 }
-else {
-errors = _errs157;
+}
+}
+var _valid2 = _errs157 === errors;
+errors = _errs156;
 if(vErrors !== null){
-if(_errs157){
-vErrors.length = _errs157;
+if(_errs156){
+vErrors.length = _errs156;
 }
 else {
 vErrors = null;
 }
 }
-}
-var _valid2 = _errs156 === errors;
-valid43 = _valid2;
-ifClause1 = "then";
-}
-else {
+let ifClause1;
+if(_valid2){
 const _errs159 = errors;
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
-if(data65.note === undefined){
-const err159 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/else/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
+const _errs160 = errors;
+const _errs161 = errors;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+let missing0;
+if((data67.note === undefined) && (missing0 = "note")){
+const err159 = {};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -21142,12 +22742,9 @@ vErrors.push(err159);
 errors++;
 }
 }
-var _valid2 = _errs159 === errors;
-valid43 = _valid2;
-ifClause1 = "else";
-}
-if(!valid43){
-const err160 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/if",keyword:"if",params:{failingKeyword: ifClause1},message:"must match \""+ifClause1+"\" schema"};
+var valid47 = _errs161 === errors;
+if(valid47){
+const err160 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/then/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -21156,9 +22753,26 @@ vErrors.push(err160);
 }
 errors++;
 }
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
-if(data65.shape === undefined){
-const err161 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/required",keyword:"required",params:{missingProperty: "shape"},message:"must have required property '"+"shape"+"'"};
+else {
+errors = _errs160;
+if(vErrors !== null){
+if(_errs160){
+vErrors.length = _errs160;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid2 = _errs159 === errors;
+valid45 = _valid2;
+ifClause1 = "then";
+}
+else {
+const _errs162 = errors;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data67.note === undefined){
+const err161 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/else/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -21167,8 +22781,13 @@ vErrors.push(err161);
 }
 errors++;
 }
-if(data65.identities === undefined){
-const err162 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/required",keyword:"required",params:{missingProperty: "identities"},message:"must have required property '"+"identities"+"'"};
+}
+var _valid2 = _errs162 === errors;
+valid45 = _valid2;
+ifClause1 = "else";
+}
+if(!valid45){
+const err162 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/if",keyword:"if",params:{failingKeyword: ifClause1},message:"must match \""+ifClause1+"\" schema"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -21177,9 +22796,9 @@ vErrors.push(err162);
 }
 errors++;
 }
-for(const key10 in data65){
-if(!(((key10 === "shape") || (key10 === "identities")) || (key10 === "note"))){
-const err163 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data67.shape === undefined){
+const err163 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/required",keyword:"required",params:{missingProperty: "shape"},message:"must have required property '"+"shape"+"'"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -21188,11 +22807,8 @@ vErrors.push(err163);
 }
 errors++;
 }
-}
-if(data65.shape !== undefined){
-let data67 = data65.shape;
-if(typeof data67 !== "string"){
-const err164 = {instancePath:instancePath+"/red_then_green/shape",schemaPath:"#/properties/red_then_green/properties/shape/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data67.identities === undefined){
+const err164 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/required",keyword:"required",params:{missingProperty: "identities"},message:"must have required property '"+"identities"+"'"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -21201,8 +22817,9 @@ vErrors.push(err164);
 }
 errors++;
 }
-if(!(((((((data67 === "red_then_green") || (data67 === "red_then_red")) || (data67 === "red_then_skipped")) || (data67 === "red_then_missing")) || (data67 === "red_then_fault")) || (data67 === "red_then_timed_out")) || (data67 === "not_red"))){
-const err165 = {instancePath:instancePath+"/red_then_green/shape",schemaPath:"#/properties/red_then_green/properties/shape/enum",keyword:"enum",params:{allowedValues: schema236.properties.red_then_green.properties.shape.enum},message:"must be equal to one of the allowed values"};
+for(const key10 in data67){
+if(!(((key10 === "shape") || (key10 === "identities")) || (key10 === "note"))){
+const err165 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -21212,15 +22829,10 @@ vErrors.push(err165);
 errors++;
 }
 }
-if(data65.identities !== undefined){
-let data68 = data65.identities;
-if(Array.isArray(data68)){
-const len7 = data68.length;
-for(let i7=0; i7<len7; i7++){
-let data69 = data68[i7];
-if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
-if(data69.identity === undefined){
-const err166 = {instancePath:instancePath+"/red_then_green/identities/" + i7,schemaPath:"#/properties/red_then_green/properties/identities/items/required",keyword:"required",params:{missingProperty: "identity"},message:"must have required property '"+"identity"+"'"};
+if(data67.shape !== undefined){
+let data69 = data67.shape;
+if(typeof data69 !== "string"){
+const err166 = {instancePath:instancePath+"/red_then_green/shape",schemaPath:"#/properties/red_then_green/properties/shape/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -21229,8 +22841,8 @@ vErrors.push(err166);
 }
 errors++;
 }
-if(data69.baseline === undefined){
-const err167 = {instancePath:instancePath+"/red_then_green/identities/" + i7,schemaPath:"#/properties/red_then_green/properties/identities/items/required",keyword:"required",params:{missingProperty: "baseline"},message:"must have required property '"+"baseline"+"'"};
+if(!(((((((data69 === "red_then_green") || (data69 === "red_then_red")) || (data69 === "red_then_skipped")) || (data69 === "red_then_missing")) || (data69 === "red_then_fault")) || (data69 === "red_then_timed_out")) || (data69 === "not_red"))){
+const err167 = {instancePath:instancePath+"/red_then_green/shape",schemaPath:"#/properties/red_then_green/properties/shape/enum",keyword:"enum",params:{allowedValues: schema242.properties.red_then_green.properties.shape.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -21239,8 +22851,16 @@ vErrors.push(err167);
 }
 errors++;
 }
-if(data69.candidate === undefined){
-const err168 = {instancePath:instancePath+"/red_then_green/identities/" + i7,schemaPath:"#/properties/red_then_green/properties/identities/items/required",keyword:"required",params:{missingProperty: "candidate"},message:"must have required property '"+"candidate"+"'"};
+}
+if(data67.identities !== undefined){
+let data70 = data67.identities;
+if(Array.isArray(data70)){
+const len8 = data70.length;
+for(let i8=0; i8<len8; i8++){
+let data71 = data70[i8];
+if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
+if(data71.identity === undefined){
+const err168 = {instancePath:instancePath+"/red_then_green/identities/" + i8,schemaPath:"#/properties/red_then_green/properties/identities/items/required",keyword:"required",params:{missingProperty: "identity"},message:"must have required property '"+"identity"+"'"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -21249,9 +22869,8 @@ vErrors.push(err168);
 }
 errors++;
 }
-for(const key11 in data69){
-if(!(((key11 === "identity") || (key11 === "baseline")) || (key11 === "candidate"))){
-const err169 = {instancePath:instancePath+"/red_then_green/identities/" + i7,schemaPath:"#/properties/red_then_green/properties/identities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+if(data71.baseline === undefined){
+const err169 = {instancePath:instancePath+"/red_then_green/identities/" + i8,schemaPath:"#/properties/red_then_green/properties/identities/items/required",keyword:"required",params:{missingProperty: "baseline"},message:"must have required property '"+"baseline"+"'"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -21260,12 +22879,8 @@ vErrors.push(err169);
 }
 errors++;
 }
-}
-if(data69.identity !== undefined){
-let data70 = data69.identity;
-if(typeof data70 === "string"){
-if(func2(data70) < 1){
-const err170 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/identity",schemaPath:"#/properties/red_then_green/properties/identities/items/properties/identity/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data71.candidate === undefined){
+const err170 = {instancePath:instancePath+"/red_then_green/identities/" + i8,schemaPath:"#/properties/red_then_green/properties/identities/items/required",keyword:"required",params:{missingProperty: "candidate"},message:"must have required property '"+"candidate"+"'"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -21274,9 +22889,9 @@ vErrors.push(err170);
 }
 errors++;
 }
-}
-else {
-const err171 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/identity",schemaPath:"#/properties/red_then_green/properties/identities/items/properties/identity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key11 in data71){
+if(!(((key11 === "identity") || (key11 === "baseline")) || (key11 === "candidate"))){
+const err171 = {instancePath:instancePath+"/red_then_green/identities/" + i8,schemaPath:"#/properties/red_then_green/properties/identities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -21286,9 +22901,11 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(data69.baseline !== undefined){
-if("fail" !== data69.baseline){
-const err172 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/baseline",schemaPath:"#/properties/red_then_green/properties/identities/items/properties/baseline/const",keyword:"const",params:{allowedValue: "fail"},message:"must be equal to constant"};
+if(data71.identity !== undefined){
+let data72 = data71.identity;
+if(typeof data72 === "string"){
+if(func2(data72) < 1){
+const err172 = {instancePath:instancePath+"/red_then_green/identities/" + i8+"/identity",schemaPath:"#/properties/red_then_green/properties/identities/items/properties/identity/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -21298,10 +22915,8 @@ vErrors.push(err172);
 errors++;
 }
 }
-if(data69.candidate !== undefined){
-let data72 = data69.candidate;
-if(typeof data72 !== "string"){
-const err173 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/candidate",schemaPath:"#/$defs/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err173 = {instancePath:instancePath+"/red_then_green/identities/" + i8+"/identity",schemaPath:"#/properties/red_then_green/properties/identities/items/properties/identity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -21310,8 +22925,10 @@ vErrors.push(err173);
 }
 errors++;
 }
-if(!((((data72 === "pass") || (data72 === "fail")) || (data72 === "skip")) || (data72 === "missing"))){
-const err174 = {instancePath:instancePath+"/red_then_green/identities/" + i7+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema247.enum},message:"must be equal to one of the allowed values"};
+}
+if(data71.baseline !== undefined){
+if("fail" !== data71.baseline){
+const err174 = {instancePath:instancePath+"/red_then_green/identities/" + i8+"/baseline",schemaPath:"#/properties/red_then_green/properties/identities/items/properties/baseline/const",keyword:"const",params:{allowedValue: "fail"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -21321,9 +22938,10 @@ vErrors.push(err174);
 errors++;
 }
 }
-}
-else {
-const err175 = {instancePath:instancePath+"/red_then_green/identities/" + i7,schemaPath:"#/properties/red_then_green/properties/identities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data71.candidate !== undefined){
+let data74 = data71.candidate;
+if(typeof data74 !== "string"){
+const err175 = {instancePath:instancePath+"/red_then_green/identities/" + i8+"/candidate",schemaPath:"#/$defs/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -21332,10 +22950,8 @@ vErrors.push(err175);
 }
 errors++;
 }
-}
-}
-else {
-const err176 = {instancePath:instancePath+"/red_then_green/identities",schemaPath:"#/properties/red_then_green/properties/identities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!((((data74 === "pass") || (data74 === "fail")) || (data74 === "skip")) || (data74 === "missing"))){
+const err176 = {instancePath:instancePath+"/red_then_green/identities/" + i8+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema253.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -21345,11 +22961,9 @@ vErrors.push(err176);
 errors++;
 }
 }
-if(data65.note !== undefined){
-let data73 = data65.note;
-if(typeof data73 === "string"){
-if(func2(data73) > 2000){
-const err177 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+}
+else {
+const err177 = {instancePath:instancePath+"/red_then_green/identities/" + i8,schemaPath:"#/properties/red_then_green/properties/identities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -21358,8 +22972,10 @@ vErrors.push(err177);
 }
 errors++;
 }
-if(func2(data73) < 1){
-const err178 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err178 = {instancePath:instancePath+"/red_then_green/identities",schemaPath:"#/properties/red_then_green/properties/identities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -21368,8 +22984,12 @@ vErrors.push(err178);
 }
 errors++;
 }
-if(!pattern57.test(data73)){
-const err179 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
+}
+if(data67.note !== undefined){
+let data75 = data67.note;
+if(typeof data75 === "string"){
+if(func2(data75) > 2000){
+const err179 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -21378,9 +22998,8 @@ vErrors.push(err179);
 }
 errors++;
 }
-}
-else {
-const err180 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data75) < 1){
+const err180 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -21389,10 +23008,8 @@ vErrors.push(err180);
 }
 errors++;
 }
-}
-}
-else {
-const err181 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern64.test(data75)){
+const err181 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -21402,9 +23019,8 @@ vErrors.push(err181);
 errors++;
 }
 }
-}
 else {
-const err182 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err182 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -21413,10 +23029,34 @@ vErrors.push(err182);
 }
 errors++;
 }
-validate88.errors = vErrors;
+}
+}
+else {
+const err183 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err183];
+}
+else {
+vErrors.push(err183);
+}
+errors++;
+}
+}
+}
+else {
+const err184 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err184];
+}
+else {
+vErrors.push(err184);
+}
+errors++;
+}
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return { v_admission: validate20, v_baseline: validate32, v_case: validate24, v_dispatch: validate37, v_error: validate38, v_execution: validate39, v_gate: validate40, v_limit_reading: validate41, v_lock: validate42, v_outcome: validate43, v_proposal: validate45, v_receipt: validate46, v_record_attempt: validate56, v_record_baseline: validate57, v_record_case_status: validate58, v_record_check: validate60, v_record_error: validate61, v_record_preflight: validate62, v_record_readback: validate64, v_record_result: validate65, v_record_rule: validate66, v_record_start: validate67, v_record_tree: validate68, v_record_verify: validate69, v_register_manifest: validate70, v_request: validate75, v_resource_sample: validate34, v_response: validate76, v_routing_policy: validate77, v_sandbox_run: validate33, v_started: validate80, v_step_lock: validate81, v_suite_report: validate82, v_test_event: validate84, v_tree_manifest: validate85, v_usage: validate86, v_validation: validate87, v_verify: validate88 }
+return { v_admission: validate20, v_baseline: validate32, v_case: validate24, v_check_result: validate37, v_dispatch: validate40, v_error: validate41, v_execution: validate42, v_gate: validate43, v_limit_reading: validate44, v_lock: validate45, v_outcome: validate46, v_proposal: validate48, v_receipt: validate49, v_record_attempt: validate59, v_record_baseline: validate60, v_record_case_status: validate61, v_record_check: validate63, v_record_error: validate64, v_record_preflight: validate65, v_record_readback: validate67, v_record_result: validate68, v_record_rule: validate69, v_record_start: validate70, v_record_tree: validate71, v_record_verify: validate72, v_register_manifest: validate73, v_request: validate78, v_resource_sample: validate34, v_response: validate79, v_routing_policy: validate80, v_sandbox_run: validate33, v_started: validate83, v_step_lock: validate84, v_suite_report: validate85, v_test_event: validate87, v_tree_manifest: validate88, v_usage: validate89, v_validation: validate90, v_verify: validate91 }
 }

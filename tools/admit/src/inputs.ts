@@ -16,6 +16,7 @@ import { checkProviderBaseUrl } from './rules/base-url.ts'
 import { checkAllowedFileShapes, checkAllowedFilesInTree } from './rules/allowed-files.ts'
 import { checkTestPackageShapes, checkTestPackagesInTree } from './rules/test-packages.ts'
 import { checkTokenHelper } from './rules/token-helper.ts'
+import { checkChecks } from './rules/checks.ts'
 import { checkCaFile, checkGoBuildCache, checkMounts, checkOutsideSandboxView, checkPathCharacters, checkStateDir, checkStateOutsideSource } from './rules/paths.ts'
 
 export const REGISTER_MANIFEST_PATH = '.repairline/registers.json'
@@ -69,6 +70,7 @@ export function checkConfigRules (config: ExecutionConfig): void {
   checkTokenHelper(config)
   checkMounts(config)
   checkGoBuildCache(config)
+  checkChecks(config)
 }
 
 export interface LoadedSource {

@@ -40,6 +40,9 @@ export const ERROR_CODES = {
   ROUTE_MODEL_MISMATCH: { exit: EXIT.CONFIG, summary: "a route's model differs from provider.model" },
   STATE_DIR_INVALID: { exit: EXIT.CONFIG, summary: 'state_dir cannot be used' },
   MOUNT_UNREADABLE: { exit: EXIT.CONFIG, summary: 'a configured mount is not readable by the sandbox user' },
+  CHECK_INVALID: { exit: EXIT.CONFIG, summary: 'a clause of checks names a file that is not an allowed file' },
+  CHECK_REGEX_UNSAFE: { exit: EXIT.CONFIG, summary: 'a regular expression of checks is not RE2-safe (backreference, lookaround, over 512 bytes, or not RE2 syntax)' },
+  CHECK_EXEC_UNRESOLVED: { exit: EXIT.CONFIG, summary: "a command of checks does not resolve to a program the sandbox shows (the runner's toolchain bin, /usr/bin, /usr/sbin)" },
   // source tree (refused by admit before anything is consumed; rejected by extract-tree)
   TREE_SYMLINK: { exit: EXIT.DATA, summary: 'the tree holds a symlink' },
   TREE_GITLINK: { exit: EXIT.DATA, summary: 'the tree holds a gitlink (submodule)' },

@@ -112,4 +112,113 @@ export interface ExecutionConfig {
      */
     ca_file?: string
   }
+  /**
+   * Optional operator checks beyond the tests (seed 004), run by verify on the candidate: content clauses on its files, commands in the same sandbox and limits as the tests. A clause that runs and disagrees fails the candidate; a command that cannot start, exits with one of its fault_exit_codes or passes its own timeout_ms is a fault that says nothing about the candidate. commands also run on the baseline in reproduce, where a fault ends the attempt before the provider is called.
+   */
+  checks?: {
+    /**
+     * Patterns that must be absent from every file the candidate changed, after the edit.
+     *
+     * @minItems 1
+     * @maxItems 16
+     */
+    source_absent?: SourceAbsentCheck[]
+    /**
+     * Literal texts an allowed file must contain on the candidate.
+     *
+     * @minItems 1
+     * @maxItems 16
+     */
+    contains?: ContainsCheck[]
+    /**
+     * Regular expressions an allowed file must match on the candidate.
+     *
+     * @minItems 1
+     * @maxItems 16
+     */
+    matches?: MatchesCheck[]
+    /**
+     * Commands run without a shell in the tests' sandbox, limits and working directory (the tree at source_root's path), on the baseline (reproduce) and on the candidate (verify).
+     *
+     * @minItems 1
+     * @maxItems 8
+     */
+    commands?: CommandCheck[]
+  }
+}
+/**
+ * One forbidden pattern.
+ */
+export interface SourceAbsentCheck {
+  /**
+   * The forbidden text: a literal substring, or an RE2 regular expression when regex is true (then at most 512 bytes, as for matches.regex).
+   */
+  pattern: string
+  /**
+   * true: pattern is an RE2 regular expression (multi-line: ^ and $ match at line ends). Default false: a literal substring.
+   */
+  regex?: boolean
+}
+/**
+ * One required text.
+ */
+export interface ContainsCheck {
+  /**
+   * One of allowed_files.
+   */
+  path: string
+  /**
+   * The literal substring required.
+   */
+  text: string
+}
+/**
+ * One required match.
+ */
+export interface MatchesCheck {
+  /**
+   * One of allowed_files.
+   */
+  path: string
+  /**
+   * An RE2 regular expression (multi-line: ^ and $ match at line ends; no backreferences, no lookaround; repetition counts at most 1000), at most 512 bytes. Matched by RE2's linear-time engine, so no file can make it backtrack; admit refuses any other (CHECK_REGEX_UNSAFE).
+   */
+  regex: string
+}
+/**
+ * One structured command.
+ */
+export interface CommandCheck {
+  /**
+   * The program: a bare name, resolved once per run in the runner's toolchain bin directory (GOROOT/bin for go, Node's bin for node), then /usr/bin; or an absolute path under /usr or that toolchain directory (nothing else is visible in the sandbox).
+   */
+  exec: string
+  /**
+   * The arguments, passed as they are (no shell, no globbing, no variable expansion).
+   *
+   * @maxItems 64
+   *
+   * Items: One argument.
+   */
+  args: string[]
+  /**
+   * The command's own time limit; passing it is a fault (CHECK_TIMED_OUT), not a failure. The attempt's deadline still bounds it.
+   */
+  timeout_ms: number
+  /**
+   * Exit codes that mean the check itself could not run (a fault, CHECK_FAULT_EXIT), not that the candidate is wrong. 126 and 127 always mean it could not start.
+   *
+   * @maxItems 16
+   *
+   * Items: An exit code.
+   */
+  fault_exit_codes?: number[]
+  /**
+   * A literal text the command's stdout must contain (besides exit 0).
+   */
+  stdout_contains?: string
+  /**
+   * An RE2 regular expression the command's stdout must match (besides exit 0); the same rules as matches.regex.
+   */
+  stdout_matches?: string
 }
