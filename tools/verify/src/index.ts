@@ -7,9 +7,9 @@
 // as failed work.
 
 import { join } from 'node:path'
-import type { Baseline, GateReport, VerifyRecord, VerifyReport } from '@repairline/schemas'
+import type { Baseline, CheckResult, GateReport, VerifyRecord, VerifyReport } from '@repairline/schemas'
 import {
-  attemptTestRunSpec, throttledProgress, candidateRunVerdict, compareRuns, faultPoint, finishAttempt, openStep, prepareScratch,
+  attemptTestRunSpec, checkReasons, classifyWithChecks, evaluateContentChecks, firstCheck, openTreeReader, throttledProgress, candidateRunVerdict, compareRuns, faultPoint, finishAttempt, openStep, prepareScratch,
   prepareWorkTree, readJsonFile, removeScratch, runTests, testRunFields, testRunView, writeJsonAtomic, writeTestEvents, type Attempt, type TestRun,
   type BaselineView, type ToolIo, type ToolResult, type VerifyComparison,
 } from '@repairline/core'
@@ -82,6 +82,9 @@ export async function verify (o: VerifyOptions, io: ToolIo): Promise<ToolResult>
     timedOut = v.timedOut
   }
   const c = classify(baseline, run, timedOut, fault)
+  // The config's checks (seed 004): the content clauses on the candidate's files.
+  const checks: CheckResult[] | undefined = attempt.config.checks === undefined ? undefined : contentChecks(attempt, candidate.overrides)
+  const classification = classifyWithChecks(c.classification, checks)
   const overridden = [...tree.overridden].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)))
   const fields = run === undefined
     ? { runner: attempt.config.runner.kind, exit_code: null, timed_out: false, events, stderr_tail: '' }
@@ -90,9 +93,9 @@ export async function verify (o: VerifyOptions, io: ToolIo): Promise<ToolResult>
     v: 1,
     attempt_key: attempt.key,
     case_identity: baseline.case_identity,
-    classification: c.classification,
-    passed: c.classification === 'scoped_test_verified',
-    reasons: c.reasons.map(r => oneLine(r)),
+    classification,
+    passed: classification === 'scoped_test_verified',
+    reasons: [...c.reasons, ...checkReasons(checks)].map(r => oneLine(r)),
     candidate: { tree: 'work/candidate', proposal_sha256: gate.proposal_sha256, patch_sha256: candidate.patchSha256, files: overridden },
     comparable: { identical: differences.length === 0, differences: differences.map(d => oneLine(d)) },
     ...fields,
@@ -102,6 +105,7 @@ export async function verify (o: VerifyOptions, io: ToolIo): Promise<ToolResult>
     anomalies: run?.summary.anomalies ?? [],
     verdicts: c.identities,
     red_then_green: { shape: c.redThenGreen.shape, identities: c.redThenGreen.identities.map(r => ({ identity: r.identity, baseline: 'fail' as const, candidate: r.candidate })), ...(c.redThenGreen.note === undefined ? {} : { note: oneLine(c.redThenGreen.note) }) },
+    ...(checks === undefined ? {} : { checks }),
   }
   if (report.passed && report.red_then_green.shape !== 'red_then_green') {
     // compareRuns cannot pass a reproduced baseline without turning its red identities green.
@@ -121,8 +125,15 @@ export async function verify (o: VerifyOptions, io: ToolIo): Promise<ToolResult>
     ...(report.fault === undefined ? {} : { fault: report.fault.code }),
   }
   io.out.write(record)
+  for (const r of report.checks ?? []) io.stderr.write(`verify: check ${r.clause}[${r.index}]: ${r.status} (${r.code}): ${r.detail}\n`)
   io.stderr.write(`verify: ${report.classification}${report.red_then_green.note === undefined ? ' (red then green)' : `: ${report.red_then_green.note}`}\n`)
   return finishAttempt('verify', attempt, io, decided(report, attempt))
+}
+
+/** The content clauses of the config's checks on the candidate: its changed files, and the others from tree.tar. */
+function contentChecks (attempt: Attempt, changed: ReadonlyMap<string, Buffer>): CheckResult[] {
+  const tree = openTreeReader(attempt.dir)
+  return evaluateContentChecks(attempt.config.checks, { changed, read: path => changed.get(path) ?? tree.readFile(path) })
 }
 
 function decided (r: VerifyReport, attempt: Attempt): { outcome: VerifyReport['classification'], code: string, message: string } {
@@ -133,7 +144,11 @@ function decided (r: VerifyReport, attempt: Attempt): { outcome: VerifyReport['c
       return { outcome: r.classification, code: 'VERIFY_FAILED', message: `the candidate did not pass verification: ${r.reasons.join('; ')}` }
     case 'timed_out':
       return { outcome: r.classification, code: 'DEADLINE_PASSED', message: `the candidate run was stopped by the deadline ${attempt.admission.deadline} before it reached a verdict` }
-    case 'fault':
+    case 'fault': {
+      // The test run's own fault first; else the first check that could not run.
+      const check = firstCheck(r.checks, 'fault')
+      if (r.fault === undefined && check !== undefined) return { outcome: r.classification, code: check.code, message: `check ${check.clause}[${check.index}] could not run, which says nothing about the candidate: ${check.detail}` }
       return { outcome: r.classification, code: r.fault?.code ?? 'INTERNAL', message: `the candidate run says nothing about the code: ${r.fault?.message ?? r.reasons.join('; ')}` }
+    }
   }
 }

@@ -1,5 +1,7 @@
-// The execution config's checks (seed 004): what an RE2-safe regex is, and how a command's exec
-// is resolved.
+// The execution config's checks (seed 004): what an RE2-safe regex is, how a command's exec is
+// resolved, the content clauses, and how the results combine with the test run's verdict.
 
 export * from './regex.ts'
 export * from './exec.ts'
+export * from './content.ts'
+export * from './verdict.ts'

@@ -10,7 +10,7 @@
 
 
 import { join } from 'node:path'
-import type { Admission, Case, ExecutionConfig, Receipt, OutcomeFile, Proposal, ProviderResponse, RegisterManifest, RoutingPolicy, TreeManifest, ValidationRecord } from '@repairline/schemas'
+import type { Admission, Case, CheckResult, ExecutionConfig, Receipt, OutcomeFile, Proposal, ProviderResponse, RegisterManifest, RoutingPolicy, TreeManifest, ValidationRecord } from '@repairline/schemas'
 import { attemptKey, caseInputSha256, resolveRoute, resolvePromptRegister, resolveTaskRegister } from '../admission.ts'
 import { jcs, jcsSha256, sha256Hex } from '../digest.ts'
 import type { Attempt } from '../attempt-dir.ts'
@@ -29,6 +29,7 @@ import { commandOf, validationOf } from './seal.ts'
 import { VALIDATION_FILES } from './stages.ts'
 import { checkTestVerdicts } from './test-verdicts.ts'
 import { checkTimeOrder } from './time-order.ts'
+import { firstCheck } from '../checks/verdict.ts'
 
 export interface CheckContext {
   dir: string
@@ -416,11 +417,13 @@ function checkDecidingRecord (c: CheckContext): void {
       return
     }
     case 'verify': {
-      const verify = docs.get('verify.json') as { classification: string, fault?: { code: string } } | undefined
+      const verify = docs.get('verify.json') as { classification: string, fault?: { code: string }, checks?: CheckResult[] } | undefined
       // scoped_test_verified needs every stage: a missing verify.json is the stage check's finding.
       if (verify === undefined) { if (!files.has('verify.json') && outcome.outcome !== 'scoped_test_verified') missing('verify.json'); return }
+      // A fault is the test run's own, else the first check that could not run.
+      const faultCode = verify.fault?.code ?? firstCheck(verify.checks, 'fault')?.code
       if (verify.classification !== outcome.outcome) f.add('OUTCOME_MISMATCH', `verify decided ${outcome.outcome}, but verify.json says ${verify.classification}`, 'outcome.json')
-      else if (outcome.outcome === 'fault' && verify.fault?.code !== outcome.reason.code) f.add('OUTCOME_MISMATCH', `verify decided fault ${outcome.reason.code}, but verify.json records ${verify.fault?.code ?? 'none'}`, 'outcome.json')
+      else if (outcome.outcome === 'fault' && faultCode !== outcome.reason.code) f.add('OUTCOME_MISMATCH', `verify decided fault ${outcome.reason.code}, but verify.json records ${faultCode ?? 'none'}`, 'outcome.json')
       return
     }
     default:

@@ -35,6 +35,7 @@ import { jcs } from '../digest.ts'
 import { summarizeEvents, type SummaryOptions, type TestSummary } from '../events.ts'
 import { schemaErrors } from '../contracts.ts'
 import { compareRuns } from '../verify/compare.ts'
+import { classifyWithChecks } from '../checks/verdict.ts'
 import { candidateRunVerdict, limitsNotInForce, recordedRunVerdict, type CandidateRunVerdict } from '../verify/run-verdict.ts'
 import type { RunRecordView } from '../verify/same-sandbox.ts'
 import type { CheckContext } from './checks.ts'
@@ -173,7 +174,9 @@ export function checkTestVerdicts (c: CheckContext): void {
     { case_identity: baseline.case_identity, identities, failing: baseline.failing },
     { summary: cand.summary, timedOut: derived.timedOut, ...(derived.fault === undefined ? {} : { fault: derived.fault }) },
   )
-  if (again.classification !== verify.classification) c.findings.add(CODE, `verify.json says ${verify.classification}; comparing its events with the baseline gives ${again.classification}`, 'verify.json')
+  // The checks' results (checks-results.ts judges them) combine with the tests' as verify combines them.
+  const classification = classifyWithChecks(again.classification, verify.checks)
+  if (classification !== verify.classification) c.findings.add(CODE, `verify.json says ${verify.classification}; comparing its events with the baseline${verify.checks === undefined ? '' : ' and its checks\' results'} gives ${classification}`, 'verify.json')
   if (jcs(again.identities) !== jcs(verify.verdicts)) c.findings.add(CODE, 'verify.json per-identity verdicts are not what comparing its events with the baseline gives', 'verify.json')
   if (again.redThenGreen.shape !== verify.red_then_green.shape) c.findings.add(CODE, `verify.json says ${verify.red_then_green.shape}; the comparison gives ${again.redThenGreen.shape}`, 'verify.json')
   const red = again.redThenGreen.identities.map(r => ({ identity: r.identity, baseline: 'fail', candidate: r.candidate }))
