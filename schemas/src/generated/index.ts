@@ -36,6 +36,7 @@ import type { StepLock } from './types/step-lock.ts'
 import type { SuiteReport } from './types/suite-report.ts'
 import type { TestEvent } from './types/test-event.ts'
 import type { TreeManifest } from './types/tree-manifest.ts'
+import type { UnmetItems } from './types/unmet.ts'
 import type { ProviderUsage } from './types/usage.ts'
 import type { ValidationRecord } from './types/validation.ts'
 import type { VerifyReport } from './types/verify.ts'
@@ -77,6 +78,7 @@ export type * from './types/step-lock.ts'
 export type * from './types/suite-report.ts'
 export type * from './types/test-event.ts'
 export type * from './types/tree-manifest.ts'
+export type * from './types/unmet.ts'
 export type * from './types/usage.ts'
 export type * from './types/validation.ts'
 export type * from './types/verify.ts'
@@ -119,6 +121,7 @@ export interface SchemaTypes {
   'suite-report': SuiteReport
   'test-event': TestEvent
   'tree-manifest': TreeManifest
+  'unmet': UnmetItems
   'usage': ProviderUsage
   'validation': ValidationRecord
   'verify': VerifyReport
@@ -166,6 +169,7 @@ const exportNames: { [N in SchemaName]: string } = {
   'suite-report': 'v_suite_report',
   'test-event': 'v_test_event',
   'tree-manifest': 'v_tree_manifest',
+  'unmet': 'v_unmet',
   'usage': 'v_usage',
   'validation': 'v_validation',
   'verify': 'v_verify',
@@ -212,6 +216,7 @@ export const schemaIds: { [N in SchemaName]: string } = {
   'suite-report': 'urn:repairline:suite-report:v1',
   'test-event': 'urn:repairline:test-event:v1',
   'tree-manifest': 'urn:repairline:tree-manifest:v1',
+  'unmet': 'urn:repairline:unmet:v1',
   'usage': 'urn:repairline:usage:v1',
   'validation': 'urn:repairline:validation:v1',
   'verify': 'urn:repairline:verify:v1',

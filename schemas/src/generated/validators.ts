@@ -8,17 +8,17 @@ export function loadAll () {
 
 const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:admission:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","key_inputs","case","route","task_register","prompt_register","admitted_at","deadline","timeout_seconds","test_hooks","source"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"key_inputs":{"$ref":"#/$defs/keyInputs"},"case":{"$ref":"urn:repairline:case:v1"},"route":{"$ref":"#/$defs/resolvedRoute"},"task_register":{"$ref":"#/$defs/taskRegister"},"prompt_register":{"$ref":"#/$defs/promptRegister"},"admitted_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"deadline":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"timeout_seconds":{"type":"integer","minimum":30,"maximum":300},"test_hooks":{"type":"boolean"},"source":{"type":"object","additionalProperties":false,"required":["root","sha","clean","tree_entries","tree_bytes"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"clean":{"const":true},"tree_entries":{"type":"integer","minimum":0},"tree_bytes":{"type":"integer","minimum":0}}}},"$defs":{"keyInputs":{"type":"object","additionalProperties":false,"required":["source_sha","config_sha256","routing_policy_sha256","register_manifest_sha256","case_kind","case_id","case_input_sha256"],"properties":{"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"config_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"routing_policy_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"register_manifest_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"case_input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"resolvedRoute":{"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens","estimated_cost_usd","cost_ceiling_usd"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"estimated_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"cost_ceiling_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}},"taskRegister":{"type":"object","additionalProperties":false,"required":["register","register_source"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"register_source":{"type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent)$"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}},"promptRegister":{"type":"object","additionalProperties":false,"required":["prompt_register","prompt_register_source"],"properties":{"prompt_register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"prompt_register_source":{"const":"surfaces.prompts"}}}}};
 const schema33 = {"type":"string","pattern":"^[0-9a-f]{64}$"};
-const schema60 = {"type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"};
-const schema62 = {"type":"string","maxLength":4096,"pattern":"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"};
+const schema62 = {"type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"};
+const schema64 = {"type":"string","maxLength":4096,"pattern":"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"};
 const schema35 = {"type":"string","pattern":"^[0-9a-f]{40}$"};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = runtime_ucs2length.default;
 const pattern4 = new RegExp("^[0-9a-f]{64}$", "u");
-const pattern17 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$", "u");
-const pattern19 = new RegExp("^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$", "u");
+const pattern20 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$", "u");
+const pattern22 = new RegExp("^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$", "u");
 const pattern5 = new RegExp("^[0-9a-f]{40}$", "u");
 const schema34 = {"type":"object","additionalProperties":false,"required":["source_sha","config_sha256","routing_policy_sha256","register_manifest_sha256","case_kind","case_id","case_input_sha256"],"properties":{"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"config_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"routing_policy_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"register_manifest_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"case_input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
-const schema39 = {"type":"string","enum":["test_failure"]};
+const schema39 = {"type":"string","enum":["test_failure","repair"]};
 const schema40 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$"};
 const pattern9 = new RegExp("^[^\\u0000-\\u001f\\u007f]+$", "u");
 
@@ -227,7 +227,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!(data4 === "test_failure")){
+if(!((data4 === "test_failure") || (data4 === "repair"))){
 const err17 = {instancePath:instancePath+"/case_kind",schemaPath:"urn:repairline:defs:v1#/$defs/caseKind/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
@@ -324,9 +324,10 @@ return errors === 0;
 }
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema42 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:case:v1","type":"object","additionalProperties":false,"required":["kind","id","test","input_sha256"],"properties":{"kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"test":{"$ref":"urn:repairline:defs:v1#/$defs/testRef"},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"plan":{"type":"string","maxLength":65536},"transcript_path":{"type":"string","maxLength":4096}}};
+const schema42 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:case:v1","type":"object","additionalProperties":false,"required":["kind","id","test","input_sha256"],"properties":{"kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"test":{"$ref":"urn:repairline:defs:v1#/$defs/testRef"},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"plan":{"type":"string","maxLength":65536},"transcript_path":{"type":"string","maxLength":4096},"repairs":{"type":"object","additionalProperties":false,"required":["attempt_key","unmet_sha256"],"properties":{"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"unmet_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"if":{"properties":{"kind":{"const":"repair"}},"required":["kind"]},"then":{"required":["repairs"],"properties":{"id":{"type":"string","pattern":"#r[12]$"}}},"else":{"not":{"required":["repairs"]}}};
 const schema45 = {"type":"object","additionalProperties":false,"required":["package","name"],"properties":{"package":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$"},"name":{"type":"string","minLength":3,"maxLength":4096,"pattern":"::"}}};
-const pattern13 = new RegExp("::", "u");
+const pattern11 = new RegExp("#r[12]$", "u");
+const pattern14 = new RegExp("::", "u");
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:case:v1" */;
@@ -339,9 +340,13 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = true;
+const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.kind === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+let missing0;
+if((data.kind === undefined) && (missing0 = "kind")){
+const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -350,8 +355,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.id === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+else {
+if(data.kind !== undefined){
+if("repair" !== data.kind){
+const err1 = {};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -360,8 +367,25 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.test === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "test"},message:"must have required property '"+"test"+"'"};
+}
+}
+}
+var _valid0 = _errs2 === errors;
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid0){
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.repairs === undefined){
+const err2 = {instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: "repairs"},message:"must have required property '"+"repairs"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -370,8 +394,11 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.input_sha256 === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "input_sha256"},message:"must have required property '"+"input_sha256"+"'"};
+if(data.id !== undefined){
+let data1 = data.id;
+if(typeof data1 === "string"){
+if(!pattern11.test(data1)){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/then/properties/id/pattern",keyword:"pattern",params:{pattern: "#r[12]$"},message:"must match pattern \""+"#r[12]$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -380,9 +407,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((((((key0 === "kind") || (key0 === "id")) || (key0 === "test")) || (key0 === "input_sha256")) || (key0 === "plan")) || (key0 === "transcript_path"))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+else {
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/then/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -392,10 +419,24 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.kind !== undefined){
-let data0 = data.kind;
-if(typeof data0 !== "string"){
-const err5 = {instancePath:instancePath+"/kind",schemaPath:"urn:repairline:defs:v1#/$defs/caseKind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+var _valid0 = _errs4 === errors;
+valid0 = _valid0;
+if(valid0){
+var props0 = {};
+props0.id = true;
+props0.kind = true;
+}
+ifClause0 = "then";
+}
+else {
+const _errs7 = errors;
+const _errs8 = errors;
+const _errs9 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.repairs === undefined) && (missing1 = "repairs")){
+const err5 = {};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -404,8 +445,10 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!(data0 === "test_failure")){
-const err6 = {instancePath:instancePath+"/kind",schemaPath:"urn:repairline:defs:v1#/$defs/caseKind/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
+}
+var valid3 = _errs9 === errors;
+if(valid3){
+const err6 = {instancePath,schemaPath:"#/else/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -414,12 +457,23 @@ vErrors.push(err6);
 }
 errors++;
 }
+else {
+errors = _errs8;
+if(vErrors !== null){
+if(_errs8){
+vErrors.length = _errs8;
 }
-if(data.id !== undefined){
-let data1 = data.id;
-if(typeof data1 === "string"){
-if(func2(data1) > 1024){
-const err7 = {instancePath:instancePath+"/id",schemaPath:"urn:repairline:defs:v1#/$defs/caseId/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs7 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
+}
+if(!valid0){
+const err7 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -428,8 +482,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func2(data1) < 1){
-const err8 = {instancePath:instancePath+"/id",schemaPath:"urn:repairline:defs:v1#/$defs/caseId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.kind === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -438,8 +493,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern9.test(data1)){
-const err9 = {instancePath:instancePath+"/id",schemaPath:"urn:repairline:defs:v1#/$defs/caseId/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]+$"+"\""};
+if(data.id === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -448,9 +503,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/id",schemaPath:"urn:repairline:defs:v1#/$defs/caseId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.test === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "test"},message:"must have required property '"+"test"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -459,12 +513,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.test !== undefined){
-let data2 = data.test;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.package === undefined){
-const err11 = {instancePath:instancePath+"/test",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/required",keyword:"required",params:{missingProperty: "package"},message:"must have required property '"+"package"+"'"};
+if(data.input_sha256 === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "input_sha256"},message:"must have required property '"+"input_sha256"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -473,8 +523,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data2.name === undefined){
-const err12 = {instancePath:instancePath+"/test",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+for(const key0 in data){
+if(!(((((((key0 === "kind") || (key0 === "id")) || (key0 === "test")) || (key0 === "input_sha256")) || (key0 === "plan")) || (key0 === "transcript_path")) || (key0 === "repairs"))){
+const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -483,9 +534,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-for(const key1 in data2){
-if(!((key1 === "package") || (key1 === "name"))){
-const err13 = {instancePath:instancePath+"/test",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+}
+if(data.kind !== undefined){
+let data2 = data.kind;
+if(typeof data2 !== "string"){
+const err13 = {instancePath:instancePath+"/kind",schemaPath:"urn:repairline:defs:v1#/$defs/caseKind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -494,12 +547,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data2.package !== undefined){
-let data3 = data2.package;
-if(typeof data3 === "string"){
-if(func2(data3) > 4096){
-const err14 = {instancePath:instancePath+"/test/package",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/properties/package/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(!((data2 === "test_failure") || (data2 === "repair"))){
+const err14 = {instancePath:instancePath+"/kind",schemaPath:"urn:repairline:defs:v1#/$defs/caseKind/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -508,8 +557,12 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(func2(data3) < 1){
-const err15 = {instancePath:instancePath+"/test/package",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/properties/package/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.id !== undefined){
+let data3 = data.id;
+if(typeof data3 === "string"){
+if(func2(data3) > 1024){
+const err15 = {instancePath:instancePath+"/id",schemaPath:"urn:repairline:defs:v1#/$defs/caseId/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -518,8 +571,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern9.test(data3)){
-const err16 = {instancePath:instancePath+"/test/package",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/properties/package/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]+$"+"\""};
+if(func2(data3) < 1){
+const err16 = {instancePath:instancePath+"/id",schemaPath:"urn:repairline:defs:v1#/$defs/caseId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -528,9 +581,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/test/package",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/properties/package/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data3)){
+const err17 = {instancePath:instancePath+"/id",schemaPath:"urn:repairline:defs:v1#/$defs/caseId/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]+$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -540,11 +592,8 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data2.name !== undefined){
-let data4 = data2.name;
-if(typeof data4 === "string"){
-if(func2(data4) > 4096){
-const err18 = {instancePath:instancePath+"/test/name",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/properties/name/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+else {
+const err18 = {instancePath:instancePath+"/id",schemaPath:"urn:repairline:defs:v1#/$defs/caseId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -553,8 +602,12 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(func2(data4) < 3){
-const err19 = {instancePath:instancePath+"/test/name",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/properties/name/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
+}
+if(data.test !== undefined){
+let data4 = data.test;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.package === undefined){
+const err19 = {instancePath:instancePath+"/test",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/required",keyword:"required",params:{missingProperty: "package"},message:"must have required property '"+"package"+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -563,8 +616,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!pattern13.test(data4)){
-const err20 = {instancePath:instancePath+"/test/name",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/properties/name/pattern",keyword:"pattern",params:{pattern: "::"},message:"must match pattern \""+"::"+"\""};
+if(data4.name === undefined){
+const err20 = {instancePath:instancePath+"/test",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -573,9 +626,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-else {
-const err21 = {instancePath:instancePath+"/test/name",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data4){
+if(!((key1 === "package") || (key1 === "name"))){
+const err21 = {instancePath:instancePath+"/test",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -585,9 +638,11 @@ vErrors.push(err21);
 errors++;
 }
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/test",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data4.package !== undefined){
+let data5 = data4.package;
+if(typeof data5 === "string"){
+if(func2(data5) > 4096){
+const err22 = {instancePath:instancePath+"/test/package",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/properties/package/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -596,12 +651,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-if(data.input_sha256 !== undefined){
-let data5 = data.input_sha256;
-if(typeof data5 === "string"){
-if(!pattern4.test(data5)){
-const err23 = {instancePath:instancePath+"/input_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(func2(data5) < 1){
+const err23 = {instancePath:instancePath+"/test/package",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/properties/package/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -610,9 +661,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-else {
-const err24 = {instancePath:instancePath+"/input_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data5)){
+const err24 = {instancePath:instancePath+"/test/package",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/properties/package/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]+$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -622,11 +672,8 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.plan !== undefined){
-let data6 = data.plan;
-if(typeof data6 === "string"){
-if(func2(data6) > 65536){
-const err25 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"};
+else {
+const err25 = {instancePath:instancePath+"/test/package",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/properties/package/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -636,8 +683,11 @@ vErrors.push(err25);
 errors++;
 }
 }
-else {
-const err26 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.name !== undefined){
+let data6 = data4.name;
+if(typeof data6 === "string"){
+if(func2(data6) > 4096){
+const err26 = {instancePath:instancePath+"/test/name",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/properties/name/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -646,12 +696,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data.transcript_path !== undefined){
-let data7 = data.transcript_path;
-if(typeof data7 === "string"){
-if(func2(data7) > 4096){
-const err27 = {instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(func2(data6) < 3){
+const err27 = {instancePath:instancePath+"/test/name",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/properties/name/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -660,9 +706,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern14.test(data6)){
+const err28 = {instancePath:instancePath+"/test/name",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/properties/name/pattern",keyword:"pattern",params:{pattern: "::"},message:"must match pattern \""+"::"+"\""};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -672,9 +717,8 @@ vErrors.push(err28);
 errors++;
 }
 }
-}
 else {
-const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err29 = {instancePath:instancePath+"/test/name",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -683,16 +727,212 @@ vErrors.push(err29);
 }
 errors++;
 }
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/test",schemaPath:"urn:repairline:defs:v1#/$defs/testRef/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.input_sha256 !== undefined){
+let data7 = data.input_sha256;
+if(typeof data7 === "string"){
+if(!pattern4.test(data7)){
+const err31 = {instancePath:instancePath+"/input_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/input_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.plan !== undefined){
+let data8 = data.plan;
+if(typeof data8 === "string"){
+if(func2(data8) > 65536){
+const err33 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.transcript_path !== undefined){
+let data9 = data.transcript_path;
+if(typeof data9 === "string"){
+if(func2(data9) > 4096){
+const err35 = {instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.repairs !== undefined){
+let data10 = data.repairs;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.attempt_key === undefined){
+const err37 = {instancePath:instancePath+"/repairs",schemaPath:"#/properties/repairs/required",keyword:"required",params:{missingProperty: "attempt_key"},message:"must have required property '"+"attempt_key"+"'"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+if(data10.unmet_sha256 === undefined){
+const err38 = {instancePath:instancePath+"/repairs",schemaPath:"#/properties/repairs/required",keyword:"required",params:{missingProperty: "unmet_sha256"},message:"must have required property '"+"unmet_sha256"+"'"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+for(const key2 in data10){
+if(!((key2 === "attempt_key") || (key2 === "unmet_sha256"))){
+const err39 = {instancePath:instancePath+"/repairs",schemaPath:"#/properties/repairs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data10.attempt_key !== undefined){
+let data11 = data10.attempt_key;
+if(typeof data11 === "string"){
+if(!pattern4.test(data11)){
+const err40 = {instancePath:instancePath+"/repairs/attempt_key",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/repairs/attempt_key",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data10.unmet_sha256 !== undefined){
+let data12 = data10.unmet_sha256;
+if(typeof data12 === "string"){
+if(!pattern4.test(data12)){
+const err42 = {instancePath:instancePath+"/repairs/unmet_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/repairs/unmet_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/repairs",schemaPath:"#/properties/repairs/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+else {
+const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
 validate24.errors = vErrors;
 return errors === 0;
 }
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema47 = {"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens","estimated_cost_usd","cost_ceiling_usd"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"estimated_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"cost_ceiling_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
-const schema49 = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$"};
-const schema50 = {"type":"integer","minimum":0,"maximum":100000000};
-const schema52 = {"type":"number","minimum":0,"maximum":1000000};
-const pattern15 = new RegExp("^[a-z][a-z0-9_-]{0,63}$", "u");
+const schema49 = {"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens","estimated_cost_usd","cost_ceiling_usd"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"estimated_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"cost_ceiling_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
+const schema51 = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$"};
+const schema52 = {"type":"integer","minimum":0,"maximum":100000000};
+const schema54 = {"type":"number","minimum":0,"maximum":1000000};
+const pattern18 = new RegExp("^[a-z][a-z0-9_-]{0,63}$", "u");
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -796,7 +1036,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema47.properties, key0))){
+if(!(func1.call(schema49.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -819,7 +1059,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!(data0 === "test_failure")){
+if(!((data0 === "test_failure") || (data0 === "repair"))){
 const err11 = {instancePath:instancePath+"/case_kind",schemaPath:"urn:repairline:defs:v1#/$defs/caseKind/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
@@ -833,7 +1073,7 @@ errors++;
 if(data.task_label !== undefined){
 let data1 = data.task_label;
 if(typeof data1 === "string"){
-if(!pattern15.test(data1)){
+if(!pattern18.test(data1)){
 const err12 = {instancePath:instancePath+"/task_label",schemaPath:"urn:repairline:defs:v1#/$defs/taskLabel/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -1116,9 +1356,9 @@ return errors === 0;
 }
 validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema56 = {"type":"object","additionalProperties":false,"required":["register","register_source"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"register_source":{"type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent)$"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}};
-const schema57 = {"type":"string","enum":["internal","social","docs"]};
-const pattern16 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent)$", "u");
+const schema58 = {"type":"object","additionalProperties":false,"required":["register","register_source"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"register_source":{"type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent)$"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}};
+const schema59 = {"type":"string","enum":["internal","social","docs"]};
+const pattern19 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent)$", "u");
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1176,7 +1416,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((data0 === "internal") || (data0 === "social")) || (data0 === "docs"))){
-const err4 = {instancePath:instancePath+"/register",schemaPath:"urn:repairline:defs:v1#/$defs/register/enum",keyword:"enum",params:{allowedValues: schema57.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/register",schemaPath:"urn:repairline:defs:v1#/$defs/register/enum",keyword:"enum",params:{allowedValues: schema59.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1189,7 +1429,7 @@ errors++;
 if(data.register_source !== undefined){
 let data1 = data.register_source;
 if(typeof data1 === "string"){
-if(!pattern16.test(data1)){
+if(!pattern19.test(data1)){
 const err5 = {instancePath:instancePath+"/register_source",schemaPath:"#/properties/register_source/pattern",keyword:"pattern",params:{pattern: "^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent)$"},message:"must match pattern \""+"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent)$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -1262,7 +1502,7 @@ return errors === 0;
 }
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema58 = {"type":"object","additionalProperties":false,"required":["prompt_register","prompt_register_source"],"properties":{"prompt_register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"prompt_register_source":{"const":"surfaces.prompts"}}};
+const schema60 = {"type":"object","additionalProperties":false,"required":["prompt_register","prompt_register_source"],"properties":{"prompt_register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"prompt_register_source":{"const":"surfaces.prompts"}}};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1320,7 +1560,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((data0 === "internal") || (data0 === "social")) || (data0 === "docs"))){
-const err4 = {instancePath:instancePath+"/prompt_register",schemaPath:"urn:repairline:defs:v1#/$defs/register/enum",keyword:"enum",params:{allowedValues: schema57.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/prompt_register",schemaPath:"urn:repairline:defs:v1#/$defs/register/enum",keyword:"enum",params:{allowedValues: schema59.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1573,7 +1813,7 @@ errors = vErrors.length;
 if(data.admitted_at !== undefined){
 let data7 = data.admitted_at;
 if(typeof data7 === "string"){
-if(!pattern17.test(data7)){
+if(!pattern20.test(data7)){
 const err16 = {instancePath:instancePath+"/admitted_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -1598,7 +1838,7 @@ errors++;
 if(data.deadline !== undefined){
 let data8 = data.deadline;
 if(typeof data8 === "string"){
-if(!pattern17.test(data8)){
+if(!pattern20.test(data8)){
 const err18 = {instancePath:instancePath+"/deadline",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -1745,7 +1985,7 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(!pattern19.test(data12)){
+if(!pattern22.test(data12)){
 const err31 = {instancePath:instancePath+"/source/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err31];
@@ -1883,14 +2123,14 @@ return errors === 0;
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:baseline:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","reproduced","runner","toolchain","command","exit_code","timed_out","identities","failing","anomalies","events"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"reproduced":{"type":"boolean"},"runner":{"type":"string","enum":["go","node"]},"toolchain":{"type":"string","minLength":1,"maxLength":200},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"},"fault":{"type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","maxLength":8000}}},"identities":{"type":"object","additionalProperties":{"$ref":"#/$defs/identityState"}},"failing":{"type":"array","items":{"type":"string"}},"anomalies":{"type":"array","items":{"type":"string"}},"events":{"type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"run":{"$ref":"urn:repairline:sandbox-run:v1"},"go_cache":{"type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"method":{"type":"string","enum":["link","copy","overlay"]},"note":{"type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_tail":{"type":"string","maxLength":8192},"checks":{"type":"array","maxItems":56,"items":{"$ref":"urn:repairline:check-result:v1"}}},"$defs":{"identityState":{"type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"type":"string","enum":["pass","fail","skip"]},"unfinished":{"const":true},"duplicateTerminal":{"const":true},"conflicting":{"const":true},"buildFailed":{"const":true}}}}};
-const schema66 = {"type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
-const schema67 = {"type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"type":"string","enum":["pass","fail","skip"]},"unfinished":{"const":true},"duplicateTerminal":{"const":true},"conflicting":{"const":true},"buildFailed":{"const":true}}};
-const pattern22 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
-const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:sandbox-run:v1","type":"object","additionalProperties":false,"required":["argv","command","cwd","env_names","uid","gid","mounts","exit","limits","namespaces","usage","samples","survivors","closed_inherited_fds","output","timing"],"properties":{"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"cwd":{"type":"string","minLength":1},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"uid":{"type":"integer","minimum":1},"gid":{"type":"integer","minimum":0},"mounts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","dest","mode"],"properties":{"source":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"dest":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"mode":{"type":"string","enum":["ro","rw"]}}}},"exit":{"type":"object","additionalProperties":false,"required":["code","signal"],"properties":{"code":{"type":["integer","null"]},"signal":{"type":["string","null"]}}},"stop":{"type":"object","additionalProperties":false,"required":["reason","detail"],"properties":{"reason":{"type":"string","enum":["deadline","output_limit","resource_low","aborted"]},"detail":{"type":"string"}}},"limits":{"type":"array","items":{"$ref":"urn:repairline:limit-reading:v1"}},"namespaces":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"properties":{"name":{"type":"string"},"host":{"type":"string"},"sandbox":{"type":"string"}}}},"usage":{"type":"object","additionalProperties":false,"required":["memory_peak_bytes","memory_failcnt","oom_kills","tasks_limit_hits","cpu_throttled_periods","cpu_throttled_ns"],"properties":{"memory_peak_bytes":{"type":"integer","minimum":0},"memory_failcnt":{"type":"integer","minimum":0},"oom_kills":{"type":"integer","minimum":0},"tasks_limit_hits":{"type":"integer","minimum":0},"cpu_throttled_periods":{"type":"integer","minimum":0},"cpu_throttled_ns":{"type":"integer","minimum":0}}},"samples":{"type":"array","minItems":1,"items":{"$ref":"urn:repairline:resource-sample:v1"}},"survivors":{"type":"integer","minimum":0},"closed_inherited_fds":{"type":"array","items":{"type":"integer","minimum":3}},"output":{"type":"object","additionalProperties":false,"required":["stdout_bytes","stdout_kept","stdout_sha256","stderr_bytes","stderr_kept","stderr_sha256"],"properties":{"stdout_bytes":{"type":"integer","minimum":0},"stdout_kept":{"type":"integer","minimum":0},"stdout_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_bytes":{"type":"integer","minimum":0},"stderr_kept":{"type":"integer","minimum":0},"stderr_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"timing":{"type":"object","additionalProperties":false,"required":["started_at","ended_at","setup_ms","run_ms","teardown_ms"],"properties":{"started_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"ended_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"setup_ms":{"type":"number","minimum":0},"run_ms":{"type":"number","minimum":0},"teardown_ms":{"type":"number","minimum":0}}}}};
-const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:limit-reading:v1","type":"object","additionalProperties":false,"required":["name","want","got","mechanism","source"],"properties":{"name":{"type":"string","minLength":1,"maxLength":4200},"want":{"type":"string","maxLength":200},"got":{"type":"string","maxLength":200},"mechanism":{"type":"string","enum":["cgroup-v1","rlimit","tmpfs","mount","uid","supervisor","host","seccomp","keyring"]},"source":{"type":"string","minLength":1,"maxLength":4096}}};
-const pattern24 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
-const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:resource-sample:v1","type":"object","additionalProperties":false,"required":["at","mem_available_bytes","disks"],"properties":{"at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"mem_available_bytes":{"type":"integer","minimum":0},"disks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","free_bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"free_bytes":{"type":"integer","minimum":0}}}}}};
+const schema66 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:baseline:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","reproduced","runner","toolchain","command","exit_code","timed_out","identities","failing","anomalies","events"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"reproduced":{"type":"boolean"},"runner":{"type":"string","enum":["go","node"]},"toolchain":{"type":"string","minLength":1,"maxLength":200},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"},"fault":{"type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","maxLength":8000}}},"identities":{"type":"object","additionalProperties":{"$ref":"#/$defs/identityState"}},"failing":{"type":"array","items":{"type":"string"}},"anomalies":{"type":"array","items":{"type":"string"}},"events":{"type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"run":{"$ref":"urn:repairline:sandbox-run:v1"},"go_cache":{"type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"method":{"type":"string","enum":["link","copy","overlay"]},"note":{"type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_tail":{"type":"string","maxLength":8192},"checks":{"type":"array","maxItems":56,"items":{"$ref":"urn:repairline:check-result:v1"}}},"$defs":{"identityState":{"type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"type":"string","enum":["pass","fail","skip"]},"unfinished":{"const":true},"duplicateTerminal":{"const":true},"conflicting":{"const":true},"buildFailed":{"const":true}}}}};
+const schema68 = {"type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"};
+const schema69 = {"type":"object","additionalProperties":false,"required":["result"],"properties":{"result":{"type":"string","enum":["pass","fail","skip"]},"unfinished":{"const":true},"duplicateTerminal":{"const":true},"conflicting":{"const":true},"buildFailed":{"const":true}}};
+const pattern25 = new RegExp("^[A-Z][A-Z0-9_]{1,63}$", "u");
+const schema71 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:sandbox-run:v1","type":"object","additionalProperties":false,"required":["argv","command","cwd","env_names","uid","gid","mounts","exit","limits","namespaces","usage","samples","survivors","closed_inherited_fds","output","timing"],"properties":{"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"cwd":{"type":"string","minLength":1},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"uid":{"type":"integer","minimum":1},"gid":{"type":"integer","minimum":0},"mounts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","dest","mode"],"properties":{"source":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"dest":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"mode":{"type":"string","enum":["ro","rw"]}}}},"exit":{"type":"object","additionalProperties":false,"required":["code","signal"],"properties":{"code":{"type":["integer","null"]},"signal":{"type":["string","null"]}}},"stop":{"type":"object","additionalProperties":false,"required":["reason","detail"],"properties":{"reason":{"type":"string","enum":["deadline","output_limit","resource_low","aborted"]},"detail":{"type":"string"}}},"limits":{"type":"array","items":{"$ref":"urn:repairline:limit-reading:v1"}},"namespaces":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"properties":{"name":{"type":"string"},"host":{"type":"string"},"sandbox":{"type":"string"}}}},"usage":{"type":"object","additionalProperties":false,"required":["memory_peak_bytes","memory_failcnt","oom_kills","tasks_limit_hits","cpu_throttled_periods","cpu_throttled_ns"],"properties":{"memory_peak_bytes":{"type":"integer","minimum":0},"memory_failcnt":{"type":"integer","minimum":0},"oom_kills":{"type":"integer","minimum":0},"tasks_limit_hits":{"type":"integer","minimum":0},"cpu_throttled_periods":{"type":"integer","minimum":0},"cpu_throttled_ns":{"type":"integer","minimum":0}}},"samples":{"type":"array","minItems":1,"items":{"$ref":"urn:repairline:resource-sample:v1"}},"survivors":{"type":"integer","minimum":0},"closed_inherited_fds":{"type":"array","items":{"type":"integer","minimum":3}},"output":{"type":"object","additionalProperties":false,"required":["stdout_bytes","stdout_kept","stdout_sha256","stderr_bytes","stderr_kept","stderr_sha256"],"properties":{"stdout_bytes":{"type":"integer","minimum":0},"stdout_kept":{"type":"integer","minimum":0},"stdout_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_bytes":{"type":"integer","minimum":0},"stderr_kept":{"type":"integer","minimum":0},"stderr_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"timing":{"type":"object","additionalProperties":false,"required":["started_at","ended_at","setup_ms","run_ms","teardown_ms"],"properties":{"started_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"ended_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"setup_ms":{"type":"number","minimum":0},"run_ms":{"type":"number","minimum":0},"teardown_ms":{"type":"number","minimum":0}}}}};
+const schema74 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:limit-reading:v1","type":"object","additionalProperties":false,"required":["name","want","got","mechanism","source"],"properties":{"name":{"type":"string","minLength":1,"maxLength":4200},"want":{"type":"string","maxLength":200},"got":{"type":"string","maxLength":200},"mechanism":{"type":"string","enum":["cgroup-v1","rlimit","tmpfs","mount","uid","supervisor","host","seccomp","keyring"]},"source":{"type":"string","minLength":1,"maxLength":4096}}};
+const pattern27 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
+const schema75 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:resource-sample:v1","type":"object","additionalProperties":false,"required":["at","mem_available_bytes","disks"],"properties":{"at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"mem_available_bytes":{"type":"integer","minimum":0},"disks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","free_bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"free_bytes":{"type":"integer","minimum":0}}}}}};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:resource-sample:v1" */;
@@ -1949,7 +2189,7 @@ errors++;
 if(data.at !== undefined){
 let data0 = data.at;
 if(typeof data0 === "string"){
-if(!pattern17.test(data0)){
+if(!pattern20.test(data0)){
 const err4 = {instancePath:instancePath+"/at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -2048,7 +2288,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!pattern19.test(data4)){
+if(!pattern22.test(data4)){
 const err12 = {instancePath:instancePath+"/disks/" + i0+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -2309,7 +2549,7 @@ vErrors.push(err15);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema69.properties, key0))){
+if(!(func1.call(schema71.properties, key0))){
 const err16 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err16];
@@ -2428,7 +2668,7 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(typeof data6 === "string"){
-if(!pattern24.test(data6)){
+if(!pattern27.test(data6)){
 const err25 = {instancePath:instancePath+"/env_names/" + i2,schemaPath:"#/properties/env_names/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
@@ -2574,7 +2814,7 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(!pattern19.test(data11)){
+if(!pattern22.test(data11)){
 const err37 = {instancePath:instancePath+"/mounts/" + i3+"/source",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err37];
@@ -2609,7 +2849,7 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern19.test(data12)){
+if(!pattern22.test(data12)){
 const err40 = {instancePath:instancePath+"/mounts/" + i3+"/dest",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
@@ -2644,7 +2884,7 @@ vErrors.push(err42);
 errors++;
 }
 if(!((data13 === "ro") || (data13 === "rw"))){
-const err43 = {instancePath:instancePath+"/mounts/" + i3+"/mode",schemaPath:"#/properties/mounts/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema69.properties.mounts.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err43 = {instancePath:instancePath+"/mounts/" + i3+"/mode",schemaPath:"#/properties/mounts/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema71.properties.mounts.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -2716,7 +2956,7 @@ errors++;
 if(data14.code !== undefined){
 let data15 = data14.code;
 if((!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))) && (data15 !== null)){
-const err49 = {instancePath:instancePath+"/exit/code",schemaPath:"#/properties/exit/properties/code/type",keyword:"type",params:{type: schema69.properties.exit.properties.code.type},message:"must be integer,null"};
+const err49 = {instancePath:instancePath+"/exit/code",schemaPath:"#/properties/exit/properties/code/type",keyword:"type",params:{type: schema71.properties.exit.properties.code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -2729,7 +2969,7 @@ errors++;
 if(data14.signal !== undefined){
 let data16 = data14.signal;
 if((typeof data16 !== "string") && (data16 !== null)){
-const err50 = {instancePath:instancePath+"/exit/signal",schemaPath:"#/properties/exit/properties/signal/type",keyword:"type",params:{type: schema69.properties.exit.properties.signal.type},message:"must be string,null"};
+const err50 = {instancePath:instancePath+"/exit/signal",schemaPath:"#/properties/exit/properties/signal/type",keyword:"type",params:{type: schema71.properties.exit.properties.signal.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -2799,7 +3039,7 @@ vErrors.push(err55);
 errors++;
 }
 if(!((((data18 === "deadline") || (data18 === "output_limit")) || (data18 === "resource_low")) || (data18 === "aborted"))){
-const err56 = {instancePath:instancePath+"/stop/reason",schemaPath:"#/properties/stop/properties/reason/enum",keyword:"enum",params:{allowedValues: schema69.properties.stop.properties.reason.enum},message:"must be equal to one of the allowed values"};
+const err56 = {instancePath:instancePath+"/stop/reason",schemaPath:"#/properties/stop/properties/reason/enum",keyword:"enum",params:{allowedValues: schema71.properties.stop.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -3000,7 +3240,7 @@ vErrors.push(err72);
 errors++;
 }
 if(!(((((((((data25 === "cgroup-v1") || (data25 === "rlimit")) || (data25 === "tmpfs")) || (data25 === "mount")) || (data25 === "uid")) || (data25 === "supervisor")) || (data25 === "host")) || (data25 === "seccomp")) || (data25 === "keyring"))){
-const err73 = {instancePath:instancePath+"/limits/" + i4+"/mechanism",schemaPath:"urn:repairline:limit-reading:v1/properties/mechanism/enum",keyword:"enum",params:{allowedValues: schema72.properties.mechanism.enum},message:"must be equal to one of the allowed values"};
+const err73 = {instancePath:instancePath+"/limits/" + i4+"/mechanism",schemaPath:"urn:repairline:limit-reading:v1/properties/mechanism/enum",keyword:"enum",params:{allowedValues: schema74.properties.mechanism.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -3818,7 +4058,7 @@ errors++;
 if(data51.started_at !== undefined){
 let data52 = data51.started_at;
 if(typeof data52 === "string"){
-if(!pattern17.test(data52)){
+if(!pattern20.test(data52)){
 const err141 = {instancePath:instancePath+"/timing/started_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err141];
@@ -3843,7 +4083,7 @@ errors++;
 if(data51.ended_at !== undefined){
 let data53 = data51.ended_at;
 if(typeof data53 === "string"){
-if(!pattern17.test(data53)){
+if(!pattern20.test(data53)){
 const err143 = {instancePath:instancePath+"/timing/ended_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err143];
@@ -3968,9 +4208,9 @@ return errors === 0;
 }
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:check-result:v1","type":"object","additionalProperties":false,"required":["clause","index","status","code","detail"],"properties":{"clause":{"type":"string","enum":["source_absent","contains","matches","commands"]},"index":{"type":"integer","minimum":0,"maximum":15},"status":{"type":"string","enum":["pass","fail","fault","not_run"]},"code":{"type":"string","enum":["CHECK_PASSED","CHECK_PATTERN_PRESENT","CHECK_TEXT_ABSENT","CHECK_NO_MATCH","CHECK_EXIT_NONZERO","CHECK_STDOUT_MISMATCH","CHECK_NOT_STARTED","CHECK_FAULT_EXIT","CHECK_TIMED_OUT","CHECK_RUN_INCOMPLETE","CHECK_NOT_RUN"]},"detail":{"type":"string","maxLength":2000},"hits":{"type":"array","maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["path","line"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"line":{"type":"integer","minimum":1}}}},"command":{"type":"object","additionalProperties":false,"required":["exec","argv","timeout_ms","exit_code","signal","timed_out","stdout_bytes","stdout_sha256"],"properties":{"exec":{"type":"string","minLength":1},"resolved":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"timeout_ms":{"type":"integer","minimum":0},"exit_code":{"type":["integer","null"]},"signal":{"type":["string","null"]},"timed_out":{"type":"boolean"},"stdout_bytes":{"type":"integer","minimum":0},"stdout_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stdout_matched":{"type":"boolean"},"run":{"$ref":"urn:repairline:sandbox-run:v1"}}}}};
-const schema83 = {"type":"string","minLength":1,"maxLength":4096,"pattern":"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"};
-const pattern35 = new RegExp("^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$", "u");
+const schema84 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:check-result:v1","type":"object","additionalProperties":false,"required":["clause","index","status","code","detail"],"properties":{"clause":{"type":"string","enum":["source_absent","contains","matches","commands"]},"index":{"type":"integer","minimum":0,"maximum":15},"status":{"type":"string","enum":["pass","fail","fault","not_run"]},"code":{"type":"string","enum":["CHECK_PASSED","CHECK_PATTERN_PRESENT","CHECK_TEXT_ABSENT","CHECK_NO_MATCH","CHECK_EXIT_NONZERO","CHECK_STDOUT_MISMATCH","CHECK_NOT_STARTED","CHECK_FAULT_EXIT","CHECK_TIMED_OUT","CHECK_RUN_INCOMPLETE","CHECK_NOT_RUN"]},"detail":{"type":"string","maxLength":2000},"hits":{"type":"array","maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["path","line"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"line":{"type":"integer","minimum":1}}}},"command":{"type":"object","additionalProperties":false,"required":["exec","argv","timeout_ms","exit_code","signal","timed_out","stdout_bytes","stdout_sha256"],"properties":{"exec":{"type":"string","minLength":1},"resolved":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"timeout_ms":{"type":"integer","minimum":0},"exit_code":{"type":["integer","null"]},"signal":{"type":["string","null"]},"timed_out":{"type":"boolean"},"stdout_bytes":{"type":"integer","minimum":0},"stdout_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stdout_matched":{"type":"boolean"},"run":{"$ref":"urn:repairline:sandbox-run:v1"}}}}};
+const schema85 = {"type":"string","minLength":1,"maxLength":4096,"pattern":"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"};
+const pattern38 = new RegExp("^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$", "u");
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:check-result:v1" */;
@@ -4059,7 +4299,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((((data0 === "source_absent") || (data0 === "contains")) || (data0 === "matches")) || (data0 === "commands"))){
-const err7 = {instancePath:instancePath+"/clause",schemaPath:"#/properties/clause/enum",keyword:"enum",params:{allowedValues: schema82.properties.clause.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/clause",schemaPath:"#/properties/clause/enum",keyword:"enum",params:{allowedValues: schema84.properties.clause.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4117,7 +4357,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!((((data2 === "pass") || (data2 === "fail")) || (data2 === "fault")) || (data2 === "not_run"))){
-const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema82.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema84.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4140,7 +4380,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!(((((((((((data3 === "CHECK_PASSED") || (data3 === "CHECK_PATTERN_PRESENT")) || (data3 === "CHECK_TEXT_ABSENT")) || (data3 === "CHECK_NO_MATCH")) || (data3 === "CHECK_EXIT_NONZERO")) || (data3 === "CHECK_STDOUT_MISMATCH")) || (data3 === "CHECK_NOT_STARTED")) || (data3 === "CHECK_FAULT_EXIT")) || (data3 === "CHECK_TIMED_OUT")) || (data3 === "CHECK_RUN_INCOMPLETE")) || (data3 === "CHECK_NOT_RUN"))){
-const err14 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema82.properties.code.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema84.properties.code.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4247,7 +4487,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!pattern35.test(data7)){
+if(!pattern38.test(data7)){
 const err23 = {instancePath:instancePath+"/hits/" + i0+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -4402,7 +4642,7 @@ vErrors.push(err36);
 errors++;
 }
 for(const key2 in data9){
-if(!(func1.call(schema82.properties.command.properties, key2))){
+if(!(func1.call(schema84.properties.command.properties, key2))){
 const err37 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err37];
@@ -4451,7 +4691,7 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(!pattern19.test(data11)){
+if(!pattern22.test(data11)){
 const err41 = {instancePath:instancePath+"/command/resolved",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err41];
@@ -4539,7 +4779,7 @@ errors++;
 if(data9.exit_code !== undefined){
 let data15 = data9.exit_code;
 if((!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))) && (data15 !== null)){
-const err48 = {instancePath:instancePath+"/command/exit_code",schemaPath:"#/properties/command/properties/exit_code/type",keyword:"type",params:{type: schema82.properties.command.properties.exit_code.type},message:"must be integer,null"};
+const err48 = {instancePath:instancePath+"/command/exit_code",schemaPath:"#/properties/command/properties/exit_code/type",keyword:"type",params:{type: schema84.properties.command.properties.exit_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4552,7 +4792,7 @@ errors++;
 if(data9.signal !== undefined){
 let data16 = data9.signal;
 if((typeof data16 !== "string") && (data16 !== null)){
-const err49 = {instancePath:instancePath+"/command/signal",schemaPath:"#/properties/command/properties/signal/type",keyword:"type",params:{type: schema82.properties.command.properties.signal.type},message:"must be string,null"};
+const err49 = {instancePath:instancePath+"/command/signal",schemaPath:"#/properties/command/properties/signal/type",keyword:"type",params:{type: schema84.properties.command.properties.signal.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4814,7 +5054,7 @@ vErrors.push(err12);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema64.properties, key0))){
+if(!(func1.call(schema66.properties, key0))){
 const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
@@ -4922,7 +5162,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!((data4 === "go") || (data4 === "node"))){
-const err22 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema64.properties.runner.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema66.properties.runner.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -5008,7 +5248,7 @@ errors++;
 if(data.exit_code !== undefined){
 let data8 = data.exit_code;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-const err29 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema64.properties.exit_code.type},message:"must be integer,null"};
+const err29 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema66.properties.exit_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -5068,7 +5308,7 @@ errors++;
 if(data10.code !== undefined){
 let data11 = data10.code;
 if(typeof data11 === "string"){
-if(!pattern22.test(data11)){
+if(!pattern25.test(data11)){
 const err34 = {instancePath:instancePath+"/fault/code",schemaPath:"urn:repairline:defs:v1#/$defs/errorCode/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{1,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err34];
@@ -5168,7 +5408,7 @@ vErrors.push(err41);
 errors++;
 }
 if(!(((data15 === "pass") || (data15 === "fail")) || (data15 === "skip"))){
-const err42 = {instancePath:instancePath+"/identities/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/result",schemaPath:"#/$defs/identityState/properties/result/enum",keyword:"enum",params:{allowedValues: schema67.properties.result.enum},message:"must be equal to one of the allowed values"};
+const err42 = {instancePath:instancePath+"/identities/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/result",schemaPath:"#/$defs/identityState/properties/result/enum",keyword:"enum",params:{allowedValues: schema69.properties.result.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -5492,7 +5732,7 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(!pattern19.test(data30)){
+if(!pattern22.test(data30)){
 const err68 = {instancePath:instancePath+"/go_cache/seeded_from",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err68];
@@ -5577,7 +5817,7 @@ vErrors.push(err74);
 errors++;
 }
 if(!(((data33 === "link") || (data33 === "copy")) || (data33 === "overlay"))){
-const err75 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/enum",keyword:"enum",params:{allowedValues: schema64.properties.go_cache.properties.method.enum},message:"must be equal to one of the allowed values"};
+const err75 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/enum",keyword:"enum",params:{allowedValues: schema66.properties.go_cache.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -5714,8 +5954,8 @@ validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 
-const schema86 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:dispatch:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","dispatched_at","url","request_sha256","request_bytes","model","max_output_tokens","token_command_sha256"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"dispatched_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"url":{"type":"string","minLength":19,"maxLength":4106,"pattern":"^https://[^\\s]+/responses$"},"request_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"request_bytes":{"type":"integer","minimum":1},"model":{"type":"string","minLength":1,"maxLength":200},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"token_command_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
-const pattern40 = new RegExp("^https://[^\\s]+/responses$", "u");
+const schema88 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:dispatch:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","dispatched_at","url","request_sha256","request_bytes","model","max_output_tokens","token_command_sha256"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"dispatched_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"url":{"type":"string","minLength":19,"maxLength":4106,"pattern":"^https://[^\\s]+/responses$"},"request_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"request_bytes":{"type":"integer","minimum":1},"model":{"type":"string","minLength":1,"maxLength":200},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"token_command_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const pattern43 = new RegExp("^https://[^\\s]+/responses$", "u");
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:dispatch:v1" */;
@@ -5820,7 +6060,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema86.properties, key0))){
+if(!(func1.call(schema88.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -5871,7 +6111,7 @@ errors++;
 if(data.dispatched_at !== undefined){
 let data2 = data.dispatched_at;
 if(typeof data2 === "string"){
-if(!pattern17.test(data2)){
+if(!pattern20.test(data2)){
 const err13 = {instancePath:instancePath+"/dispatched_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -5916,7 +6156,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!pattern40.test(data3)){
+if(!pattern43.test(data3)){
 const err17 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https://[^\\s]+/responses$"},message:"must match pattern \""+"^https://[^\\s]+/responses$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -6100,7 +6340,7 @@ return errors === 0;
 validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:error:v1","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","minLength":1,"maxLength":8192},"path":{"type":"string","maxLength":4096},"hint":{"type":"string","maxLength":8192}}};
+const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:error:v1","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","minLength":1,"maxLength":8192},"path":{"type":"string","maxLength":4096},"hint":{"type":"string","maxLength":8192}}};
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:error:v1" */;
@@ -6149,7 +6389,7 @@ errors++;
 if(data.code !== undefined){
 let data0 = data.code;
 if(typeof data0 === "string"){
-if(!pattern22.test(data0)){
+if(!pattern25.test(data0)){
 const err3 = {instancePath:instancePath+"/code",schemaPath:"urn:repairline:defs:v1#/$defs/errorCode/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{1,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -6273,11 +6513,11 @@ return errors === 0;
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:execution:v1","type":"object","additionalProperties":false,"required":["version","source_root","source_sha","state_dir","runner","allowed_files","test_packages","timeout_seconds","max_patch_bytes","repair_policy","provider"],"properties":{"version":{"const":1},"source_root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"state_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"runner":{"type":"object","additionalProperties":false,"required":["kind"],"properties":{"kind":{"type":"string","enum":["go","node"]},"package_roots":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"anyOf":[{"const":"."},{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}]}},"go_mod_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"go_build_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"dependency_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"}}},"allowed_files":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}},"test_packages":{"type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":4096}},"timeout_seconds":{"type":"integer","minimum":30,"maximum":300},"max_patch_bytes":{"type":"integer","minimum":1024,"maximum":262144},"repair_policy":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"provider":{"type":"object","additionalProperties":false,"required":["base_url","token_command","token_command_sha256","model","max_output_tokens","max_input_bytes"],"properties":{"base_url":{"type":"string","minLength":9,"maxLength":4096},"token_command":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"token_command_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"max_input_bytes":{"type":"integer","minimum":1024,"maximum":4194304},"ca_file":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"}}},"checks":{"type":"object","additionalProperties":false,"minProperties":1,"properties":{"source_absent":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"object","additionalProperties":false,"required":["pattern"],"properties":{"pattern":{"type":"string","minLength":1,"maxLength":4096},"regex":{"type":"boolean"}}}},"contains":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"object","additionalProperties":false,"required":["path","text"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"text":{"type":"string","minLength":1,"maxLength":4096}}}},"matches":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"object","additionalProperties":false,"required":["path","regex"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"regex":{"type":"string","minLength":1,"maxLength":512}}}},"commands":{"type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["exec","args","timeout_ms"],"properties":{"exec":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^(/[^\\u0000-\\u001f]+|[A-Za-z0-9_][A-Za-z0-9._+-]*)$"},"args":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":4096,"pattern":"^[^\\u0000]*$"}},"timeout_ms":{"type":"integer","minimum":100,"maximum":300000},"fault_exit_codes":{"type":"array","maxItems":16,"uniqueItems":true,"items":{"type":"integer","minimum":1,"maximum":255}},"stdout_contains":{"type":"string","minLength":1,"maxLength":4096},"stdout_matches":{"type":"string","minLength":1,"maxLength":512}}}}}}}};
+const schema95 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:execution:v1","type":"object","additionalProperties":false,"required":["version","source_root","source_sha","state_dir","runner","allowed_files","test_packages","timeout_seconds","max_patch_bytes","repair_policy","provider"],"properties":{"version":{"const":1},"source_root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"state_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"runner":{"type":"object","additionalProperties":false,"required":["kind"],"properties":{"kind":{"type":"string","enum":["go","node"]},"package_roots":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"anyOf":[{"const":"."},{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}]}},"go_mod_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"go_build_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"dependency_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"}}},"allowed_files":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}},"test_packages":{"type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":4096}},"timeout_seconds":{"type":"integer","minimum":30,"maximum":300},"max_patch_bytes":{"type":"integer","minimum":1024,"maximum":262144},"repair_policy":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"provider":{"type":"object","additionalProperties":false,"required":["base_url","token_command","token_command_sha256","model","max_output_tokens","max_input_bytes"],"properties":{"base_url":{"type":"string","minLength":9,"maxLength":4096},"token_command":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"token_command_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"max_input_bytes":{"type":"integer","minimum":1024,"maximum":4194304},"ca_file":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"}}},"checks":{"type":"object","additionalProperties":false,"minProperties":1,"properties":{"source_absent":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"object","additionalProperties":false,"required":["pattern"],"properties":{"pattern":{"type":"string","minLength":1,"maxLength":4096},"regex":{"type":"boolean"}}}},"contains":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"object","additionalProperties":false,"required":["path","text"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"text":{"type":"string","minLength":1,"maxLength":4096}}}},"matches":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"object","additionalProperties":false,"required":["path","regex"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"regex":{"type":"string","minLength":1,"maxLength":512}}}},"commands":{"type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["exec","args","timeout_ms"],"properties":{"exec":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^(/[^\\u0000-\\u001f]+|[A-Za-z0-9_][A-Za-z0-9._+-]*)$"},"args":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":4096,"pattern":"^[^\\u0000]*$"}},"timeout_ms":{"type":"integer","minimum":100,"maximum":300000},"fault_exit_codes":{"type":"array","maxItems":16,"uniqueItems":true,"items":{"type":"integer","minimum":1,"maximum":255}},"stdout_contains":{"type":"string","minLength":1,"maxLength":4096},"stdout_matches":{"type":"string","minLength":1,"maxLength":512}}}}}}}};
 const func0 = runtime_equal.default;
-const pattern55 = new RegExp("^[!-~]+$", "u");
-const pattern59 = new RegExp("^(/[^\\u0000-\\u001f]+|[A-Za-z0-9_][A-Za-z0-9._+-]*)$", "u");
-const pattern60 = new RegExp("^[^\\u0000]*$", "u");
+const pattern58 = new RegExp("^[!-~]+$", "u");
+const pattern62 = new RegExp("^(/[^\\u0000-\\u001f]+|[A-Za-z0-9_][A-Za-z0-9._+-]*)$", "u");
+const pattern63 = new RegExp("^[^\\u0000]*$", "u");
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:execution:v1" */;
@@ -6402,7 +6642,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema93.properties, key0))){
+if(!(func1.call(schema95.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -6438,7 +6678,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern19.test(data1)){
+if(!pattern22.test(data1)){
 const err14 = {instancePath:instancePath+"/source_root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -6498,7 +6738,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!pattern19.test(data3)){
+if(!pattern22.test(data3)){
 const err19 = {instancePath:instancePath+"/state_dir",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -6558,7 +6798,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!((data5 === "go") || (data5 === "node"))){
-const err24 = {instancePath:instancePath+"/runner/kind",schemaPath:"#/properties/runner/properties/kind/enum",keyword:"enum",params:{allowedValues: schema93.properties.runner.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/runner/kind",schemaPath:"#/properties/runner/properties/kind/enum",keyword:"enum",params:{allowedValues: schema95.properties.runner.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -6631,7 +6871,7 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(!pattern35.test(data7)){
+if(!pattern38.test(data7)){
 const err30 = {instancePath:instancePath+"/runner/package_roots/" + i0,schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err30];
@@ -6721,7 +6961,7 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(!pattern19.test(data8)){
+if(!pattern22.test(data8)){
 const err36 = {instancePath:instancePath+"/runner/go_mod_cache",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err36];
@@ -6756,7 +6996,7 @@ vErrors.push(err38);
 }
 errors++;
 }
-if(!pattern19.test(data9)){
+if(!pattern22.test(data9)){
 const err39 = {instancePath:instancePath+"/runner/go_build_cache",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err39];
@@ -6791,7 +7031,7 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(!pattern19.test(data10)){
+if(!pattern22.test(data10)){
 const err42 = {instancePath:instancePath+"/runner/dependency_dir",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err42];
@@ -6872,7 +7112,7 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(!pattern35.test(data12)){
+if(!pattern38.test(data12)){
 const err49 = {instancePath:instancePath+"/allowed_files/" + i2,schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err49];
@@ -7104,7 +7344,7 @@ vErrors.push(err66);
 }
 errors++;
 }
-if(!pattern19.test(data17)){
+if(!pattern22.test(data17)){
 const err67 = {instancePath:instancePath+"/repair_policy",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err67];
@@ -7249,7 +7489,7 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(!pattern19.test(data20)){
+if(!pattern22.test(data20)){
 const err80 = {instancePath:instancePath+"/provider/token_command",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err80];
@@ -7319,7 +7559,7 @@ vErrors.push(err85);
 }
 errors++;
 }
-if(!pattern55.test(data22)){
+if(!pattern58.test(data22)){
 const err86 = {instancePath:instancePath+"/provider/model",schemaPath:"#/properties/provider/properties/model/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""};
 if(vErrors === null){
 vErrors = [err86];
@@ -7424,7 +7664,7 @@ vErrors.push(err94);
 }
 errors++;
 }
-if(!pattern19.test(data25)){
+if(!pattern22.test(data25)){
 const err95 = {instancePath:instancePath+"/provider/ca_file",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err95];
@@ -7685,7 +7925,7 @@ vErrors.push(err116);
 }
 errors++;
 }
-if(!pattern35.test(data33)){
+if(!pattern38.test(data33)){
 const err117 = {instancePath:instancePath+"/checks/contains/" + i7+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err117];
@@ -7848,7 +8088,7 @@ vErrors.push(err130);
 }
 errors++;
 }
-if(!pattern35.test(data37)){
+if(!pattern38.test(data37)){
 const err131 = {instancePath:instancePath+"/checks/matches/" + i8+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err131];
@@ -8021,7 +8261,7 @@ vErrors.push(err145);
 }
 errors++;
 }
-if(!pattern59.test(data41)){
+if(!pattern62.test(data41)){
 const err146 = {instancePath:instancePath+"/checks/commands/" + i9+"/exec",schemaPath:"#/properties/checks/properties/commands/items/properties/exec/pattern",keyword:"pattern",params:{pattern: "^(/[^\\u0000-\\u001f]+|[A-Za-z0-9_][A-Za-z0-9._+-]*)$"},message:"must match pattern \""+"^(/[^\\u0000-\\u001f]+|[A-Za-z0-9_][A-Za-z0-9._+-]*)$"+"\""};
 if(vErrors === null){
 vErrors = [err146];
@@ -8070,7 +8310,7 @@ vErrors.push(err149);
 }
 errors++;
 }
-if(!pattern60.test(data43)){
+if(!pattern63.test(data43)){
 const err150 = {instancePath:instancePath+"/checks/commands/" + i9+"/args/" + i10,schemaPath:"#/properties/checks/properties/commands/items/properties/args/items/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
 if(vErrors === null){
 vErrors = [err150];
@@ -8347,10 +8587,10 @@ return errors === 0;
 validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema108 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:gate:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","checker","proposal_sha256","passed","failed_rules","rules","changed_files"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"gate"},"version":{"type":"integer","minimum":1}}},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"passed":{"type":"boolean"},"failed_rules":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"}},"rules":{"type":"array","minItems":17,"maxItems":17,"items":{"type":"object","additionalProperties":false,"required":["rule","status","detail","findings"],"properties":{"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}}},"changed_files":{"type":"array","maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","mode","baseline_sha256","candidate_sha256","candidate_bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"baseline_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_bytes":{"type":"integer","minimum":0}}}},"patch":{"type":"object","additionalProperties":false,"required":["sha256","bytes","max_bytes"],"properties":{"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":1},"max_bytes":{"type":"integer","minimum":1024,"maximum":262144}}}}};
-const schema112 = {"type":"string","enum":["path-tricks","allowlist","classifier","no-new-files","modes-unchanged","exact-application","diff-size","parses","imports-preserved","declarations-preserved","exports-preserved","signatures-preserved","calls-preserved","names-preserved","no-init-hook","no-test-framing","directives-preserved"]};
-const schema114 = {"type":"string","enum":["pass","fail","not_checked"]};
-const pattern64 = new RegExp("^[^\\n\\r]*$", "u");
+const schema110 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:gate:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","checker","proposal_sha256","passed","failed_rules","rules","changed_files"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"gate"},"version":{"type":"integer","minimum":1}}},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"passed":{"type":"boolean"},"failed_rules":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"}},"rules":{"type":"array","minItems":17,"maxItems":17,"items":{"type":"object","additionalProperties":false,"required":["rule","status","detail","findings"],"properties":{"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}}},"changed_files":{"type":"array","maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","mode","baseline_sha256","candidate_sha256","candidate_bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"baseline_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_bytes":{"type":"integer","minimum":0}}}},"patch":{"type":"object","additionalProperties":false,"required":["sha256","bytes","max_bytes"],"properties":{"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":1},"max_bytes":{"type":"integer","minimum":1024,"maximum":262144}}}}};
+const schema114 = {"type":"string","enum":["path-tricks","allowlist","classifier","no-new-files","modes-unchanged","exact-application","diff-size","parses","imports-preserved","declarations-preserved","exports-preserved","signatures-preserved","calls-preserved","names-preserved","no-init-hook","no-test-framing","directives-preserved"]};
+const schema116 = {"type":"string","enum":["pass","fail","not_checked"]};
+const pattern67 = new RegExp("^[^\\n\\r]*$", "u");
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:gate:v1" */;
@@ -8455,7 +8695,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema108.properties, key0))){
+if(!(func1.call(schema110.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -8666,7 +8906,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!(((((((((((((((((data9 === "path-tricks") || (data9 === "allowlist")) || (data9 === "classifier")) || (data9 === "no-new-files")) || (data9 === "modes-unchanged")) || (data9 === "exact-application")) || (data9 === "diff-size")) || (data9 === "parses")) || (data9 === "imports-preserved")) || (data9 === "declarations-preserved")) || (data9 === "exports-preserved")) || (data9 === "signatures-preserved")) || (data9 === "calls-preserved")) || (data9 === "names-preserved")) || (data9 === "no-init-hook")) || (data9 === "no-test-framing")) || (data9 === "directives-preserved"))){
-const err26 = {instancePath:instancePath+"/failed_rules/" + i0,schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema112.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/failed_rules/" + i0,schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -8780,7 +9020,7 @@ vErrors.push(err35);
 errors++;
 }
 if(!(((((((((((((((((data12 === "path-tricks") || (data12 === "allowlist")) || (data12 === "classifier")) || (data12 === "no-new-files")) || (data12 === "modes-unchanged")) || (data12 === "exact-application")) || (data12 === "diff-size")) || (data12 === "parses")) || (data12 === "imports-preserved")) || (data12 === "declarations-preserved")) || (data12 === "exports-preserved")) || (data12 === "signatures-preserved")) || (data12 === "calls-preserved")) || (data12 === "names-preserved")) || (data12 === "no-init-hook")) || (data12 === "no-test-framing")) || (data12 === "directives-preserved"))){
-const err36 = {instancePath:instancePath+"/rules/" + i1+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema112.enum},message:"must be equal to one of the allowed values"};
+const err36 = {instancePath:instancePath+"/rules/" + i1+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -8803,7 +9043,7 @@ vErrors.push(err37);
 errors++;
 }
 if(!(((data13 === "pass") || (data13 === "fail")) || (data13 === "not_checked"))){
-const err38 = {instancePath:instancePath+"/rules/" + i1+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
+const err38 = {instancePath:instancePath+"/rules/" + i1+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema116.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -8836,7 +9076,7 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(!pattern64.test(data14)){
+if(!pattern67.test(data14)){
 const err41 = {instancePath:instancePath+"/rules/" + i1+"/detail",schemaPath:"#/properties/rules/items/properties/detail/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err41];
@@ -8885,7 +9125,7 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(!pattern64.test(data16)){
+if(!pattern67.test(data16)){
 const err45 = {instancePath:instancePath+"/rules/" + i1+"/findings/" + i2,schemaPath:"#/properties/rules/items/properties/findings/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err45];
@@ -9045,7 +9285,7 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(!pattern35.test(data19)){
+if(!pattern38.test(data19)){
 const err59 = {instancePath:instancePath+"/changed_files/" + i3+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err59];
@@ -9080,7 +9320,7 @@ vErrors.push(err61);
 errors++;
 }
 if(!((data20 === "100644") || (data20 === "100755"))){
-const err62 = {instancePath:instancePath+"/changed_files/" + i3+"/mode",schemaPath:"#/properties/changed_files/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema108.properties.changed_files.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err62 = {instancePath:instancePath+"/changed_files/" + i3+"/mode",schemaPath:"#/properties/changed_files/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema110.properties.changed_files.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -9521,7 +9761,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!(((((((((data3 === "cgroup-v1") || (data3 === "rlimit")) || (data3 === "tmpfs")) || (data3 === "mount")) || (data3 === "uid")) || (data3 === "supervisor")) || (data3 === "host")) || (data3 === "seccomp")) || (data3 === "keyring"))){
-const err14 = {instancePath:instancePath+"/mechanism",schemaPath:"#/properties/mechanism/enum",keyword:"enum",params:{allowedValues: schema72.properties.mechanism.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/mechanism",schemaPath:"#/properties/mechanism/enum",keyword:"enum",params:{allowedValues: schema74.properties.mechanism.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9583,7 +9823,7 @@ return errors === 0;
 validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema120 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir","deadline"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"deadline":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
+const schema122 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir","deadline"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"deadline":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:lock:v1" */;
@@ -9699,7 +9939,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern19.test(data2)){
+if(!pattern22.test(data2)){
 const err9 = {instancePath:instancePath+"/attempt_dir",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -9724,7 +9964,7 @@ errors++;
 if(data.deadline !== undefined){
 let data3 = data.deadline;
 if(typeof data3 === "string"){
-if(!pattern17.test(data3)){
+if(!pattern20.test(data3)){
 const err11 = {instancePath:instancePath+"/deadline",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -9763,9 +10003,9 @@ return errors === 0;
 validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema124 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:outcome:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","outcome","step","decided_at","reason"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"decided_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"reason":{"$ref":"urn:repairline:error:v1"}},"if":{"properties":{"outcome":{"const":"provider_error"}}},"then":{"required":["retryable"]},"else":{"not":{"required":["retryable"]}}};
-const schema126 = {"type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
-const schema127 = {"type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
+const schema126 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:outcome:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","outcome","step","decided_at","reason"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"decided_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"reason":{"$ref":"urn:repairline:error:v1"}},"if":{"properties":{"outcome":{"const":"provider_error"}}},"then":{"required":["retryable"]},"else":{"not":{"required":["retryable"]}}};
+const schema128 = {"type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
+const schema129 = {"type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:outcome:v1" */;
@@ -10000,7 +10240,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!((((((((data3 === "scoped_test_verified") || (data3 === "not_reproduced")) || (data3 === "rejected")) || (data3 === "failed")) || (data3 === "timed_out")) || (data3 === "interrupted")) || (data3 === "provider_error")) || (data3 === "fault"))){
-const err16 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema126.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema128.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10035,7 +10275,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((((((data5 === "admit") || (data5 === "extract-tree")) || (data5 === "reproduce")) || (data5 === "ask-provider")) || (data5 === "gate-patch")) || (data5 === "verify")) || (data5 === "receipt")) || (data5 === "attempt"))){
-const err19 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema127.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema129.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -10048,7 +10288,7 @@ errors++;
 if(data.decided_at !== undefined){
 let data6 = data.decided_at;
 if(typeof data6 === "string"){
-if(!pattern17.test(data6)){
+if(!pattern20.test(data6)){
 const err20 = {instancePath:instancePath+"/decided_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -10093,7 +10333,7 @@ return errors === 0;
 validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema129 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:proposal:v1","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"type":"string","minLength":1,"maxLength":300},"change":{"type":"string","minLength":1,"maxLength":300},"risk":{"type":"string","minLength":1,"maxLength":300}}},"edits":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"type":"string","minLength":1,"maxLength":4096},"search":{"type":"string","minLength":1,"maxLength":65536},"replace":{"type":"string","maxLength":65536}}}}}};
+const schema131 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:proposal:v1","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"type":"string","minLength":1,"maxLength":300},"change":{"type":"string","minLength":1,"maxLength":300},"risk":{"type":"string","minLength":1,"maxLength":300}}},"edits":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"type":"string","minLength":1,"maxLength":4096},"search":{"type":"string","minLength":1,"maxLength":65536},"replace":{"type":"string","maxLength":65536}}}}}};
 
 function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:proposal:v1" */;
@@ -10506,8 +10746,8 @@ return errors === 0;
 validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema130 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir_name":{"type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs"},"case":{"$ref":"urn:repairline:case:v1"},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute"},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister"},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister"},"outcome":{"type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}},"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"commands":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"type":"integer"},"signal":{"type":"string"},"timed_out":{"type":"boolean"},"duration_ms":{"type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"validation":{"type":"array","maxItems":4,"items":{"type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"type":"string"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checkout":{"type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"clean_before":{"const":true},"clean_after":{"type":"boolean"},"after_detail":{"type":"string"}},"if":{"properties":{"clean_after":{"const":true}}},"then":{"not":{"required":["after_detail"]}},"else":{"required":["after_detail"]}},"test_hooks":{"type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"stated_limits":{"type":"array","minItems":1,"items":{"type":"string"}}}};
-const pattern76 = new RegExp("^[0-9a-f]{16}$", "u");
+const schema132 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir_name":{"type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs"},"case":{"$ref":"urn:repairline:case:v1"},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute"},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister"},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister"},"outcome":{"type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}},"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"commands":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"type":"integer"},"signal":{"type":"string"},"timed_out":{"type":"boolean"},"duration_ms":{"type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"validation":{"type":"array","maxItems":4,"items":{"type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"type":"string"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checkout":{"type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"clean_before":{"const":true},"clean_after":{"type":"boolean"},"after_detail":{"type":"string"}},"if":{"properties":{"clean_after":{"const":true}}},"then":{"not":{"required":["after_detail"]}},"else":{"required":["after_detail"]}},"test_hooks":{"type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"stated_limits":{"type":"array","minItems":1,"items":{"type":"string"}}}};
+const pattern79 = new RegExp("^[0-9a-f]{16}$", "u");
 
 function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10714,7 +10954,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!(data4 === "test_failure")){
+if(!((data4 === "test_failure") || (data4 === "repair"))){
 const err17 = {instancePath:instancePath+"/case_kind",schemaPath:"urn:repairline:defs:v1#/$defs/caseKind/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
@@ -10914,7 +11154,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema47.properties, key0))){
+if(!(func1.call(schema49.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -10937,7 +11177,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!(data0 === "test_failure")){
+if(!((data0 === "test_failure") || (data0 === "repair"))){
 const err11 = {instancePath:instancePath+"/case_kind",schemaPath:"urn:repairline:defs:v1#/$defs/caseKind/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
@@ -10951,7 +11191,7 @@ errors++;
 if(data.task_label !== undefined){
 let data1 = data.task_label;
 if(typeof data1 === "string"){
-if(!pattern15.test(data1)){
+if(!pattern18.test(data1)){
 const err12 = {instancePath:instancePath+"/task_label",schemaPath:"urn:repairline:defs:v1#/$defs/taskLabel/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -11291,7 +11531,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((data0 === "internal") || (data0 === "social")) || (data0 === "docs"))){
-const err4 = {instancePath:instancePath+"/register",schemaPath:"urn:repairline:defs:v1#/$defs/register/enum",keyword:"enum",params:{allowedValues: schema57.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/register",schemaPath:"urn:repairline:defs:v1#/$defs/register/enum",keyword:"enum",params:{allowedValues: schema59.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11304,7 +11544,7 @@ errors++;
 if(data.register_source !== undefined){
 let data1 = data.register_source;
 if(typeof data1 === "string"){
-if(!pattern16.test(data1)){
+if(!pattern19.test(data1)){
 const err5 = {instancePath:instancePath+"/register_source",schemaPath:"#/properties/register_source/pattern",keyword:"pattern",params:{pattern: "^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent)$"},message:"must match pattern \""+"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent)$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -11434,7 +11674,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((data0 === "internal") || (data0 === "social")) || (data0 === "docs"))){
-const err4 = {instancePath:instancePath+"/prompt_register",schemaPath:"urn:repairline:defs:v1#/$defs/register/enum",keyword:"enum",params:{allowedValues: schema57.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/prompt_register",schemaPath:"urn:repairline:defs:v1#/$defs/register/enum",keyword:"enum",params:{allowedValues: schema59.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11646,7 +11886,7 @@ vErrors.push(err15);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema130.properties, key0))){
+if(!(func1.call(schema132.properties, key0))){
 const err16 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err16];
@@ -11697,7 +11937,7 @@ errors++;
 if(data.attempt_dir_name !== undefined){
 let data2 = data.attempt_dir_name;
 if(typeof data2 === "string"){
-if(!pattern76.test(data2)){
+if(!pattern79.test(data2)){
 const err20 = {instancePath:instancePath+"/attempt_dir_name",schemaPath:"#/properties/attempt_dir_name/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{16}$"},message:"must match pattern \""+"^[0-9a-f]{16}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -11807,7 +12047,7 @@ vErrors.push(err26);
 errors++;
 }
 if(!((((((((data9 === "scoped_test_verified") || (data9 === "not_reproduced")) || (data9 === "rejected")) || (data9 === "failed")) || (data9 === "timed_out")) || (data9 === "interrupted")) || (data9 === "provider_error")) || (data9 === "fault"))){
-const err27 = {instancePath:instancePath+"/outcome/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema126.enum},message:"must be equal to one of the allowed values"};
+const err27 = {instancePath:instancePath+"/outcome/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema128.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -11842,7 +12082,7 @@ vErrors.push(err29);
 errors++;
 }
 if(!((((((((data11 === "admit") || (data11 === "extract-tree")) || (data11 === "reproduce")) || (data11 === "ask-provider")) || (data11 === "gate-patch")) || (data11 === "verify")) || (data11 === "receipt")) || (data11 === "attempt"))){
-const err30 = {instancePath:instancePath+"/outcome/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema127.enum},message:"must be equal to one of the allowed values"};
+const err30 = {instancePath:instancePath+"/outcome/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema129.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -11855,7 +12095,7 @@ errors++;
 if(data8.code !== undefined){
 let data12 = data8.code;
 if(typeof data12 === "string"){
-if(!pattern22.test(data12)){
+if(!pattern25.test(data12)){
 const err31 = {instancePath:instancePath+"/outcome/code",schemaPath:"urn:repairline:defs:v1#/$defs/errorCode/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{1,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err31];
@@ -11961,7 +12201,7 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern35.test(data15)){
+if(!pattern38.test(data15)){
 const err40 = {instancePath:instancePath+"/files/" + i0+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
@@ -12149,7 +12389,7 @@ vErrors.push(err55);
 errors++;
 }
 if(!((data20 === "reproduce") || (data20 === "verify"))){
-const err56 = {instancePath:instancePath+"/commands/" + i1+"/step",schemaPath:"#/properties/commands/items/properties/step/enum",keyword:"enum",params:{allowedValues: schema130.properties.commands.items.properties.step.enum},message:"must be equal to one of the allowed values"};
+const err56 = {instancePath:instancePath+"/commands/" + i1+"/step",schemaPath:"#/properties/commands/items/properties/step/enum",keyword:"enum",params:{allowedValues: schema132.properties.commands.items.properties.step.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -12204,7 +12444,7 @@ const len3 = data23.length;
 for(let i3=0; i3<len3; i3++){
 let data24 = data23[i3];
 if(typeof data24 === "string"){
-if(!pattern24.test(data24)){
+if(!pattern27.test(data24)){
 const err60 = {instancePath:instancePath+"/commands/" + i1+"/env_names/" + i3,schemaPath:"#/properties/commands/items/properties/env_names/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err60];
@@ -12431,7 +12671,7 @@ vErrors.push(err78);
 errors++;
 }
 if(!((((data32 === "job_instructions_validation") || (data32 === "prompt_validation")) || (data32 === "request_instructions_validation")) || (data32 === "summary_validation"))){
-const err79 = {instancePath:instancePath+"/validation/" + i4+"/stage",schemaPath:"#/properties/validation/items/properties/stage/enum",keyword:"enum",params:{allowedValues: schema130.properties.validation.items.properties.stage.enum},message:"must be equal to one of the allowed values"};
+const err79 = {instancePath:instancePath+"/validation/" + i4+"/stage",schemaPath:"#/properties/validation/items/properties/stage/enum",keyword:"enum",params:{allowedValues: schema132.properties.validation.items.properties.stage.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -12454,7 +12694,7 @@ vErrors.push(err80);
 errors++;
 }
 if(!(((data33 === "pass") || (data33 === "fail")) || (data33 === "not_applicable"))){
-const err81 = {instancePath:instancePath+"/validation/" + i4+"/status",schemaPath:"#/properties/validation/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema130.properties.validation.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err81 = {instancePath:instancePath+"/validation/" + i4+"/status",schemaPath:"#/properties/validation/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema132.properties.validation.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -12764,7 +13004,7 @@ vErrors.push(err103);
 }
 errors++;
 }
-if(!pattern19.test(data40)){
+if(!pattern22.test(data40)){
 const err104 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err104];
@@ -12874,7 +13114,7 @@ errors++;
 if(data.sealed_at !== undefined){
 let data46 = data.sealed_at;
 if(typeof data46 === "string"){
-if(!pattern17.test(data46)){
+if(!pattern20.test(data46)){
 const err113 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err113];
@@ -12951,7 +13191,7 @@ return errors === 0;
 validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema163 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-attempt:v1","type":"object","additionalProperties":false,"required":["v","kind","path","key"],"properties":{"v":{"const":1},"kind":{"const":"attempt"},"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const schema165 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-attempt:v1","type":"object","additionalProperties":false,"required":["v","kind","path","key"],"properties":{"v":{"const":1},"kind":{"const":"attempt"},"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-attempt:v1" */;
@@ -13054,7 +13294,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern19.test(data2)){
+if(!pattern22.test(data2)){
 const err8 = {instancePath:instancePath+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -13118,7 +13358,7 @@ return errors === 0;
 validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema166 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-baseline:v1","type":"object","additionalProperties":false,"required":["v","kind","case_identity","reproduced","identities","failing","exit_code"],"properties":{"v":{"const":1},"kind":{"const":"baseline"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"reproduced":{"type":"boolean"},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
+const schema168 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-baseline:v1","type":"object","additionalProperties":false,"required":["v","kind","case_identity","reproduced","identities","failing","exit_code"],"properties":{"v":{"const":1},"kind":{"const":"baseline"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"reproduced":{"type":"boolean"},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-baseline:v1" */;
@@ -13351,7 +13591,7 @@ errors++;
 if(data.exit_code !== undefined){
 let data7 = data.exit_code;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err19 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema166.properties.exit_code.type},message:"must be integer,null"};
+const err19 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema168.properties.exit_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -13364,7 +13604,7 @@ errors++;
 if(data.fault !== undefined){
 let data8 = data.fault;
 if(typeof data8 === "string"){
-if(!pattern22.test(data8)){
+if(!pattern25.test(data8)){
 const err20 = {instancePath:instancePath+"/fault",schemaPath:"urn:repairline:defs:v1#/$defs/errorCode/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{1,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -13403,7 +13643,7 @@ return errors === 0;
 validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema168 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-case-status:v1","type":"object","additionalProperties":false,"required":["v","kind","case_id","status"],"properties":{"v":{"const":1},"kind":{"const":"case-status"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"status":{"type":"string","enum":["eligible","ineligible","consumed","interrupted","running"]},"reason":{"$ref":"urn:repairline:error:v1"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"readback":{"type":"object","additionalProperties":false,"required":["valid"],"properties":{"valid":{"type":"boolean"},"codes":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}}}};
+const schema170 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-case-status:v1","type":"object","additionalProperties":false,"required":["v","kind","case_id","status"],"properties":{"v":{"const":1},"kind":{"const":"case-status"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"status":{"type":"string","enum":["eligible","ineligible","consumed","interrupted","running"]},"reason":{"$ref":"urn:repairline:error:v1"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"readback":{"type":"object","additionalProperties":false,"required":["valid"],"properties":{"valid":{"type":"boolean"},"codes":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}}}};
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-case-status:v1" */;
@@ -13458,7 +13698,7 @@ vErrors.push(err3);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema168.properties, key0))){
+if(!(func1.call(schema170.properties, key0))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -13551,7 +13791,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(((((data3 === "eligible") || (data3 === "ineligible")) || (data3 === "consumed")) || (data3 === "interrupted")) || (data3 === "running"))){
-const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema168.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema170.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -13605,7 +13845,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern19.test(data6)){
+if(!pattern22.test(data6)){
 const err16 = {instancePath:instancePath+"/attempt_dir",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -13640,7 +13880,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((((((data7 === "scoped_test_verified") || (data7 === "not_reproduced")) || (data7 === "rejected")) || (data7 === "failed")) || (data7 === "timed_out")) || (data7 === "interrupted")) || (data7 === "provider_error")) || (data7 === "fault"))){
-const err19 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema126.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema128.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -13694,7 +13934,7 @@ const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
 let data11 = data10[i0];
 if(typeof data11 === "string"){
-if(!pattern22.test(data11)){
+if(!pattern25.test(data11)){
 const err23 = {instancePath:instancePath+"/readback/codes/" + i0,schemaPath:"urn:repairline:defs:v1#/$defs/errorCode/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{1,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -13757,7 +13997,7 @@ return errors === 0;
 validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema174 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-check:v1","type":"object","additionalProperties":false,"required":["v","kind","file","match"],"properties":{"v":{"const":1},"kind":{"const":"check"},"file":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"match":{"type":"boolean"},"retained_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"recomputed_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const schema176 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-check:v1","type":"object","additionalProperties":false,"required":["v","kind","file","match"],"properties":{"v":{"const":1},"kind":{"const":"check"},"file":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"match":{"type":"boolean"},"retained_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"recomputed_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
 
 function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-check:v1" */;
@@ -13870,7 +14110,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern35.test(data2)){
+if(!pattern38.test(data2)){
 const err9 = {instancePath:instancePath+"/file",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -13971,7 +14211,7 @@ return errors === 0;
 validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema178 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-error:v1","type":"object","additionalProperties":false,"required":["v","kind","code","message"],"properties":{"v":{"const":1},"kind":{"const":"error"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","minLength":1,"maxLength":8192},"path":{"type":"string","maxLength":4096},"hint":{"type":"string","maxLength":8192}}};
+const schema180 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-error:v1","type":"object","additionalProperties":false,"required":["v","kind","code","message"],"properties":{"v":{"const":1},"kind":{"const":"error"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","minLength":1,"maxLength":8192},"path":{"type":"string","maxLength":4096},"hint":{"type":"string","maxLength":8192}}};
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-error:v1" */;
@@ -14064,7 +14304,7 @@ errors++;
 if(data.code !== undefined){
 let data2 = data.code;
 if(typeof data2 === "string"){
-if(!pattern22.test(data2)){
+if(!pattern25.test(data2)){
 const err7 = {instancePath:instancePath+"/code",schemaPath:"urn:repairline:defs:v1#/$defs/errorCode/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{1,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -14188,7 +14428,7 @@ return errors === 0;
 validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema180 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-preflight:v1","type":"object","additionalProperties":false,"required":["v","kind","ok","checks","limits","namespaces","samples"],"properties":{"v":{"const":1},"kind":{"const":"preflight"},"runner":{"type":"string","enum":["go","node"]},"ok":{"type":"boolean"},"checks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","ok","detail"],"properties":{"name":{"type":"string"},"ok":{"type":"boolean"},"detail":{"type":"string"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}},"limits":{"type":"array","items":{"$ref":"urn:repairline:limit-reading:v1"}},"namespaces":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"properties":{"name":{"type":"string"},"host":{"type":"string"},"sandbox":{"type":"string"}}}},"samples":{"type":"array","items":{"$ref":"urn:repairline:resource-sample:v1"}}}};
+const schema182 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-preflight:v1","type":"object","additionalProperties":false,"required":["v","kind","ok","checks","limits","namespaces","samples"],"properties":{"v":{"const":1},"kind":{"const":"preflight"},"runner":{"type":"string","enum":["go","node"]},"ok":{"type":"boolean"},"checks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","ok","detail"],"properties":{"name":{"type":"string"},"ok":{"type":"boolean"},"detail":{"type":"string"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}},"limits":{"type":"array","items":{"$ref":"urn:repairline:limit-reading:v1"}},"namespaces":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"properties":{"name":{"type":"string"},"host":{"type":"string"},"sandbox":{"type":"string"}}}},"samples":{"type":"array","items":{"$ref":"urn:repairline:resource-sample:v1"}}}};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-preflight:v1" */;
@@ -14321,7 +14561,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((data2 === "go") || (data2 === "node"))){
-const err11 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema180.properties.runner.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema182.properties.runner.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -14431,7 +14671,7 @@ errors++;
 if(data5.code !== undefined){
 let data9 = data5.code;
 if(typeof data9 === "string"){
-if(!pattern22.test(data9)){
+if(!pattern25.test(data9)){
 const err20 = {instancePath:instancePath+"/checks/" + i0+"/code",schemaPath:"urn:repairline:defs:v1#/$defs/errorCode/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{1,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -14644,7 +14884,7 @@ vErrors.push(err37);
 errors++;
 }
 if(!(((((((((data15 === "cgroup-v1") || (data15 === "rlimit")) || (data15 === "tmpfs")) || (data15 === "mount")) || (data15 === "uid")) || (data15 === "supervisor")) || (data15 === "host")) || (data15 === "seccomp")) || (data15 === "keyring"))){
-const err38 = {instancePath:instancePath+"/limits/" + i1+"/mechanism",schemaPath:"urn:repairline:limit-reading:v1/properties/mechanism/enum",keyword:"enum",params:{allowedValues: schema72.properties.mechanism.enum},message:"must be equal to one of the allowed values"};
+const err38 = {instancePath:instancePath+"/limits/" + i1+"/mechanism",schemaPath:"urn:repairline:limit-reading:v1/properties/mechanism/enum",keyword:"enum",params:{allowedValues: schema74.properties.mechanism.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -14861,7 +15101,7 @@ return errors === 0;
 validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema183 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-readback:v1","type":"object","additionalProperties":false,"required":["v","kind","attempt_dir","valid","findings"],"properties":{"v":{"const":1},"kind":{"const":"readback"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"valid":{"type":"boolean"},"findings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["code","severity","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"severity":{"type":"string","enum":["error","notice"]},"path":{"type":"string"},"message":{"type":"string"}}}}}};
+const schema185 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-readback:v1","type":"object","additionalProperties":false,"required":["v","kind","attempt_dir","valid","findings"],"properties":{"v":{"const":1},"kind":{"const":"readback"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"valid":{"type":"boolean"},"findings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["code","severity","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"severity":{"type":"string","enum":["error","notice"]},"path":{"type":"string"},"message":{"type":"string"}}}}}};
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-readback:v1" */;
@@ -14974,7 +15214,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern19.test(data2)){
+if(!pattern22.test(data2)){
 const err9 = {instancePath:instancePath+"/attempt_dir",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -15034,7 +15274,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((((data4 === "scoped_test_verified") || (data4 === "not_reproduced")) || (data4 === "rejected")) || (data4 === "failed")) || (data4 === "timed_out")) || (data4 === "interrupted")) || (data4 === "provider_error")) || (data4 === "fault"))){
-const err14 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema126.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema128.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -15108,7 +15348,7 @@ errors++;
 if(data7.code !== undefined){
 let data8 = data7.code;
 if(typeof data8 === "string"){
-if(!pattern22.test(data8)){
+if(!pattern25.test(data8)){
 const err20 = {instancePath:instancePath+"/findings/" + i0+"/code",schemaPath:"urn:repairline:defs:v1#/$defs/errorCode/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{1,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -15143,7 +15383,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!((data9 === "error") || (data9 === "notice"))){
-const err23 = {instancePath:instancePath+"/findings/" + i0+"/severity",schemaPath:"#/properties/findings/items/properties/severity/enum",keyword:"enum",params:{allowedValues: schema183.properties.findings.items.properties.severity.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/findings/" + i0+"/severity",schemaPath:"#/properties/findings/items/properties/severity/enum",keyword:"enum",params:{allowedValues: schema185.properties.findings.items.properties.severity.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -15218,7 +15458,7 @@ return errors === 0;
 validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema188 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-result:v1","type":"object","additionalProperties":false,"required":["v","kind","tool","exit"],"properties":{"v":{"const":1},"kind":{"const":"result"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"exit":{"type":"integer","enum":[0,1,2,65,66,69,70,73,75,77,78]},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"}}};
+const schema190 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-result:v1","type":"object","additionalProperties":false,"required":["v","kind","tool","exit"],"properties":{"v":{"const":1},"kind":{"const":"result"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"exit":{"type":"integer","enum":[0,1,2,65,66,69,70,73,75,77,78]},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"}}};
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-result:v1" */;
@@ -15321,7 +15561,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((((((((data2 === "admit") || (data2 === "extract-tree")) || (data2 === "reproduce")) || (data2 === "ask-provider")) || (data2 === "gate-patch")) || (data2 === "verify")) || (data2 === "receipt")) || (data2 === "attempt"))){
-const err8 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema127.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema129.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -15344,7 +15584,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!(((((((((((data3 === 0) || (data3 === 1)) || (data3 === 2)) || (data3 === 65)) || (data3 === 66)) || (data3 === 69)) || (data3 === 70)) || (data3 === 73)) || (data3 === 75)) || (data3 === 77)) || (data3 === 78))){
-const err10 = {instancePath:instancePath+"/exit",schemaPath:"#/properties/exit/enum",keyword:"enum",params:{allowedValues: schema188.properties.exit.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/exit",schemaPath:"#/properties/exit/enum",keyword:"enum",params:{allowedValues: schema190.properties.exit.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -15367,7 +15607,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!((((((((data4 === "scoped_test_verified") || (data4 === "not_reproduced")) || (data4 === "rejected")) || (data4 === "failed")) || (data4 === "timed_out")) || (data4 === "interrupted")) || (data4 === "provider_error")) || (data4 === "fault"))){
-const err12 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema126.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema128.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -15394,7 +15634,7 @@ return errors === 0;
 validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema191 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-rule:v1","type":"object","additionalProperties":false,"required":["v","kind","rule","status","detail"],"properties":{"v":{"const":1},"kind":{"const":"rule"},"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}};
+const schema193 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-rule:v1","type":"object","additionalProperties":false,"required":["v","kind","rule","status","detail"],"properties":{"v":{"const":1},"kind":{"const":"rule"},"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}};
 
 function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-rule:v1" */;
@@ -15507,7 +15747,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((((((((((((((((data2 === "path-tricks") || (data2 === "allowlist")) || (data2 === "classifier")) || (data2 === "no-new-files")) || (data2 === "modes-unchanged")) || (data2 === "exact-application")) || (data2 === "diff-size")) || (data2 === "parses")) || (data2 === "imports-preserved")) || (data2 === "declarations-preserved")) || (data2 === "exports-preserved")) || (data2 === "signatures-preserved")) || (data2 === "calls-preserved")) || (data2 === "names-preserved")) || (data2 === "no-init-hook")) || (data2 === "no-test-framing")) || (data2 === "directives-preserved"))){
-const err9 = {instancePath:instancePath+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema112.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -15530,7 +15770,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!(((data3 === "pass") || (data3 === "fail")) || (data3 === "not_checked"))){
-const err11 = {instancePath:instancePath+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema116.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -15563,7 +15803,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern64.test(data4)){
+if(!pattern67.test(data4)){
 const err14 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -15612,7 +15852,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern64.test(data6)){
+if(!pattern67.test(data6)){
 const err18 = {instancePath:instancePath+"/findings/" + i0,schemaPath:"#/properties/findings/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -15663,8 +15903,8 @@ return errors === 0;
 validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"const":1},"kind":{"const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"command":{"type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
-const pattern111 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
+const schema196 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"const":1},"kind":{"const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"command":{"type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
+const pattern114 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
 
 function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-start:v1" */;
@@ -15757,7 +15997,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((((((((data2 === "admit") || (data2 === "extract-tree")) || (data2 === "reproduce")) || (data2 === "ask-provider")) || (data2 === "gate-patch")) || (data2 === "verify")) || (data2 === "receipt")) || (data2 === "attempt"))){
-const err7 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema127.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema129.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -15770,7 +16010,7 @@ errors++;
 if(data.command !== undefined){
 let data3 = data.command;
 if(typeof data3 === "string"){
-if(!pattern111.test(data3)){
+if(!pattern114.test(data3)){
 const err8 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z-]{0,31}$"},message:"must match pattern \""+"^[a-z][a-z-]{0,31}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -15809,7 +16049,7 @@ return errors === 0;
 validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema196 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-tree:v1","type":"object","additionalProperties":false,"required":["v","kind","source_sha","entries","bytes","tar_bytes","tar_sha256","manifest_sha256"],"properties":{"v":{"const":1},"kind":{"const":"tree"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"integer","minimum":0,"maximum":20000},"bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_bytes":{"type":"integer","minimum":1024},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"manifest_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const schema198 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-tree:v1","type":"object","additionalProperties":false,"required":["v","kind","source_sha","entries","bytes","tar_bytes","tar_sha256","manifest_sha256"],"properties":{"v":{"const":1},"kind":{"const":"tree"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"integer","minimum":0,"maximum":20000},"bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_bytes":{"type":"integer","minimum":1024},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"manifest_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-tree:v1" */;
@@ -16126,7 +16366,7 @@ return errors === 0;
 validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema200 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-verify:v1","type":"object","additionalProperties":false,"required":["v","kind","classification","red_then_green","reasons","identities","failing"],"properties":{"v":{"const":1},"kind":{"const":"verify"},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"red_then_green":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"note":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"},"reasons":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
+const schema202 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-verify:v1","type":"object","additionalProperties":false,"required":["v","kind","classification","red_then_green","reasons","identities","failing"],"properties":{"v":{"const":1},"kind":{"const":"verify"},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"red_then_green":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"note":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"},"reasons":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-verify:v1" */;
@@ -16211,7 +16451,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema200.properties, key0))){
+if(!(func1.call(schema202.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -16259,7 +16499,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((data2 === "scoped_test_verified") || (data2 === "failed")) || (data2 === "fault")) || (data2 === "timed_out"))){
-const err11 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema200.properties.classification.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema202.properties.classification.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -16282,7 +16522,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(((((((data3 === "red_then_green") || (data3 === "red_then_red")) || (data3 === "red_then_skipped")) || (data3 === "red_then_missing")) || (data3 === "red_then_fault")) || (data3 === "red_then_timed_out")) || (data3 === "not_red"))){
-const err13 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/enum",keyword:"enum",params:{allowedValues: schema200.properties.red_then_green.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/enum",keyword:"enum",params:{allowedValues: schema202.properties.red_then_green.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -16305,7 +16545,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern64.test(data4)){
+if(!pattern67.test(data4)){
 const err15 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -16354,7 +16594,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!pattern64.test(data6)){
+if(!pattern67.test(data6)){
 const err19 = {instancePath:instancePath+"/reasons/" + i0,schemaPath:"#/properties/reasons/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -16454,7 +16694,7 @@ errors++;
 if(data.fault !== undefined){
 let data10 = data.fault;
 if(typeof data10 === "string"){
-if(!pattern22.test(data10)){
+if(!pattern25.test(data10)){
 const err27 = {instancePath:instancePath+"/fault",schemaPath:"urn:repairline:defs:v1#/$defs/errorCode/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{1,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
@@ -16493,8 +16733,8 @@ return errors === 0;
 validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema202 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:register-manifest:v1","type":"object","additionalProperties":false,"required":["version","tasks","surfaces"],"properties":{"version":{"const":1},"tasks":{"type":"object","propertyNames":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"additionalProperties":{"$ref":"#/$defs/row"}},"surfaces":{"type":"object","additionalProperties":false,"required":["agent","prompts"],"properties":{"agent":{"$ref":"#/$defs/row"},"prompts":{"$ref":"#/$defs/row"}}}},"$defs":{"row":{"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}}}};
-const schema204 = {"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}};
+const schema204 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:register-manifest:v1","type":"object","additionalProperties":false,"required":["version","tasks","surfaces"],"properties":{"version":{"const":1},"tasks":{"type":"object","propertyNames":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"additionalProperties":{"$ref":"#/$defs/row"}},"surfaces":{"type":"object","additionalProperties":false,"required":["agent","prompts"],"properties":{"agent":{"$ref":"#/$defs/row"},"prompts":{"$ref":"#/$defs/row"}}}},"$defs":{"row":{"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}}}};
+const schema206 = {"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}};
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -16542,7 +16782,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!(((data0 === "internal") || (data0 === "social")) || (data0 === "docs"))){
-const err3 = {instancePath:instancePath+"/register",schemaPath:"urn:repairline:defs:v1#/$defs/register/enum",keyword:"enum",params:{allowedValues: schema57.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath:instancePath+"/register",schemaPath:"urn:repairline:defs:v1#/$defs/register/enum",keyword:"enum",params:{allowedValues: schema59.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -16676,7 +16916,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key1 in data1){
 const _errs5 = errors;
 if(typeof key1 === "string"){
-if(!pattern15.test(key1)){
+if(!pattern18.test(key1)){
 const err5 = {instancePath:instancePath+"/tasks",schemaPath:"urn:repairline:defs:v1#/$defs/taskLabel/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err5];
@@ -16803,8 +17043,8 @@ return errors === 0;
 validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema206 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:request:v1","type":"object","additionalProperties":false,"required":["model","instructions","input","max_output_tokens","store","text"],"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"instructions":{"type":"string","minLength":1},"input":{"type":"string","minLength":1},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"store":{"const":false},"text":{"type":"object","additionalProperties":false,"required":["format"],"properties":{"format":{"type":"object","additionalProperties":false,"required":["type","name","strict","schema"],"properties":{"type":{"const":"json_schema"},"name":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"strict":{"const":true},"schema":{"const":{"description":"proposal.json: the model's structured answer (DESIGN §6a). The summary passes the return contract before any edit is looked at; the edits are exact search/replace pairs applied in order by gate-patch. This schema is also sent (strict json_schema) as the request's text.format.","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"description":"Three one-line fields, in this order.","type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"description":"What causes the failure.","type":"string"},"change":{"description":"What the edits change.","type":"string"},"risk":{"description":"What could go wrong.","type":"string"}}},"edits":{"description":"Exact edits, applied in order; each search occurs exactly once at that point.","type":"array","minItems":1,"maxItems":32,"items":{"description":"One exact search/replace edit of an allowed file.","type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"description":"One of allowed_files.","type":"string"},"search":{"description":"Exact existing text.","type":"string"},"replace":{"description":"New text.","type":"string"}}}}}}}}}}}}};
-const pattern120 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
+const schema208 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:request:v1","type":"object","additionalProperties":false,"required":["model","instructions","input","max_output_tokens","store","text"],"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"instructions":{"type":"string","minLength":1},"input":{"type":"string","minLength":1},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"store":{"const":false},"text":{"type":"object","additionalProperties":false,"required":["format"],"properties":{"format":{"type":"object","additionalProperties":false,"required":["type","name","strict","schema"],"properties":{"type":{"const":"json_schema"},"name":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"strict":{"const":true},"schema":{"const":{"description":"proposal.json: the model's structured answer (DESIGN §6a). The summary passes the return contract before any edit is looked at; the edits are exact search/replace pairs applied in order by gate-patch. This schema is also sent (strict json_schema) as the request's text.format.","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"description":"Three one-line fields, in this order.","type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"description":"What causes the failure.","type":"string"},"change":{"description":"What the edits change.","type":"string"},"risk":{"description":"What could go wrong.","type":"string"}}},"edits":{"description":"Exact edits, applied in order; each search occurs exactly once at that point.","type":"array","minItems":1,"maxItems":32,"items":{"description":"One exact search/replace edit of an allowed file.","type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"description":"One of allowed_files.","type":"string"},"search":{"description":"Exact existing text.","type":"string"},"replace":{"description":"New text.","type":"string"}}}}}}}}}}}}};
+const pattern123 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
 function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:request:v1" */;
@@ -16913,7 +17153,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern55.test(data0)){
+if(!pattern58.test(data0)){
 const err9 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -17127,7 +17367,7 @@ errors++;
 if(data6.name !== undefined){
 let data8 = data6.name;
 if(typeof data8 === "string"){
-if(!pattern120.test(data8)){
+if(!pattern123.test(data8)){
 const err27 = {instancePath:instancePath+"/text/format/name",schemaPath:"#/properties/text/properties/format/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
@@ -17162,8 +17402,8 @@ errors++;
 }
 }
 if(data6.schema !== undefined){
-if(!func0(data6.schema, schema206.properties.text.properties.format.properties.schema.const)){
-const err30 = {instancePath:instancePath+"/text/format/schema",schemaPath:"#/properties/text/properties/format/properties/schema/const",keyword:"const",params:{allowedValue: schema206.properties.text.properties.format.properties.schema.const},message:"must be equal to constant"};
+if(!func0(data6.schema, schema208.properties.text.properties.format.properties.schema.const)){
+const err30 = {instancePath:instancePath+"/text/format/schema",schemaPath:"#/properties/text/properties/format/properties/schema/const",keyword:"const",params:{allowedValue: schema208.properties.text.properties.format.properties.schema.const},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -17216,7 +17456,7 @@ validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 
-const schema207 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:response:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","received_at","http_status","headers","body_bytes","body_complete","body_utf8","body","redactions"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"received_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"http_status":{"type":"integer","minimum":100,"maximum":999},"headers":{"type":"object","additionalProperties":false,"properties":{"content-type":{"type":"string","maxLength":1024},"content-encoding":{"type":"string","maxLength":1024},"content-length":{"type":"string","maxLength":1024},"location":{"type":"string","maxLength":1024},"x-request-id":{"type":"string","maxLength":1024},"retry-after":{"type":"string","maxLength":1024},"retry-after-ms":{"type":"string","maxLength":1024},"x-should-retry":{"type":"string","maxLength":1024}}},"body_bytes":{"type":"integer","minimum":0},"body_complete":{"type":"boolean"},"body_utf8":{"type":"boolean"},"body":{"type":["string","null"]},"redactions":{"type":"integer","minimum":0}}};
+const schema209 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:response:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","received_at","http_status","headers","body_bytes","body_complete","body_utf8","body","redactions"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"received_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"http_status":{"type":"integer","minimum":100,"maximum":999},"headers":{"type":"object","additionalProperties":false,"properties":{"content-type":{"type":"string","maxLength":1024},"content-encoding":{"type":"string","maxLength":1024},"content-length":{"type":"string","maxLength":1024},"location":{"type":"string","maxLength":1024},"x-request-id":{"type":"string","maxLength":1024},"retry-after":{"type":"string","maxLength":1024},"retry-after-ms":{"type":"string","maxLength":1024},"x-should-retry":{"type":"string","maxLength":1024}}},"body_bytes":{"type":"integer","minimum":0},"body_complete":{"type":"boolean"},"body_utf8":{"type":"boolean"},"body":{"type":["string","null"]},"redactions":{"type":"integer","minimum":0}}};
 
 function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:response:v1" */;
@@ -17331,7 +17571,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema207.properties, key0))){
+if(!(func1.call(schema209.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -17382,7 +17622,7 @@ errors++;
 if(data.received_at !== undefined){
 let data2 = data.received_at;
 if(typeof data2 === "string"){
-if(!pattern17.test(data2)){
+if(!pattern20.test(data2)){
 const err14 = {instancePath:instancePath+"/received_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -17718,7 +17958,7 @@ errors++;
 if(data.body !== undefined){
 let data16 = data.body;
 if((typeof data16 !== "string") && (data16 !== null)){
-const err41 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: schema207.properties.body.type},message:"must be string,null"};
+const err41 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: schema209.properties.body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -17770,8 +18010,8 @@ return errors === 0;
 validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema210 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:routing-policy:v1","type":"object","additionalProperties":false,"required":["version","cost_ceiling_usd","routes"],"properties":{"version":{"const":1},"cost_ceiling_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"routes":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"#/$defs/route"}}},"$defs":{"route":{"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}}}};
-const schema212 = {"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
+const schema212 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:routing-policy:v1","type":"object","additionalProperties":false,"required":["version","cost_ceiling_usd","routes"],"properties":{"version":{"const":1},"cost_ceiling_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"routes":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"#/$defs/route"}}},"$defs":{"route":{"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}}}};
+const schema214 = {"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -17878,7 +18118,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(data0 === "test_failure")){
+if(!((data0 === "test_failure") || (data0 === "repair"))){
 const err9 = {instancePath:instancePath+"/case_kind",schemaPath:"urn:repairline:defs:v1#/$defs/caseKind/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
@@ -17892,7 +18132,7 @@ errors++;
 if(data.task_label !== undefined){
 let data1 = data.task_label;
 if(typeof data1 === "string"){
-if(!pattern15.test(data1)){
+if(!pattern18.test(data1)){
 const err10 = {instancePath:instancePath+"/task_label",schemaPath:"urn:repairline:defs:v1#/$defs/taskLabel/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -17937,7 +18177,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern55.test(data2)){
+if(!pattern58.test(data2)){
 const err14 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -18278,7 +18518,7 @@ validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 
-const schema219 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:started:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","started_at"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"started_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
+const schema221 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:started:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","started_at"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"started_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:started:v1" */;
@@ -18374,7 +18614,7 @@ errors++;
 if(data.started_at !== undefined){
 let data2 = data.started_at;
 if(typeof data2 === "string"){
-if(!pattern17.test(data2)){
+if(!pattern20.test(data2)){
 const err7 = {instancePath:instancePath+"/started_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -18413,8 +18653,8 @@ return errors === 0;
 validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema222 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:step-lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","step","pid","start_ticks","boot_id"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"pid":{"type":"integer","minimum":1},"start_ticks":{"type":"integer","minimum":0},"boot_id":{"type":"string","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"}}};
-const pattern128 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
+const schema224 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:step-lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","step","pid","start_ticks","boot_id"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"pid":{"type":"integer","minimum":1},"start_ticks":{"type":"integer","minimum":0},"boot_id":{"type":"string","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"}}};
+const pattern131 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:step-lock:v1" */;
@@ -18550,7 +18790,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((((((data2 === "admit") || (data2 === "extract-tree")) || (data2 === "reproduce")) || (data2 === "ask-provider")) || (data2 === "gate-patch")) || (data2 === "verify")) || (data2 === "receipt")) || (data2 === "attempt"))){
-const err11 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema127.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema129.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -18613,7 +18853,7 @@ errors++;
 if(data.boot_id !== undefined){
 let data5 = data.boot_id;
 if(typeof data5 === "string"){
-if(!pattern128.test(data5)){
+if(!pattern131.test(data5)){
 const err16 = {instancePath:instancePath+"/boot_id",schemaPath:"#/properties/boot_id/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -18652,7 +18892,7 @@ return errors === 0;
 validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema225 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:suite-report:v1","type":"object","additionalProperties":false,"required":["version","cases"],"properties":{"version":{"const":1},"suite":{"type":"string","maxLength":200},"generated_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"cases":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"urn:repairline:case:v1"}}}};
+const schema227 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:suite-report:v1","type":"object","additionalProperties":false,"required":["version","cases"],"properties":{"version":{"const":1},"suite":{"type":"string","maxLength":200},"generated_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"cases":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"urn:repairline:case:v1"}}}};
 
 function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:suite-report:v1" */;
@@ -18738,7 +18978,7 @@ errors++;
 if(data.generated_at !== undefined){
 let data2 = data.generated_at;
 if(typeof data2 === "string"){
-if(!pattern17.test(data2)){
+if(!pattern20.test(data2)){
 const err6 = {instancePath:instancePath+"/generated_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -18819,7 +19059,7 @@ return errors === 0;
 validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema227 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:test-event:v1","type":"object","additionalProperties":false,"required":["Action"],"properties":{"Time":{"type":"string","maxLength":64},"Action":{"type":"string","enum":["start","run","pause","cont","pass","bench","fail","output","skip","build-output","build-fail"]},"Package":{"type":"string","maxLength":4096},"Test":{"type":"string","maxLength":4096},"Elapsed":{"type":"number","minimum":0},"Output":{"type":"string"},"FailedBuild":{"type":"string","maxLength":4096},"ImportPath":{"type":"string","maxLength":4096}}};
+const schema229 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:test-event:v1","type":"object","additionalProperties":false,"required":["Action"],"properties":{"Time":{"type":"string","maxLength":64},"Action":{"type":"string","enum":["start","run","pause","cont","pass","bench","fail","output","skip","build-output","build-fail"]},"Package":{"type":"string","maxLength":4096},"Test":{"type":"string","maxLength":4096},"Elapsed":{"type":"number","minimum":0},"Output":{"type":"string"},"FailedBuild":{"type":"string","maxLength":4096},"ImportPath":{"type":"string","maxLength":4096}}};
 
 function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:test-event:v1" */;
@@ -18893,7 +19133,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((((((((((data1 === "start") || (data1 === "run")) || (data1 === "pause")) || (data1 === "cont")) || (data1 === "pass")) || (data1 === "bench")) || (data1 === "fail")) || (data1 === "output")) || (data1 === "skip")) || (data1 === "build-output")) || (data1 === "build-fail"))){
-const err5 = {instancePath:instancePath+"/Action",schemaPath:"#/properties/Action/enum",keyword:"enum",params:{allowedValues: schema227.properties.Action.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/Action",schemaPath:"#/properties/Action/enum",keyword:"enum",params:{allowedValues: schema229.properties.Action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -19057,7 +19297,7 @@ return errors === 0;
 validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema228 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:tree-manifest:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","entries","entry_count","total_bytes","tar_sha256","tar_bytes"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"array","maxItems":20000,"items":{"type":"object","additionalProperties":false,"required":["path","mode","blob","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"blob":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}},"entry_count":{"type":"integer","minimum":0,"maximum":20000},"total_bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"tar_bytes":{"type":"integer","minimum":0}}};
+const schema230 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:tree-manifest:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","entries","entry_count","total_bytes","tar_sha256","tar_bytes"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"array","maxItems":20000,"items":{"type":"object","additionalProperties":false,"required":["path","mode","blob","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"blob":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}},"entry_count":{"type":"integer","minimum":0,"maximum":20000},"total_bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"tar_bytes":{"type":"integer","minimum":0}}};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:tree-manifest:v1" */;
@@ -19327,7 +19567,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!pattern35.test(data5)){
+if(!pattern38.test(data5)){
 const err23 = {instancePath:instancePath+"/entries/" + i0+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -19362,7 +19602,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!((data6 === "100644") || (data6 === "100755"))){
-const err26 = {instancePath:instancePath+"/entries/" + i0+"/mode",schemaPath:"#/properties/entries/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema228.properties.entries.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/entries/" + i0+"/mode",schemaPath:"#/properties/entries/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema230.properties.entries.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -19608,13 +19848,538 @@ return errors === 0;
 validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema235 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:usage:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","requested_model","server_model","max_output_tokens","tokens_reported","input_tokens","output_tokens","total_tokens","reasoning_tokens","cached_tokens","estimated_cost_usd"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"requested_model":{"type":"string","minLength":1,"maxLength":200},"server_model":{"type":["string","null"],"maxLength":200},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"tokens_reported":{"type":"boolean"},"input_tokens":{"type":["integer","null"],"minimum":0},"output_tokens":{"type":["integer","null"],"minimum":0},"total_tokens":{"type":["integer","null"],"minimum":0},"reasoning_tokens":{"type":["integer","null"],"minimum":0},"cached_tokens":{"type":["integer","null"],"minimum":0},"estimated_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"measured_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
+const schema237 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:unmet:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_id","outcome","reason_code","items","omitted"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"outcome":{"type":"string","enum":["rejected","failed"]},"reason_code":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"},"items":{"type":"array","minItems":1,"maxItems":24,"items":{"type":"object","additionalProperties":false,"required":["kind","name","detail","findings"],"properties":{"kind":{"type":"string","enum":["gate_rule","text_rule","check","identity"]},"name":{"type":"string","minLength":1,"maxLength":600},"detail":{"type":"string","maxLength":300,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":8,"items":{"type":"string","maxLength":300,"pattern":"^[^\\n\\r]*$"}}}}},"omitted":{"type":"integer","minimum":0}}};
 
 function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:repairline:usage:v1" */;
+/*# sourceURL="urn:repairline:unmet:v1" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate89.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.v === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "v"},message:"must have required property '"+"v"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.attempt_key === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attempt_key"},message:"must have required property '"+"attempt_key"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.case_id === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "case_id"},message:"must have required property '"+"case_id"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.outcome === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.reason_code === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "reason_code"},message:"must have required property '"+"reason_code"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.items === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "items"},message:"must have required property '"+"items"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.omitted === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "omitted"},message:"must have required property '"+"omitted"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((((key0 === "v") || (key0 === "attempt_key")) || (key0 === "case_id")) || (key0 === "outcome")) || (key0 === "reason_code")) || (key0 === "items")) || (key0 === "omitted"))){
+const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.v !== undefined){
+if(1 !== data.v){
+const err8 = {instancePath:instancePath+"/v",schemaPath:"#/properties/v/const",keyword:"const",params:{allowedValue: 1},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.attempt_key !== undefined){
+let data1 = data.attempt_key;
+if(typeof data1 === "string"){
+if(!pattern4.test(data1)){
+const err9 = {instancePath:instancePath+"/attempt_key",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/attempt_key",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.case_id !== undefined){
+let data2 = data.case_id;
+if(typeof data2 === "string"){
+if(func2(data2) > 1024){
+const err11 = {instancePath:instancePath+"/case_id",schemaPath:"urn:repairline:defs:v1#/$defs/caseId/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(func2(data2) < 1){
+const err12 = {instancePath:instancePath+"/case_id",schemaPath:"urn:repairline:defs:v1#/$defs/caseId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(!pattern9.test(data2)){
+const err13 = {instancePath:instancePath+"/case_id",schemaPath:"urn:repairline:defs:v1#/$defs/caseId/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]+$"+"\""};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/case_id",schemaPath:"urn:repairline:defs:v1#/$defs/caseId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.outcome !== undefined){
+let data3 = data.outcome;
+if(typeof data3 !== "string"){
+const err15 = {instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(!((data3 === "rejected") || (data3 === "failed"))){
+const err16 = {instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema237.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.reason_code !== undefined){
+let data4 = data.reason_code;
+if(typeof data4 === "string"){
+if(!pattern25.test(data4)){
+const err17 = {instancePath:instancePath+"/reason_code",schemaPath:"#/properties/reason_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{1,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{1,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/reason_code",schemaPath:"#/properties/reason_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.items !== undefined){
+let data5 = data.items;
+if(Array.isArray(data5)){
+if(data5.length > 24){
+const err19 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/maxItems",keyword:"maxItems",params:{limit: 24},message:"must NOT have more than 24 items"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(data5.length < 1){
+const err20 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.kind === undefined){
+const err21 = {instancePath:instancePath+"/items/" + i0,schemaPath:"#/properties/items/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(data6.name === undefined){
+const err22 = {instancePath:instancePath+"/items/" + i0,schemaPath:"#/properties/items/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(data6.detail === undefined){
+const err23 = {instancePath:instancePath+"/items/" + i0,schemaPath:"#/properties/items/items/required",keyword:"required",params:{missingProperty: "detail"},message:"must have required property '"+"detail"+"'"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(data6.findings === undefined){
+const err24 = {instancePath:instancePath+"/items/" + i0,schemaPath:"#/properties/items/items/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+for(const key1 in data6){
+if(!((((key1 === "kind") || (key1 === "name")) || (key1 === "detail")) || (key1 === "findings"))){
+const err25 = {instancePath:instancePath+"/items/" + i0,schemaPath:"#/properties/items/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data6.kind !== undefined){
+let data7 = data6.kind;
+if(typeof data7 !== "string"){
+const err26 = {instancePath:instancePath+"/items/" + i0+"/kind",schemaPath:"#/properties/items/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(!((((data7 === "gate_rule") || (data7 === "text_rule")) || (data7 === "check")) || (data7 === "identity"))){
+const err27 = {instancePath:instancePath+"/items/" + i0+"/kind",schemaPath:"#/properties/items/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema237.properties.items.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data6.name !== undefined){
+let data8 = data6.name;
+if(typeof data8 === "string"){
+if(func2(data8) > 600){
+const err28 = {instancePath:instancePath+"/items/" + i0+"/name",schemaPath:"#/properties/items/items/properties/name/maxLength",keyword:"maxLength",params:{limit: 600},message:"must NOT have more than 600 characters"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if(func2(data8) < 1){
+const err29 = {instancePath:instancePath+"/items/" + i0+"/name",schemaPath:"#/properties/items/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/items/" + i0+"/name",schemaPath:"#/properties/items/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data6.detail !== undefined){
+let data9 = data6.detail;
+if(typeof data9 === "string"){
+if(func2(data9) > 300){
+const err31 = {instancePath:instancePath+"/items/" + i0+"/detail",schemaPath:"#/properties/items/items/properties/detail/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(!pattern67.test(data9)){
+const err32 = {instancePath:instancePath+"/items/" + i0+"/detail",schemaPath:"#/properties/items/items/properties/detail/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/items/" + i0+"/detail",schemaPath:"#/properties/items/items/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data6.findings !== undefined){
+let data10 = data6.findings;
+if(Array.isArray(data10)){
+if(data10.length > 8){
+const err34 = {instancePath:instancePath+"/items/" + i0+"/findings",schemaPath:"#/properties/items/items/properties/findings/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+const len1 = data10.length;
+for(let i1=0; i1<len1; i1++){
+let data11 = data10[i1];
+if(typeof data11 === "string"){
+if(func2(data11) > 300){
+const err35 = {instancePath:instancePath+"/items/" + i0+"/findings/" + i1,schemaPath:"#/properties/items/items/properties/findings/items/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if(!pattern67.test(data11)){
+const err36 = {instancePath:instancePath+"/items/" + i0+"/findings/" + i1,schemaPath:"#/properties/items/items/properties/findings/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/items/" + i0+"/findings/" + i1,schemaPath:"#/properties/items/items/properties/findings/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/items/" + i0+"/findings",schemaPath:"#/properties/items/items/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/items/" + i0,schemaPath:"#/properties/items/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data.omitted !== undefined){
+let data12 = data.omitted;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err41 = {instancePath:instancePath+"/omitted",schemaPath:"#/properties/omitted/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 < 0 || isNaN(data12)){
+const err42 = {instancePath:instancePath+"/omitted",schemaPath:"#/properties/omitted/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err43 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+validate89.errors = vErrors;
+return errors === 0;
+}
+validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+const schema240 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:usage:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","requested_model","server_model","max_output_tokens","tokens_reported","input_tokens","output_tokens","total_tokens","reasoning_tokens","cached_tokens","estimated_cost_usd"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"requested_model":{"type":"string","minLength":1,"maxLength":200},"server_model":{"type":["string","null"],"maxLength":200},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"tokens_reported":{"type":"boolean"},"input_tokens":{"type":["integer","null"],"minimum":0},"output_tokens":{"type":["integer","null"],"minimum":0},"total_tokens":{"type":["integer","null"],"minimum":0},"reasoning_tokens":{"type":["integer","null"],"minimum":0},"cached_tokens":{"type":["integer","null"],"minimum":0},"estimated_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"measured_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
+
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:repairline:usage:v1" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19743,7 +20508,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema235.properties, key0))){
+if(!(func1.call(schema240.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -19829,7 +20594,7 @@ errors++;
 if(data.server_model !== undefined){
 let data3 = data.server_model;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err19 = {instancePath:instancePath+"/server_model",schemaPath:"#/properties/server_model/type",keyword:"type",params:{type: schema235.properties.server_model.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/server_model",schemaPath:"#/properties/server_model/type",keyword:"type",params:{type: schema240.properties.server_model.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -19901,7 +20666,7 @@ errors++;
 if(data.input_tokens !== undefined){
 let data6 = data.input_tokens;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err25 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/properties/input_tokens/type",keyword:"type",params:{type: schema235.properties.input_tokens.type},message:"must be integer,null"};
+const err25 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/properties/input_tokens/type",keyword:"type",params:{type: schema240.properties.input_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -19926,7 +20691,7 @@ errors++;
 if(data.output_tokens !== undefined){
 let data7 = data.output_tokens;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err27 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/type",keyword:"type",params:{type: schema235.properties.output_tokens.type},message:"must be integer,null"};
+const err27 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/type",keyword:"type",params:{type: schema240.properties.output_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -19951,7 +20716,7 @@ errors++;
 if(data.total_tokens !== undefined){
 let data8 = data.total_tokens;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-const err29 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/properties/total_tokens/type",keyword:"type",params:{type: schema235.properties.total_tokens.type},message:"must be integer,null"};
+const err29 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/properties/total_tokens/type",keyword:"type",params:{type: schema240.properties.total_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -19976,7 +20741,7 @@ errors++;
 if(data.reasoning_tokens !== undefined){
 let data9 = data.reasoning_tokens;
 if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (data9 !== null)){
-const err31 = {instancePath:instancePath+"/reasoning_tokens",schemaPath:"#/properties/reasoning_tokens/type",keyword:"type",params:{type: schema235.properties.reasoning_tokens.type},message:"must be integer,null"};
+const err31 = {instancePath:instancePath+"/reasoning_tokens",schemaPath:"#/properties/reasoning_tokens/type",keyword:"type",params:{type: schema240.properties.reasoning_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -20001,7 +20766,7 @@ errors++;
 if(data.cached_tokens !== undefined){
 let data10 = data.cached_tokens;
 if((!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))) && (data10 !== null)){
-const err33 = {instancePath:instancePath+"/cached_tokens",schemaPath:"#/properties/cached_tokens/type",keyword:"type",params:{type: schema235.properties.cached_tokens.type},message:"must be integer,null"};
+const err33 = {instancePath:instancePath+"/cached_tokens",schemaPath:"#/properties/cached_tokens/type",keyword:"type",params:{type: schema240.properties.cached_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -20104,21 +20869,21 @@ vErrors.push(err41);
 }
 errors++;
 }
-validate89.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema239 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:validation:v1","type":"object","additionalProperties":false,"required":["v","stage","register","register_source","checker","input_sha256","status","findings"],"properties":{"v":{"const":1},"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"register_source":{"type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"internal-text"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"findings":{"type":"array","maxItems":100,"items":{"type":"object","additionalProperties":false,"required":["rule","line","detail"],"properties":{"rule":{"type":"string","pattern":"^[a-z][a-z0-9-]{1,63}$"},"line":{"type":"integer","minimum":0},"detail":{"type":"string","minLength":1,"maxLength":500}}}}},"if":{"properties":{"status":{"const":"fail"}}},"then":{"properties":{"findings":{"type":"array","minItems":1}}},"else":{"properties":{"findings":{"type":"array","maxItems":0}}}};
-const pattern137 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$", "u");
-const pattern139 = new RegExp("^[a-z][a-z0-9-]{1,63}$", "u");
+const schema244 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:validation:v1","type":"object","additionalProperties":false,"required":["v","stage","register","register_source","checker","input_sha256","status","findings"],"properties":{"v":{"const":1},"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"register_source":{"type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"internal-text"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"findings":{"type":"array","maxItems":100,"items":{"type":"object","additionalProperties":false,"required":["rule","line","detail"],"properties":{"rule":{"type":"string","pattern":"^[a-z][a-z0-9-]{1,63}$"},"line":{"type":"integer","minimum":0},"detail":{"type":"string","minLength":1,"maxLength":500}}}}},"if":{"properties":{"status":{"const":"fail"}}},"then":{"properties":{"findings":{"type":"array","minItems":1}}},"else":{"properties":{"findings":{"type":"array","maxItems":0}}}};
+const pattern145 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$", "u");
+const pattern147 = new RegExp("^[a-z][a-z0-9-]{1,63}$", "u");
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:validation:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20358,7 +21123,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((((data4 === "job_instructions_validation") || (data4 === "prompt_validation")) || (data4 === "request_instructions_validation")) || (data4 === "summary_validation"))){
-const err17 = {instancePath:instancePath+"/stage",schemaPath:"#/properties/stage/enum",keyword:"enum",params:{allowedValues: schema239.properties.stage.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/stage",schemaPath:"#/properties/stage/enum",keyword:"enum",params:{allowedValues: schema244.properties.stage.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -20381,7 +21146,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(((data5 === "internal") || (data5 === "social")) || (data5 === "docs"))){
-const err19 = {instancePath:instancePath+"/register",schemaPath:"urn:repairline:defs:v1#/$defs/register/enum",keyword:"enum",params:{allowedValues: schema57.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/register",schemaPath:"urn:repairline:defs:v1#/$defs/register/enum",keyword:"enum",params:{allowedValues: schema59.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -20394,7 +21159,7 @@ errors++;
 if(data.register_source !== undefined){
 let data6 = data.register_source;
 if(typeof data6 === "string"){
-if(!pattern137.test(data6)){
+if(!pattern145.test(data6)){
 const err20 = {instancePath:instancePath+"/register_source",schemaPath:"#/properties/register_source/pattern",keyword:"pattern",params:{pattern: "^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},message:"must match pattern \""+"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -20538,7 +21303,7 @@ vErrors.push(err31);
 errors++;
 }
 if(!(((data11 === "pass") || (data11 === "fail")) || (data11 === "not_applicable"))){
-const err32 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema239.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err32 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema244.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -20610,7 +21375,7 @@ errors++;
 if(data13.rule !== undefined){
 let data14 = data13.rule;
 if(typeof data14 === "string"){
-if(!pattern139.test(data14)){
+if(!pattern147.test(data14)){
 const err38 = {instancePath:instancePath+"/findings/" + i0+"/rule",schemaPath:"#/properties/findings/items/properties/rule/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9-]{1,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9-]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
@@ -20727,20 +21492,20 @@ vErrors.push(err47);
 }
 errors++;
 }
-validate90.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema242 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:verify:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","classification","passed","reasons","candidate","comparable","runner","exit_code","timed_out","events","identities","failing","anomalies","verdicts","red_then_green","stderr_tail"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"passed":{"type":"boolean"},"reasons":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"candidate":{"type":"object","additionalProperties":false,"required":["tree","proposal_sha256","patch_sha256","files"],"properties":{"tree":{"const":"work/candidate"},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"patch_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"files":{"type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}}}},"comparable":{"type":"object","additionalProperties":false,"required":["identical","differences"],"properties":{"identical":{"type":"boolean"},"differences":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}},"runner":{"type":"string","enum":["go","node"]},"toolchain":{"type":"string","minLength":1,"maxLength":200},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"},"fault":{"type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","maxLength":8000,"pattern":"^[^\\n\\r]*$"}}},"events":{"type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"run":{"$ref":"urn:repairline:sandbox-run:v1"},"go_cache":{"type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"method":{"type":"string","enum":["link","copy","overlay"]},"note":{"type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_tail":{"type":"string","maxLength":8192},"checks":{"type":"array","maxItems":56,"items":{"$ref":"urn:repairline:check-result:v1"}},"identities":{"type":"object","additionalProperties":{"$ref":"urn:repairline:baseline:v1#/$defs/identityState"}},"failing":{"type":"array","items":{"type":"string"}},"anomalies":{"type":"array","items":{"type":"string"}},"verdicts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate","verdict"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"$ref":"#/$defs/observed"},"candidate":{"$ref":"#/$defs/observed"},"verdict":{"type":"string","enum":["fixed","still_passes","still_fails","now_fails","now_skipped","still_skipped","now_passes","not_executed","added_pass","added_fail","added_skip"]}}}},"red_then_green":{"type":"object","additionalProperties":false,"required":["shape","identities"],"properties":{"shape":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"identities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"const":"fail"},"candidate":{"$ref":"#/$defs/observed"}}}},"note":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"if":{"properties":{"shape":{"const":"red_then_green"}}},"then":{"not":{"required":["note"]}},"else":{"required":["note"]}}},"allOf":[{"if":{"properties":{"classification":{"const":"scoped_test_verified"}}},"then":{"properties":{"passed":{"const":true},"reasons":{"type":"array","maxItems":0}}},"else":{"properties":{"passed":{"const":false},"reasons":{"type":"array","minItems":1}}}},{"if":{"properties":{"classification":{"const":"fault"}}},"then":{"required":["fault"]}}],"$defs":{"observed":{"type":"string","enum":["pass","fail","skip","missing"]}}};
-const schema253 = {"type":"string","enum":["pass","fail","skip","missing"]};
+const schema247 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:verify:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","classification","passed","reasons","candidate","comparable","runner","exit_code","timed_out","events","identities","failing","anomalies","verdicts","red_then_green","stderr_tail"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"passed":{"type":"boolean"},"reasons":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"candidate":{"type":"object","additionalProperties":false,"required":["tree","proposal_sha256","patch_sha256","files"],"properties":{"tree":{"const":"work/candidate"},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"patch_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"files":{"type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}}}},"comparable":{"type":"object","additionalProperties":false,"required":["identical","differences"],"properties":{"identical":{"type":"boolean"},"differences":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}},"runner":{"type":"string","enum":["go","node"]},"toolchain":{"type":"string","minLength":1,"maxLength":200},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"},"fault":{"type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","maxLength":8000,"pattern":"^[^\\n\\r]*$"}}},"events":{"type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"run":{"$ref":"urn:repairline:sandbox-run:v1"},"go_cache":{"type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"method":{"type":"string","enum":["link","copy","overlay"]},"note":{"type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_tail":{"type":"string","maxLength":8192},"checks":{"type":"array","maxItems":56,"items":{"$ref":"urn:repairline:check-result:v1"}},"identities":{"type":"object","additionalProperties":{"$ref":"urn:repairline:baseline:v1#/$defs/identityState"}},"failing":{"type":"array","items":{"type":"string"}},"anomalies":{"type":"array","items":{"type":"string"}},"verdicts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate","verdict"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"$ref":"#/$defs/observed"},"candidate":{"$ref":"#/$defs/observed"},"verdict":{"type":"string","enum":["fixed","still_passes","still_fails","now_fails","now_skipped","still_skipped","now_passes","not_executed","added_pass","added_fail","added_skip"]}}}},"red_then_green":{"type":"object","additionalProperties":false,"required":["shape","identities"],"properties":{"shape":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"identities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"const":"fail"},"candidate":{"$ref":"#/$defs/observed"}}}},"note":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"if":{"properties":{"shape":{"const":"red_then_green"}}},"then":{"not":{"required":["note"]}},"else":{"required":["note"]}}},"allOf":[{"if":{"properties":{"classification":{"const":"scoped_test_verified"}}},"then":{"properties":{"passed":{"const":true},"reasons":{"type":"array","maxItems":0}}},"else":{"properties":{"passed":{"const":false},"reasons":{"type":"array","minItems":1}}}},{"if":{"properties":{"classification":{"const":"fault"}}},"then":{"required":["fault"]}}],"$defs":{"observed":{"type":"string","enum":["pass","fail","skip","missing"]}}};
+const schema258 = {"type":"string","enum":["pass","fail","skip","missing"]};
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:verify:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21128,7 +21893,7 @@ vErrors.push(err28);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema242.properties, key0))){
+if(!(func1.call(schema247.properties, key0))){
 const err29 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err29];
@@ -21224,7 +21989,7 @@ vErrors.push(err36);
 errors++;
 }
 if(!((((data9 === "scoped_test_verified") || (data9 === "failed")) || (data9 === "fault")) || (data9 === "timed_out"))){
-const err37 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema242.properties.classification.enum},message:"must be equal to one of the allowed values"};
+const err37 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema247.properties.classification.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -21263,7 +22028,7 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern64.test(data12)){
+if(!pattern67.test(data12)){
 const err40 = {instancePath:instancePath+"/reasons/" + i0,schemaPath:"#/properties/reasons/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
@@ -21506,7 +22271,7 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(!pattern35.test(data19)){
+if(!pattern38.test(data19)){
 const err61 = {instancePath:instancePath+"/candidate/files/" + i1+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err61];
@@ -21678,7 +22443,7 @@ vErrors.push(err74);
 }
 errors++;
 }
-if(!pattern64.test(data25)){
+if(!pattern67.test(data25)){
 const err75 = {instancePath:instancePath+"/comparable/differences/" + i2,schemaPath:"#/properties/comparable/properties/differences/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err75];
@@ -21737,7 +22502,7 @@ vErrors.push(err79);
 errors++;
 }
 if(!((data26 === "go") || (data26 === "node"))){
-const err80 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema242.properties.runner.enum},message:"must be equal to one of the allowed values"};
+const err80 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema247.properties.runner.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -21823,7 +22588,7 @@ errors++;
 if(data.exit_code !== undefined){
 let data30 = data.exit_code;
 if((!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))) && (data30 !== null)){
-const err87 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema242.properties.exit_code.type},message:"must be integer,null"};
+const err87 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema247.properties.exit_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -21883,7 +22648,7 @@ errors++;
 if(data32.code !== undefined){
 let data33 = data32.code;
 if(typeof data33 === "string"){
-if(!pattern22.test(data33)){
+if(!pattern25.test(data33)){
 const err92 = {instancePath:instancePath+"/fault/code",schemaPath:"urn:repairline:defs:v1#/$defs/errorCode/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{1,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err92];
@@ -21918,7 +22683,7 @@ vErrors.push(err94);
 }
 errors++;
 }
-if(!pattern64.test(data34)){
+if(!pattern67.test(data34)){
 const err95 = {instancePath:instancePath+"/fault/message",schemaPath:"#/properties/fault/properties/message/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err95];
@@ -22138,7 +22903,7 @@ vErrors.push(err112);
 }
 errors++;
 }
-if(!pattern19.test(data41)){
+if(!pattern22.test(data41)){
 const err113 = {instancePath:instancePath+"/go_cache/seeded_from",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err113];
@@ -22223,7 +22988,7 @@ vErrors.push(err119);
 errors++;
 }
 if(!(((data44 === "link") || (data44 === "copy")) || (data44 === "overlay"))){
-const err120 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/enum",keyword:"enum",params:{allowedValues: schema242.properties.go_cache.properties.method.enum},message:"must be equal to one of the allowed values"};
+const err120 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/enum",keyword:"enum",params:{allowedValues: schema247.properties.go_cache.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -22380,7 +23145,7 @@ vErrors.push(err131);
 errors++;
 }
 if(!(((data52 === "pass") || (data52 === "fail")) || (data52 === "skip"))){
-const err132 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/result",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/result/enum",keyword:"enum",params:{allowedValues: schema67.properties.result.enum},message:"must be equal to one of the allowed values"};
+const err132 = {instancePath:instancePath+"/identities/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/result",schemaPath:"urn:repairline:baseline:v1#/$defs/identityState/properties/result/enum",keyword:"enum",params:{allowedValues: schema69.properties.result.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -22615,7 +23380,7 @@ vErrors.push(err150);
 errors++;
 }
 if(!((((data64 === "pass") || (data64 === "fail")) || (data64 === "skip")) || (data64 === "missing"))){
-const err151 = {instancePath:instancePath+"/verdicts/" + i7+"/baseline",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema253.enum},message:"must be equal to one of the allowed values"};
+const err151 = {instancePath:instancePath+"/verdicts/" + i7+"/baseline",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema258.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -22638,7 +23403,7 @@ vErrors.push(err152);
 errors++;
 }
 if(!((((data65 === "pass") || (data65 === "fail")) || (data65 === "skip")) || (data65 === "missing"))){
-const err153 = {instancePath:instancePath+"/verdicts/" + i7+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema253.enum},message:"must be equal to one of the allowed values"};
+const err153 = {instancePath:instancePath+"/verdicts/" + i7+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema258.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -22661,7 +23426,7 @@ vErrors.push(err154);
 errors++;
 }
 if(!(((((((((((data66 === "fixed") || (data66 === "still_passes")) || (data66 === "still_fails")) || (data66 === "now_fails")) || (data66 === "now_skipped")) || (data66 === "still_skipped")) || (data66 === "now_passes")) || (data66 === "not_executed")) || (data66 === "added_pass")) || (data66 === "added_fail")) || (data66 === "added_skip"))){
-const err155 = {instancePath:instancePath+"/verdicts/" + i7+"/verdict",schemaPath:"#/properties/verdicts/items/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema242.properties.verdicts.items.properties.verdict.enum},message:"must be equal to one of the allowed values"};
+const err155 = {instancePath:instancePath+"/verdicts/" + i7+"/verdict",schemaPath:"#/properties/verdicts/items/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema247.properties.verdicts.items.properties.verdict.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -22842,7 +23607,7 @@ vErrors.push(err166);
 errors++;
 }
 if(!(((((((data69 === "red_then_green") || (data69 === "red_then_red")) || (data69 === "red_then_skipped")) || (data69 === "red_then_missing")) || (data69 === "red_then_fault")) || (data69 === "red_then_timed_out")) || (data69 === "not_red"))){
-const err167 = {instancePath:instancePath+"/red_then_green/shape",schemaPath:"#/properties/red_then_green/properties/shape/enum",keyword:"enum",params:{allowedValues: schema242.properties.red_then_green.properties.shape.enum},message:"must be equal to one of the allowed values"};
+const err167 = {instancePath:instancePath+"/red_then_green/shape",schemaPath:"#/properties/red_then_green/properties/shape/enum",keyword:"enum",params:{allowedValues: schema247.properties.red_then_green.properties.shape.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -22951,7 +23716,7 @@ vErrors.push(err175);
 errors++;
 }
 if(!((((data74 === "pass") || (data74 === "fail")) || (data74 === "skip")) || (data74 === "missing"))){
-const err176 = {instancePath:instancePath+"/red_then_green/identities/" + i8+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema253.enum},message:"must be equal to one of the allowed values"};
+const err176 = {instancePath:instancePath+"/red_then_green/identities/" + i8+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema258.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -23008,7 +23773,7 @@ vErrors.push(err180);
 }
 errors++;
 }
-if(!pattern64.test(data75)){
+if(!pattern67.test(data75)){
 const err181 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err181];
@@ -23053,10 +23818,10 @@ vErrors.push(err184);
 }
 errors++;
 }
-validate91.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return { v_admission: validate20, v_baseline: validate32, v_case: validate24, v_check_result: validate37, v_dispatch: validate40, v_error: validate41, v_execution: validate42, v_gate: validate43, v_limit_reading: validate44, v_lock: validate45, v_outcome: validate46, v_proposal: validate48, v_receipt: validate49, v_record_attempt: validate59, v_record_baseline: validate60, v_record_case_status: validate61, v_record_check: validate63, v_record_error: validate64, v_record_preflight: validate65, v_record_readback: validate67, v_record_result: validate68, v_record_rule: validate69, v_record_start: validate70, v_record_tree: validate71, v_record_verify: validate72, v_register_manifest: validate73, v_request: validate78, v_resource_sample: validate34, v_response: validate79, v_routing_policy: validate80, v_sandbox_run: validate33, v_started: validate83, v_step_lock: validate84, v_suite_report: validate85, v_test_event: validate87, v_tree_manifest: validate88, v_usage: validate89, v_validation: validate90, v_verify: validate91 }
+return { v_admission: validate20, v_baseline: validate32, v_case: validate24, v_check_result: validate37, v_dispatch: validate40, v_error: validate41, v_execution: validate42, v_gate: validate43, v_limit_reading: validate44, v_lock: validate45, v_outcome: validate46, v_proposal: validate48, v_receipt: validate49, v_record_attempt: validate59, v_record_baseline: validate60, v_record_case_status: validate61, v_record_check: validate63, v_record_error: validate64, v_record_preflight: validate65, v_record_readback: validate67, v_record_result: validate68, v_record_rule: validate69, v_record_start: validate70, v_record_tree: validate71, v_record_verify: validate72, v_register_manifest: validate73, v_request: validate78, v_resource_sample: validate34, v_response: validate79, v_routing_policy: validate80, v_sandbox_run: validate33, v_started: validate83, v_step_lock: validate84, v_suite_report: validate85, v_test_event: validate87, v_tree_manifest: validate88, v_unmet: validate89, v_usage: validate90, v_validation: validate91, v_verify: validate92 }
 }

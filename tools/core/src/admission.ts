@@ -6,9 +6,12 @@ import type { AttemptKeyInputs, Case, ExecutionConfig, PromptRegister, RegisterM
 import { jcsSha256 } from './digest.ts'
 import { toolError } from './errors.ts'
 
-/** sha256(JCS({kind, id, test})): the digest a case must carry as input_sha256. */
-export function caseInputSha256 (c: Pick<Case, 'kind' | 'id' | 'test'>): string {
-  return jcsSha256({ kind: c.kind, id: c.id, test: c.test })
+/**
+ * sha256(JCS({kind, id, test})): the digest a case must carry as input_sha256; a repair
+ * case's `repairs` (the repaired attempt's key and its unmet items' digest) enters it too.
+ */
+export function caseInputSha256 (c: Pick<Case, 'kind' | 'id' | 'test' | 'repairs'>): string {
+  return jcsSha256({ kind: c.kind, id: c.id, test: c.test, ...(c.repairs === undefined ? {} : { repairs: c.repairs }) })
 }
 
 /** The attempt key: sha256 of JCS of exactly these seven inputs, nothing else. */
@@ -60,9 +63,13 @@ export function estimatedCostUsd (r: RoutingPolicy['routes'][number]): number {
 
 export type RouteResolution = { ok: true, route: ResolvedRoute } | { ok: false, code: 'NO_ROUTE' | 'COST_OVER_CEILING', message: string }
 
-/** Recomputes the route of a case kind from the policy. */
+/**
+ * Recomputes the route of a case kind from the policy. A repair case takes the policy's
+ * `repair` route when it has one, else the `test_failure` route: a repair is the same task
+ * on the same test, and a policy need not name it.
+ */
 export function resolveRoute (policy: RoutingPolicy, caseKind: string): RouteResolution {
-  const r = policy.routes.find(x => x.case_kind === caseKind)
+  const r = policy.routes.find(x => x.case_kind === caseKind) ?? (caseKind === 'repair' ? policy.routes.find(x => x.case_kind === 'test_failure') : undefined)
   if (r === undefined) return { ok: false, code: 'NO_ROUTE', message: `no route for case kind ${caseKind}` }
   const cost = estimatedCostUsd(r)
   if (cost > policy.cost_ceiling_usd) return { ok: false, code: 'COST_OVER_CEILING', message: `estimated cost $${cost} is over the ceiling $${policy.cost_ceiling_usd}` }

@@ -32,6 +32,7 @@ export const ATTEMPT_JSON_FILES: Partial<Record<string, SchemaName>> = {
   'inputs/routing-policy.json': 'routing-policy',
   'inputs/registers.json': 'register-manifest',
   'inputs/case.json': 'case',
+  'inputs/unmet.json': 'unmet',
   'admission.json': 'admission',
   'started.json': 'started',
   'outcome.json': 'outcome',

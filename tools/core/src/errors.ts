@@ -60,6 +60,11 @@ export const ERROR_CODES = {
   TREE_FILE_MISSING: { exit: EXIT.DATA, summary: 'a path is not a regular file of the extracted tree' },
   // eligibility and verdicts
   NOTHING_ELIGIBLE: { exit: EXIT.NO, summary: 'no eligible, unconsumed case' },
+  REPAIR_NOT_REPAIRABLE: { exit: EXIT.NO, summary: 'the attempt did not end rejected after a proposal or failed (a fault, timeout, provider error or not_reproduced never starts a repair)' },
+  REPAIR_ROUNDS_SPENT: { exit: EXIT.NO, summary: 'the attempt is already the second repair round of its case' },
+  REPAIR_ALREADY_STARTED: { exit: EXIT.NO, summary: 'the repair of this attempt was already admitted (its key is consumed)' },
+  REPAIR_INPUTS_CHANGED: { exit: EXIT.NO, summary: "the attempt to repair is not one of this config's state root, or was made under another source commit, config, routing policy or register manifest" },
+  REPAIR_SOURCE_INVALID: { exit: EXIT.NO, summary: 'the attempt to repair is not sealed or does not read back' },
   ATTEMPT_RUNNING: { exit: EXIT.TEMP, summary: 'the attempt has no outcome and its deadline has not passed' },
   DEADLINE_PASSED: { exit: EXIT.NO, summary: 'the attempt passed its deadline (timed_out)' },
   GATE_REJECTED: { exit: EXIT.NO, summary: 'a gate rule failed: the proposal is rejected for review (gate-patch)' },

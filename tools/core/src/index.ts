@@ -31,6 +31,8 @@ export * from './events.ts'
 export * from './tree-archive/index.ts'
 export * from './text-contracts/index.ts'
 export * from './prompt/index.ts'
+export * from './repair/unmet.ts'
+export * from './repair/chain.ts'
 // The gate (DESIGN §10) is imported as '@repairline/core/gate/index' by the tools that run it
 // (gate-patch, readback), so the other bundles stay free of the tree-sitter runtime.
 export * from './verify/compare.ts'

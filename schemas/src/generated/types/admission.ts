@@ -86,7 +86,7 @@ export interface AttemptKeyInputs {
   /**
    * The case kind.
    */
-  case_kind: 'test_failure'
+  case_kind: 'test_failure' | 'repair'
   /**
    * The case id.
    */
@@ -103,7 +103,7 @@ export interface ResolvedRoute {
   /**
    * The case kind.
    */
-  case_kind: 'test_failure'
+  case_kind: 'test_failure' | 'repair'
   /**
    * The task label.
    */
@@ -193,7 +193,7 @@ export interface AttemptKeyInputs1 {
   /**
    * The case kind.
    */
-  case_kind: 'test_failure'
+  case_kind: 'test_failure' | 'repair'
   /**
    * The case id.
    */
@@ -213,7 +213,7 @@ export interface ResolvedRoute1 {
   /**
    * The case kind.
    */
-  case_kind: 'test_failure'
+  case_kind: 'test_failure' | 'repair'
   /**
    * The task label.
    */

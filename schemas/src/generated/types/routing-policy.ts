@@ -29,7 +29,7 @@ export interface Route {
   /**
    * The case kind this route serves.
    */
-  case_kind: 'test_failure'
+  case_kind: 'test_failure' | 'repair'
   /**
    * Task label; selects tasks.<label> in the register manifest.
    */

@@ -5,7 +5,7 @@
 // tree, and baseline.json belongs to this attempt and reproduced the case.
 
 import { join } from 'node:path'
-import type { Case, RegisterManifest } from '@repairline/schemas'
+import type { Case, RegisterManifest, UnmetItems } from '@repairline/schemas'
 import { attemptKey, assertRegisterTuples, caseInputSha256, resolveRoute } from '../admission.ts'
 import { readJsonFile, type Attempt } from '../attempt-dir.ts'
 import { parseDocument } from '../contracts.ts'
@@ -54,5 +54,12 @@ export function loadRenderInputs (attempt: Attempt, readTree: TreeReader): Rende
   if (!baseline.reproduced) throw toolError('ATTEMPT_INCOMPLETE', `${dir}/baseline.json: the case was not reproduced, so the provider is never called`)
 
   const files = config.allowed_files.map(path => ({ path, bytes: readTree(path) }))
-  return { config, case: c, route: routed.route, task: admission.task_register, prompt: admission.prompt_register, files, failing: baseline.failing }
+  // A repair case sends the unmet items it was admitted with, as retained: they must be the
+  // ones whose digest the case (and so the key) carries.
+  let unmet: UnmetItems | undefined
+  if (c.repairs !== undefined) {
+    unmet = readJson('unmet', join(dir, 'inputs', 'unmet.json'))
+    if (jcsSha256(unmet) !== c.repairs.unmet_sha256 || unmet.attempt_key !== c.repairs.attempt_key) mismatch('inputs/unmet.json is not the unmet items the repair case names')
+  }
+  return { config, case: c, route: routed.route, task: admission.task_register, prompt: admission.prompt_register, files, failing: baseline.failing, ...(unmet === undefined ? {} : { unmet }) }
 }

@@ -7,6 +7,8 @@
 //   <the file's exact text>
 //   <D> FAILING <count>
 //   "<identity>"               (one JSON string per line: identities may hold any character)
+//   <D> UNMET <count> <omitted> (a repair case only: inputs/unmet.json's items)
+//   {"kind":…,"name":…,"detail":…,"findings":[…]}   (one JSON object per line)
 //   <D> END
 //
 // The delimiter is PAYLOAD_DELIMITER_STEM + 16 hex digits of sha256(counter, payload
@@ -17,6 +19,7 @@ import { createHash } from 'node:crypto'
 import { toolError } from '../errors.ts'
 import { jcsSha256 } from '../digest.ts'
 import { PAYLOAD_DELIMITER_STEM } from '../text-contracts/delimiter.ts'
+import type { UnmetItems } from '@repairline/schemas'
 
 export interface PayloadFile {
   path: string
@@ -40,7 +43,7 @@ export function chooseDelimiter (parts: readonly string[], digest: string): stri
 }
 
 /** Renders the payload; refuses (PAYLOAD_NOT_TEXT) a file that is not valid UTF-8. */
-export function renderPayload (files: readonly PayloadFile[], failing: readonly string[]): Payload {
+export function renderPayload (files: readonly PayloadFile[], failing: readonly string[], unmet?: UnmetItems): Payload {
   const texts = files.map(f => {
     try {
       return fatal.decode(f.bytes)
@@ -48,14 +51,19 @@ export function renderPayload (files: readonly PayloadFile[], failing: readonly 
       throw toolError('PAYLOAD_NOT_TEXT', `${f.path} is not valid UTF-8 text, so it cannot be sent`, { path: f.path, exit: 1 })
     }
   })
-  const digest = jcsSha256({ files: files.map((f, i) => ({ path: f.path, text: texts[i] })), failing })
-  const delimiter = chooseDelimiter([...files.map(f => f.path), ...texts, ...failing], digest)
+  const unmetLines = (unmet?.items ?? []).map(i => JSON.stringify({ kind: i.kind, name: i.name, detail: i.detail, findings: i.findings }))
+  const digest = jcsSha256({ files: files.map((f, i) => ({ path: f.path, text: texts[i] })), failing, ...(unmet === undefined ? {} : { unmet: unmetLines }) })
+  const delimiter = chooseDelimiter([...files.map(f => f.path), ...texts, ...failing, ...unmetLines], digest)
   const out: string[] = [`${delimiter} BEGIN\n`]
   files.forEach((f, i) => {
     out.push(`${delimiter} FILE ${JSON.stringify(f.path)} ${f.bytes.length}\n`, texts[i] ?? '', '\n')
   })
   out.push(`${delimiter} FAILING ${failing.length}\n`)
   for (const id of failing) out.push(`${JSON.stringify(id)}\n`)
+  if (unmet !== undefined) {
+    out.push(`${delimiter} UNMET ${unmetLines.length} ${unmet.omitted}\n`)
+    for (const line of unmetLines) out.push(`${line}\n`)
+  }
   out.push(`${delimiter} END\n`)
   return { delimiter, text: out.join('') }
 }

@@ -4,7 +4,7 @@
 // input (scaffold + payload), the byte bound, and the request body. ask-provider writes what
 // this returns; `ask-provider --check` and readback call it again and compare bytes.
 
-import type { Case, ExecutionConfig, PromptRegister, ProviderRequest, ResolvedRoute, TaskRegister, ValidationRecord } from '@repairline/schemas'
+import type { Case, ExecutionConfig, PromptRegister, ProviderRequest, ResolvedRoute, TaskRegister, UnmetItems, ValidationRecord } from '@repairline/schemas'
 import { requestMaxOutputTokens } from '../admission.ts'
 import { jsonFileBytes } from '../atomic.ts'
 import { validateText, validationPassed } from '../text-contracts/validation.ts'
@@ -25,6 +25,8 @@ export interface RenderInputs {
   files: readonly PayloadFile[]
   /** baseline.json's failing identities. */
   failing: readonly string[]
+  /** A repair case's unmet items (inputs/unmet.json): sent in the payload after the failing identities. */
+  unmet?: UnmetItems
 }
 
 export interface Rendered {
@@ -43,9 +45,9 @@ export interface Rendered {
 }
 
 export function renderAttempt (r: RenderInputs): Rendered {
-  const payload = renderPayload(r.files, r.failing)
+  const payload = renderPayload(r.files, r.failing, r.unmet)
   const brief = renderBrief({ config: r.config, case: r.case, route: r.route, task: r.task })
-  const scaffold = renderScaffold()
+  const scaffold = renderScaffold(r.unmet !== undefined)
   const instructions = renderInstructions(brief)
   const tuples = { task: r.task, prompt: r.prompt }
   const o = { delimiter: payload.delimiter }

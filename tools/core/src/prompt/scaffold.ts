@@ -16,6 +16,18 @@ export const PROMPT_SCAFFOLD = [
   '',
 ].join('\n')
 
-export function renderScaffold (): string {
-  return PROMPT_SCAFFOLD
+/**
+ * The scaffold of a repair case: the same text with two lines more, one saying what the
+ * payload's unmet section holds, one that the edits apply to the files as sent (the
+ * previous proposal was never applied to them).
+ */
+export const REPAIR_SCAFFOLD = PROMPT_SCAFFOLD.replace(
+  '\tfailing: the failing test identities, one JSON string per line.\n',
+  '\tfailing: the failing test identities, one JSON string per line;\n' +
+  '\tunmet: what an earlier proposal for this case left unmet, one JSON object per line: gate rules it broke with their findings, summary rules, checks, and tests that still did not pass.\n' +
+  'This is a repair: propose a new, complete change of the files as sent here that meets every unmet item; the earlier proposal was not applied.\n',
+)
+
+export function renderScaffold (repair = false): string {
+  return repair ? REPAIR_SCAFFOLD : PROMPT_SCAFFOLD
 }

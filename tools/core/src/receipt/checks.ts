@@ -30,6 +30,7 @@ import { VALIDATION_FILES } from './stages.ts'
 import { checkTestVerdicts } from './test-verdicts.ts'
 import { checkTimeOrder } from './time-order.ts'
 import { firstCheck } from '../checks/verdict.ts'
+import { checkRepairChain } from '../repair/chain.ts'
 
 export interface CheckContext {
   dir: string
@@ -463,6 +464,7 @@ const CHECKS: ReadonlyArray<[string, (c: CheckContext) => void | Promise<void>]>
   ['COMMAND_MISALIGNED', checkCommands],
   ['VALIDATION_MISMATCH', checkReceiptValidations],
   ['OUTCOME_MISMATCH', checkOutcomeClaims],
+  ['REPAIR_CHAIN_MISMATCH', checkRepairChain],
 ]
 
 export async function runContentChecks (c: CheckContext): Promise<void> {

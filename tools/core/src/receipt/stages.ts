@@ -31,10 +31,13 @@ export const STAGES: readonly Stage[] = [
   { name: 'verify', step: 'verify', files: ['candidate.events.ndjson', 'verify.json'], optional: ['candidate.events.ndjson'] },
 ]
 
+/** A repair attempt's unmet items, written by admit repair before admission.json; readback's repair chain check requires it exactly for a repair case. */
+export const REPAIR_INPUT_FILE = 'inputs/unmet.json'
+
 export const STAGE_FILES: ReadonlySet<string> = new Set(STAGES.flatMap(s => s.files))
 
 /** Every file a step writes in an attempt outside work/ and logs/, receipt.json aside: what a receipt may seal. */
-export const ATTEMPT_FILES: ReadonlySet<string> = new Set([...STAGE_FILES, 'outcome.json'])
+export const ATTEMPT_FILES: ReadonlySet<string> = new Set([...STAGE_FILES, 'outcome.json', REPAIR_INPUT_FILE])
 
 export interface StageFinding { code: 'MISSING_STAGE_RECORD', path: string, message: string }
 

@@ -72,7 +72,7 @@ export interface CandidateView {
   timedOut: boolean
 }
 
-const FAILING_VERDICTS: ReadonlySet<IdentityVerdict> = new Set(['still_fails', 'now_fails', 'now_skipped', 'not_executed', 'added_fail'])
+export const FAILING_VERDICTS: ReadonlySet<IdentityVerdict> = new Set(['still_fails', 'now_fails', 'now_skipped', 'not_executed', 'added_fail'])
 
 /** `go test -timeout` ends a hung run with this panic before the supervisor's deadline kill. */
 const GO_TEST_TIMEOUT = /^panic: test timed out after /m
