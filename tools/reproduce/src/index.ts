@@ -9,9 +9,9 @@
 
 import { mkdirSync, rmSync, chmodSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Baseline, BaselineRecord } from '@repairline/schemas'
+import type { Baseline, BaselineRecord, CheckResult } from '@repairline/schemas'
 import {
-  EXIT, attemptTestRunSpec, loadAttempt, throttledProgress, faultPoint, finishAttempt, materializeTree, openStep, removeScratch, runTests, sandboxPreflight, toolError, writeJsonAtomic, writeTestEvents,
+  EXIT, WRITE_MARGIN_MS, attemptTestRunSpec, checksTimedOut, firstCheck, loadAttempt, runCommandChecks, throttledProgress, faultPoint, finishAttempt, materializeTree, openStep, removeScratch, runTests, sandboxPreflight, toolError, writeJsonAtomic, writeTestEvents,
   TREE_MANIFEST, TREE_TAR, ERROR_CODES, type TestRun, type ToolIo, type ToolResult, type ExitCode,
 } from '@repairline/core'
 import { decideReproduction } from './rules/reproduction.ts'
@@ -89,6 +89,23 @@ export async function reproduce (o: ReproduceOptions, io: ToolIo): Promise<ToolR
 
   const events = writeTestEvents(join(attempt.dir, 'baseline.events.ndjson'), run.events, stateRoot)
   const decision = decideReproduction(run, caseIdentity)
+  // The config's check commands, on the reproduced baseline before the provider is ever
+  // called (seed 004): one that cannot run here cannot judge a candidate either.
+  let checks: CheckResult[] | undefined
+  const commands = attempt.config.checks?.commands
+  if (decision.verdict === 'reproduced' && commands !== undefined) {
+    try {
+      checks = await runCommandChecks(commands, {
+        spec: attemptTestRunSpec(attempt, { tree, scratch, now: io.now() }),
+        deadlineMs: Date.parse(attempt.admission.deadline) - WRITE_MARGIN_MS,
+        now: () => io.now(),
+        warn: line => io.stderr.write(`reproduce: warning: ${oneLine(line)}\n`),
+      })
+    } finally {
+      const left = await removeScratch(scratch)
+      if (left !== undefined) io.stderr.write(`reproduce: warning: scratch not removed: ${oneLine(left)}\n`)
+    }
+  }
   const baseline: Baseline = {
     v: 1,
     attempt_key: attempt.key,
@@ -108,6 +125,7 @@ export async function reproduce (o: ReproduceOptions, io: ToolIo): Promise<ToolR
     ...(run.goCache === undefined ? {} : { go_cache: { ...(run.goCache.seededFrom === undefined ? {} : { seeded_from: run.goCache.seededFrom }), files: run.goCache.files, bytes: run.goCache.bytes, ...(run.goCache.method === undefined ? {} : { method: run.goCache.method }), ...(run.goCache.note === undefined ? {} : { note: run.goCache.note }) } }),
     ...(run.reporterSha256 === undefined ? {} : { reporter_sha256: run.reporterSha256 }),
     stderr_tail: run.stderrTail,
+    ...(checks === undefined ? {} : { checks }),
   }
   writeJsonAtomic('baseline', join(attempt.dir, 'baseline.json'), baseline, { stateRoot })
   const record: BaselineRecord = {
@@ -125,6 +143,20 @@ export async function reproduce (o: ReproduceOptions, io: ToolIo): Promise<ToolR
   io.stderr.write(`reproduce: ${run.toolchain}: ${n} identit${n === 1 ? 'y' : 'ies'}, ${run.summary.failing.length} failed, exit ${String(baseline.exit_code ?? run.sandbox?.exit.signal ?? '-')}${run.sandbox === undefined ? '' : ` in ${run.sandbox.timing.run_ms} ms`}\n`)
   for (const a of run.summary.anomalies.slice(0, 20)) io.stderr.write(`reproduce: anomaly: ${oneLine(a)}\n`)
 
+  for (const r of checks ?? []) io.stderr.write(`reproduce: check ${r.clause}[${r.index}] on the baseline: ${r.status} (${r.code}): ${r.detail}\n`)
+  if (checksTimedOut(checks)) {
+    const message = `the attempt's deadline stopped the check commands on the baseline before they reached a verdict`
+    const result = finishAttempt('reproduce', attempt, io, { outcome: 'timed_out', code: 'DEADLINE_PASSED', message })
+    io.stderr.write(`reproduce: timed_out: DEADLINE_PASSED: ${message}\n`)
+    return result
+  }
+  const broken = firstCheck(checks, 'fault')
+  if (broken !== undefined) {
+    const message = `check ${broken.clause}[${broken.index}] could not run on the baseline, so it could not judge a candidate; no provider call was made: ${broken.detail}`
+    const result = finishAttempt('reproduce', attempt, io, { outcome: 'fault', code: broken.code, message })
+    io.stderr.write(`reproduce: fault: ${broken.code}: ${oneLine(message)}\n`)
+    return result
+  }
   if (decision.verdict === 'reproduced') {
     io.stderr.write(`reproduce: reproduced: ${caseIdentity} failed on the baseline\n`)
     return { exit: EXIT.OK }

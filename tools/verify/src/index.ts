@@ -9,7 +9,7 @@
 import { join } from 'node:path'
 import type { Baseline, CheckResult, GateReport, VerifyRecord, VerifyReport } from '@repairline/schemas'
 import {
-  attemptTestRunSpec, checkReasons, classifyWithChecks, evaluateContentChecks, firstCheck, openTreeReader, throttledProgress, candidateRunVerdict, compareRuns, faultPoint, finishAttempt, openStep, prepareScratch,
+  WRITE_MARGIN_MS, attemptTestRunSpec, checkReasons, runCommandChecks, classifyWithChecks, evaluateContentChecks, firstCheck, openTreeReader, throttledProgress, candidateRunVerdict, compareRuns, faultPoint, finishAttempt, openStep, prepareScratch,
   prepareWorkTree, readJsonFile, removeScratch, runTests, testRunFields, testRunView, writeJsonAtomic, writeTestEvents, type Attempt, type TestRun,
   type BaselineView, type ToolIo, type ToolResult, type VerifyComparison,
 } from '@repairline/core'
@@ -82,8 +82,27 @@ export async function verify (o: VerifyOptions, io: ToolIo): Promise<ToolResult>
     timedOut = v.timedOut
   }
   const c = classify(baseline, run, timedOut, fault)
-  // The config's checks (seed 004): the content clauses on the candidate's files.
+  // The config's checks (seed 004): the content clauses on the candidate's files, then its
+  // commands in the tests' sandbox — unless the test run already said nothing (fault, timed_out).
   const checks: CheckResult[] | undefined = attempt.config.checks === undefined ? undefined : contentChecks(attempt, candidate.overrides)
+  const commands = attempt.config.checks?.commands
+  if (checks !== undefined && commands !== undefined) {
+    if (c.classification === 'fault' || c.classification === 'timed_out') {
+      checks.push(...commands.map((cmd, index) => ({ clause: 'commands' as const, index, status: 'not_run' as const, code: 'CHECK_NOT_RUN' as const, detail: oneLine(`${[cmd.exec, ...cmd.args].join(' ')}: not run: the test run was ${c.classification}`) })))
+    } else {
+      try {
+        checks.push(...await runCommandChecks(commands, {
+          spec: attemptTestRunSpec(attempt, { tree: tree.dir, scratch, now: io.now() }),
+          deadlineMs: Date.parse(attempt.admission.deadline) - WRITE_MARGIN_MS,
+          now: () => io.now(),
+          warn: line => io.stderr.write(`verify: warning: ${oneLine(line)}\n`),
+        }))
+      } finally {
+        const left = await removeScratch(scratch)
+        if (left !== undefined) io.stderr.write(`verify: warning: scratch not removed: ${left.replace(/\s+/g, ' ')}\n`)
+      }
+    }
+  }
   const classification = classifyWithChecks(c.classification, checks)
   const overridden = [...tree.overridden].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)))
   const fields = run === undefined
@@ -99,7 +118,7 @@ export async function verify (o: VerifyOptions, io: ToolIo): Promise<ToolResult>
     candidate: { tree: 'work/candidate', proposal_sha256: gate.proposal_sha256, patch_sha256: candidate.patchSha256, files: overridden },
     comparable: { identical: differences.length === 0, differences: differences.map(d => oneLine(d)) },
     ...fields,
-    ...(fault === undefined ? {} : { fault: { code: fault.code, message: oneLine(fault.message, 8000) } }),
+    ...(fault === undefined ? checkFault(classification, checks) : { fault: { code: fault.code, message: oneLine(fault.message, 8000) } }),
     identities: run?.summary.identities ?? {},
     failing: run?.summary.failing ?? [],
     anomalies: run?.summary.anomalies ?? [],
@@ -130,6 +149,12 @@ export async function verify (o: VerifyOptions, io: ToolIo): Promise<ToolResult>
   return finishAttempt('verify', attempt, io, decided(report, attempt))
 }
 
+/** verify.json's fault when the test run had none and a check could not run: that check's. */
+function checkFault (classification: VerifyReport['classification'], checks: readonly CheckResult[] | undefined): { fault?: { code: string, message: string } } {
+  const check = classification === 'fault' ? firstCheck(checks, 'fault') : undefined
+  return check === undefined ? {} : { fault: { code: check.code, message: oneLine(`check ${check.clause}[${check.index}] could not run, which says nothing about the candidate: ${check.detail}`, 8000) } }
+}
+
 /** The content clauses of the config's checks on the candidate: its changed files, and the others from tree.tar. */
 function contentChecks (attempt: Attempt, changed: ReadonlyMap<string, Buffer>): CheckResult[] {
   const tree = openTreeReader(attempt.dir)
@@ -144,11 +169,9 @@ function decided (r: VerifyReport, attempt: Attempt): { outcome: VerifyReport['c
       return { outcome: r.classification, code: 'VERIFY_FAILED', message: `the candidate did not pass verification: ${r.reasons.join('; ')}` }
     case 'timed_out':
       return { outcome: r.classification, code: 'DEADLINE_PASSED', message: `the candidate run was stopped by the deadline ${attempt.admission.deadline} before it reached a verdict` }
-    case 'fault': {
-      // The test run's own fault first; else the first check that could not run.
-      const check = firstCheck(r.checks, 'fault')
-      if (r.fault === undefined && check !== undefined) return { outcome: r.classification, code: check.code, message: `check ${check.clause}[${check.index}] could not run, which says nothing about the candidate: ${check.detail}` }
+    case 'fault':
+      // A check's fault (checkFault) says itself which check could not run.
+      if (r.fault?.code.startsWith('CHECK_') === true) return { outcome: r.classification, code: r.fault.code, message: r.fault.message }
       return { outcome: r.classification, code: r.fault?.code ?? 'INTERNAL', message: `the candidate run says nothing about the code: ${r.fault?.message ?? r.reasons.join('; ')}` }
-    }
   }
 }

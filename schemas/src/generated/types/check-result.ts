@@ -2,7 +2,7 @@
 import type { SandboxRun } from './sandbox-run.ts'
 
 /**
- * The result of one clause of the execution config's checks (seed 004's classification), as baseline.json (commands only), verify.json and the receipt record it. pass: the clause holds. fail: it ran and disagreed, which fails the candidate. fault: it could not run (could not start, a fault exit code, its own timeout, stopped by the sandbox), which says nothing about the candidate. not_run: the test run already decided the attempt (a fault or a timeout), so no command was started. The one-line detail is built from the clause and what was measured (paths, line numbers, exit codes), never from the command's output.
+ * The result of one clause of the execution config's checks (seed 004's classification), as baseline.json (commands only), verify.json and the receipt record it. pass: the clause holds. fail: it ran and disagreed, which fails the candidate. fault: it could not run (could not start, a fault exit code, its own timeout, stopped by the sandbox), which says nothing about the candidate. not_run: no verdict: the test run already decided the attempt (a fault or a timeout), or the attempt's deadline stopped the command or came before it. The one-line detail is built from the clause and what was measured (paths, line numbers, exit codes), never from the command's output.
  */
 export interface CheckResult {
   /**
@@ -18,7 +18,7 @@ export interface CheckResult {
    */
   status: 'pass' | 'fail' | 'fault' | 'not_run'
   /**
-   * The stable reason: CHECK_PASSED; fail: CHECK_PATTERN_PRESENT (source_absent), CHECK_TEXT_ABSENT (contains), CHECK_NO_MATCH (matches), CHECK_EXIT_NONZERO, CHECK_STDOUT_MISMATCH (commands); fault: CHECK_NOT_STARTED (not resolvable, the sandbox could not start it, or exit 126/127), CHECK_FAULT_EXIT (an exit code in fault_exit_codes), CHECK_TIMED_OUT (its own timeout_ms), CHECK_RUN_INCOMPLETE (stopped for its output, a memory or tasks limit, or survivors); CHECK_NOT_RUN.
+   * The stable reason: CHECK_PASSED; fail: CHECK_PATTERN_PRESENT (source_absent), CHECK_TEXT_ABSENT (contains), CHECK_NO_MATCH (matches), CHECK_EXIT_NONZERO, CHECK_STDOUT_MISMATCH (commands); fault: CHECK_NOT_STARTED (not resolvable, the sandbox could not start it, or exit 126/127), CHECK_FAULT_EXIT (an exit code in fault_exit_codes), CHECK_TIMED_OUT (its own timeout_ms), CHECK_RUN_INCOMPLETE (stopped for its output, a memory or tasks limit, or survivors); not_run: CHECK_NOT_RUN (the test run was fault or timed_out), CHECK_DEADLINE_PASSED (the attempt's deadline stopped it or came before it could start: the step ends timed_out).
    */
   code:
     | 'CHECK_PASSED'
@@ -32,6 +32,7 @@ export interface CheckResult {
     | 'CHECK_TIMED_OUT'
     | 'CHECK_RUN_INCOMPLETE'
     | 'CHECK_NOT_RUN'
+    | 'CHECK_DEADLINE_PASSED'
   /**
    * One printable line saying what was checked and found, for the operator and a repair prompt.
    */

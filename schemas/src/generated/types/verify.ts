@@ -112,7 +112,7 @@ export type VerifyReport = {
    */
   timed_out: boolean
   /**
-   * Present when the run says nothing usable about the code: the runner's fault (zero tests, exit and events disagree, a limit hit, a toolchain that cannot read the tree), a sandbox that could not be set up, or a run not comparable with the baseline's. Required when the classification is fault.
+   * Present when the run says nothing usable about the code: the runner's fault (zero tests, exit and events disagree, a limit hit, a toolchain that cannot read the tree), a sandbox that could not be set up, or a run not comparable with the baseline's; or, when the run had none, the first clause of checks that could not run (its CHECK_* code: the clause's result in checks says which). Required when the classification is fault.
    */
   fault?: {
     /**

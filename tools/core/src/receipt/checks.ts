@@ -29,7 +29,7 @@ import { commandOf, validationOf } from './seal.ts'
 import { VALIDATION_FILES } from './stages.ts'
 import { checkTestVerdicts } from './test-verdicts.ts'
 import { checkTimeOrder } from './time-order.ts'
-import { firstCheck } from '../checks/verdict.ts'
+import { checksTimedOut, firstCheck } from '../checks/verdict.ts'
 import { checkRepairChain } from '../repair/chain.ts'
 
 export interface CheckContext {
@@ -386,7 +386,7 @@ function checkDecidingRecord (c: CheckContext): void {
     else if (decided <= deadline) f.add('OUTCOME_MISMATCH', `receipt decided timed_out at ${outcome.decided_at}, before the deadline ${c.admission.deadline}`, 'outcome.json')
     return
   }
-  const baseline = docs.get('baseline.json') as { reproduced: boolean, timed_out: boolean, fault?: { code: string } } | undefined
+  const baseline = docs.get('baseline.json') as { reproduced: boolean, timed_out: boolean, fault?: { code: string }, checks?: CheckResult[] } | undefined
   // A baseline that did not reproduce ends the attempt in reproduce: nothing after it may decide.
   if (baseline !== undefined && !baseline.reproduced && outcome.step !== 'reproduce' && outcome.outcome !== 'timed_out') {
     f.add('OUTCOME_MISMATCH', `${outcome.step} decided ${outcome.outcome}, but baseline.json says the case was not reproduced: reproduce decides such an attempt`, 'outcome.json')
@@ -394,7 +394,7 @@ function checkDecidingRecord (c: CheckContext): void {
   if (outcome.outcome === 'timed_out') {
     if (Date.parse(outcome.decided_at) >= Date.parse(c.admission.deadline)) return
     const verify = docs.get('verify.json') as { classification: string } | undefined
-    const own = outcome.step === 'reproduce' ? baseline === undefined ? undefined : baseline.timed_out : outcome.step === 'verify' ? verify === undefined ? undefined : verify.classification === 'timed_out' : undefined
+    const own = outcome.step === 'reproduce' ? baseline === undefined ? undefined : baseline.timed_out || checksTimedOut(baseline.checks) : outcome.step === 'verify' ? verify === undefined ? undefined : verify.classification === 'timed_out' : undefined
     if (own === false) f.add('OUTCOME_MISMATCH', `${outcome.step} decided timed_out at ${outcome.decided_at}, before the deadline ${c.admission.deadline}, but its record says the run was not timed out`, 'outcome.json')
     return
   }
@@ -406,9 +406,13 @@ function checkDecidingRecord (c: CheckContext): void {
         if (outcome.outcome !== 'fault' && !files.has('baseline.json')) missing('baseline.json')
         return
       }
-      const decided = baseline.timed_out ? 'timed_out' : baseline.fault !== undefined ? 'fault' : baseline.reproduced ? undefined : 'not_reproduced'
+      // A reproduced baseline still ends the attempt when a check command could not run on it
+      // (fault, before any provider call) or the deadline stopped one (timed_out).
+      const broken = baseline.reproduced ? firstCheck(baseline.checks, 'fault') : undefined
+      const decided = baseline.timed_out ? 'timed_out' : baseline.fault !== undefined ? 'fault' : baseline.reproduced ? checksTimedOut(baseline.checks) ? 'timed_out' : broken !== undefined ? 'fault' : undefined : 'not_reproduced'
+      const faultCode = baseline.fault?.code ?? broken?.code
       if (decided !== outcome.outcome) f.add('OUTCOME_MISMATCH', `reproduce decided ${outcome.outcome}, but baseline.json gives ${decided ?? 'no outcome (the case was reproduced)'}`, 'outcome.json')
-      else if (decided === 'fault' && baseline.fault?.code !== outcome.reason.code) f.add('OUTCOME_MISMATCH', `reproduce decided fault ${outcome.reason.code}, but baseline.json records ${baseline.fault?.code ?? 'none'}`, 'outcome.json')
+      else if (decided === 'fault' && faultCode !== outcome.reason.code) f.add('OUTCOME_MISMATCH', `reproduce decided fault ${outcome.reason.code}, but baseline.json records ${faultCode ?? 'none'}`, 'outcome.json')
       return
     }
     case 'gate-patch': {

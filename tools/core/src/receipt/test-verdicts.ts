@@ -35,7 +35,7 @@ import { jcs } from '../digest.ts'
 import { summarizeEvents, type SummaryOptions, type TestSummary } from '../events.ts'
 import { schemaErrors } from '../contracts.ts'
 import { compareRuns } from '../verify/compare.ts'
-import { classifyWithChecks } from '../checks/verdict.ts'
+import { classifyWithChecks, firstCheck } from '../checks/verdict.ts'
 import { candidateRunVerdict, limitsNotInForce, recordedRunVerdict, type CandidateRunVerdict } from '../verify/run-verdict.ts'
 import type { RunRecordView } from '../verify/same-sandbox.ts'
 import type { CheckContext } from './checks.ts'
@@ -166,7 +166,9 @@ export function checkTestVerdicts (c: CheckContext): void {
   if (verify.comparable.identical !== (differences.length === 0) || jcs(verify.comparable.differences) !== jcs(differences)) {
     c.findings.add(CODE, `verify.json says the runs are ${verify.comparable.identical ? '' : 'not '}comparable; its run against the baseline's gives ${differences.length === 0 ? 'identical' : differences[0] ?? ''}`, 'verify.json')
   }
-  if (faultCode(verify.fault) !== faultCode(derived.fault)) c.findings.add(CODE, `verify.json records fault ${faultCode(verify.fault)}; its run, its events and the baseline give ${faultCode(derived.fault)}`, 'verify.json')
+  // A run without a fault of its own records the first check that could not run, if any.
+  const wantFault = derived.fault ?? firstCheck(verify.checks, 'fault')
+  if (faultCode(verify.fault) !== faultCode(wantFault)) c.findings.add(CODE, `verify.json records fault ${faultCode(verify.fault)}; its run, its events, the baseline and its checks give ${faultCode(wantFault)}`, 'verify.json')
   if (verify.timed_out !== derived.timedOut) c.findings.add(CODE, `verify.json says timed out ${String(verify.timed_out)}; its sandbox run and events say ${String(derived.timedOut)}`, 'verify.json')
   const identities: Record<string, { result: 'pass' | 'fail' | 'skip' }> = {}
   for (const [id, state] of Object.entries(baseline.identities)) if (state !== undefined) identities[id] = { result: state.result }

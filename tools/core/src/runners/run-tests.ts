@@ -15,7 +15,7 @@ import { toolError, type ErrorCode } from '../errors.ts'
 import { assessRun, EventSummarizer, normalizeGoStream, splitEventLines, type TestSummary } from '../events.ts'
 import { assertBindSourcesSafe, unreachableBy } from '../sandbox/bind-check.ts'
 import { defaultScanMemoDir } from '../sandbox/bind-scan-memo.ts'
-import { runSandbox, type PlacedSandbox, type SandboxRunReport } from '../sandbox/run.ts'
+import { runSandbox, type PlacedSandbox, type SandboxResult, type SandboxRunReport } from '../sandbox/run.ts'
 import { SANDBOX_GID, SANDBOX_UID, euid, goInstall, nodeInstall } from '../sandbox/host.ts'
 import { GO_ADDRESS_SPACE_BYTES, SANDBOX_LIMITS, type SandboxLimits } from '../sandbox/limits.ts'
 import type { SandboxMount } from '../sandbox/argv.ts'
@@ -133,8 +133,34 @@ export function runnerLimits (base: SandboxLimits, runner: RunnerKind): SandboxL
   return rest
 }
 
-/** Runs the fixed command of `spec.runner` on `spec.tree` in the sandbox. */
-export async function runTests (spec: TestRunSpec): Promise<TestRun> {
+/** A run's sandbox as runTests builds it, before anything is started. */
+interface PreparedRun {
+  src: string
+  mounts: SandboxMount[]
+  systemDirs: string[]
+  /** The runner's fixed test command. */
+  command: string[]
+  env: Record<string, string>
+  limits: SandboxLimits
+  toolchain: string
+  goCache?: MountedGoCache
+  contentsChecked: string[]
+  reporterSha256?: string
+  uid: number
+  gid: number
+  diskPaths: string[]
+  /** The tree cannot be run by this toolchain: nothing was prepared (no GOCACHE to release). */
+  refused?: TestRunFault
+}
+
+/**
+ * The sandbox of a test run: the tree at its mount point, the runner's environment, mounts
+ * (GOCACHE, module cache, reporter, dependencies), system directories and limits. The one
+ * place both the fixed test command and an operator's check command get their sandbox, so a
+ * check runs in exactly the tests' sandbox and limits. A prepared GOCACHE must be released
+ * (runPrepared does).
+ */
+async function prepareRun (spec: TestRunSpec): Promise<PreparedRun> {
   const root = euid() === 0
   const uid = root ? spec.uid ?? SANDBOX_UID : euid()
   const gid = root ? spec.gid ?? SANDBOX_GID : process.getegid?.() ?? uid
@@ -143,36 +169,28 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
   const src = spec.mountPoint !== undefined && usableMountPoint(spec.mountPoint) ? spec.mountPoint : SRC_DEST
   const mounts: SandboxMount[] = [{ source: spec.tree, dest: src }]
   const systemDirs: string[] = []
-  let command: string[]
-  let env: Record<string, string>
-  let limits: SandboxLimits
-  let toolchain: string
-  let goCache: MountedGoCache | undefined
   const contentsChecked: string[] = []
-  let reporterSha256: string | undefined
   const diskPaths = [...(spec.diskPaths ?? []), spec.scratch]
 
   if (spec.runner === 'go') {
     const go = goInstall()
-    toolchain = go.version
-    command = goCommand(go.goBin, spec.testPackages, spec.timeoutMs)
+    const toolchain = go.version
+    const command = goCommand(go.goBin, spec.testPackages, spec.timeoutMs)
+    const limits = runnerLimits(base, 'go')
     const unreadable = goModUnreadable(spec.tree, spec.testPackages, go.version)
-    if (unreadable !== undefined) {
-      return { runner: 'go', toolchain, command, events: [], summary: emptySummary(), fault: { code: 'TOOLCHAIN_UNSUPPORTED', message: unreadable }, timedOut: false, stderrTail: '' }
-    }
-    const outside = goModReplacesOutside(spec.tree, spec.testPackages)
-    if (outside !== undefined) {
-      return { runner: 'go', toolchain, command, events: [], summary: emptySummary(), fault: { code: 'GO_REPLACE_OUTSIDE_TREE', message: outside }, timedOut: false, stderrTail: '' }
+    const outside = unreadable === undefined ? goModReplacesOutside(spec.tree, spec.testPackages) : undefined
+    if (unreadable !== undefined || outside !== undefined) {
+      const refused: TestRunFault = unreadable !== undefined ? { code: 'TOOLCHAIN_UNSUPPORTED', message: unreadable } : { code: 'GO_REPLACE_OUTSIDE_TREE', message: outside as string }
+      return { src, mounts, systemDirs, command, env: {}, limits, toolchain, contentsChecked, uid, gid, diskPaths, refused }
     }
     systemDirs.push(go.goroot)
-    limits = runnerLimits(base, 'go')
     const modDest = spec.goModCache === undefined ? undefined : usableMountPoint(spec.goModCache) && !spec.goModCache.startsWith(`${src}/`) && src !== spec.goModCache ? spec.goModCache : '/gomod'
-    env = goEnv(go.goroot, modDest)
+    const env = goEnv(go.goroot, modDest)
     // The operator's cache is shown beneath the run's writes: checked for special files as a
     // system directory is (a memo trusted while every directory keeps its stamp), so an
     // unchanged cache is not walked again.
     if (spec.goBuildCache !== undefined) assertBindSourcesSafe([{ path: spec.goBuildCache, system: true }], uid, gid, defaultScanMemoDir())
-    goCache = await mountGoCache(join(spec.scratch, `gocache-${randomBytes(4).toString('hex')}`), spec.goBuildCache, uid, gid, spec.goCacheCaps)
+    const goCache = await mountGoCache(join(spec.scratch, `gocache-${randomBytes(4).toString('hex')}`), spec.goBuildCache, uid, gid, spec.goCacheCaps)
     const why = unreachableBy(goCache.dir, uid, gid)
     if (why !== undefined) {
       await releaseGoCache(goCache)
@@ -181,40 +199,74 @@ export async function runTests (spec: TestRunSpec): Promise<TestRun> {
     contentsChecked.push(goCache.dir)
     mounts.push({ source: goCache.dir, dest: GO_CACHE_DEST, writable: true })
     if (spec.goModCache !== undefined && modDest !== undefined) mounts.push({ source: spec.goModCache, dest: modDest })
-  } else {
-    const node = nodeInstall()
-    toolchain = `node ${node.version}`
-    command = nodeCommand(node.execPath, spec.testPackages)
-    systemDirs.push(node.prefix)
-    limits = runnerLimits(base, 'node')
-    env = nodeEnv()
-    const reporter = join(spec.scratch, `ndjson-reporter-${randomBytes(4).toString('hex')}.mjs`)
-    reporterSha256 = writeNodeReporter(reporter)
-    mounts.push({ source: reporter, dest: NODE_REPORTER_DEST })
-    if (spec.dependencyDir !== undefined) {
-      if (!existsSync(join(spec.tree, 'node_modules'))) throw toolError('SANDBOX_UNAVAILABLE', `${spec.tree} has no node_modules/ directory to mount dependency_dir on`)
-      mounts.push({ source: spec.dependencyDir, dest: `${src}/node_modules` })
-    }
+    return { src, mounts, systemDirs, command, env, limits, toolchain, goCache, contentsChecked, uid, gid, diskPaths }
   }
+  const node = nodeInstall()
+  const command = nodeCommand(node.execPath, spec.testPackages)
+  systemDirs.push(node.prefix)
+  const reporter = join(spec.scratch, `ndjson-reporter-${randomBytes(4).toString('hex')}.mjs`)
+  const reporterSha256 = writeNodeReporter(reporter)
+  mounts.push({ source: reporter, dest: NODE_REPORTER_DEST })
+  if (spec.dependencyDir !== undefined) {
+    if (!existsSync(join(spec.tree, 'node_modules'))) throw toolError('SANDBOX_UNAVAILABLE', `${spec.tree} has no node_modules/ directory to mount dependency_dir on`)
+    mounts.push({ source: spec.dependencyDir, dest: `${src}/node_modules` })
+  }
+  return { src, mounts, systemDirs, command, env: nodeEnv(), limits: runnerLimits(base, 'node'), toolchain: `node ${node.version}`, contentsChecked, reporterSha256, uid, gid, diskPaths }
+}
 
+/** Runs `command` in a prepared sandbox; its GOCACHE is released whatever happens. */
+async function runPrepared (spec: TestRunSpec, p: PreparedRun, command: readonly string[], timeoutMs: number, onStdout?: (chunk: Buffer) => void): Promise<{ r: SandboxResult, written?: { files: number, bytes: number }, cleanupNote?: string }> {
   let written: { files: number, bytes: number } | undefined
-  let r: Awaited<ReturnType<typeof runSandbox>>
   let cleanupNote: string | undefined
+  let r: SandboxResult
   try {
     r = await runSandbox({
-      command, cwd: src, env, mounts, systemDirs, limits, timeoutMs: spec.timeoutMs, uid, gid, diskPaths,
-      ...(contentsChecked.length === 0 ? {} : { contentsChecked }),
+      command, cwd: p.src, env: p.env, mounts: p.mounts, systemDirs: p.systemDirs, limits: p.limits, timeoutMs, uid: p.uid, gid: p.gid, diskPaths: p.diskPaths,
+      ...(p.contentsChecked.length === 0 ? {} : { contentsChecked: p.contentsChecked }),
       ...(spec.signal === undefined ? {} : { signal: spec.signal }),
       ...(spec.onPlaced === undefined ? {} : { onPlaced: spec.onPlaced }),
-      ...(spec.onProgress === undefined ? {} : { onStdout: progressSink(spec.runner, spec.onProgress) }),
+      ...(onStdout === undefined ? {} : { onStdout }),
     })
   } finally {
     // What a test left in its GOCACHE goes with the tmpfs: nothing to walk, nothing on disk.
-    if (goCache !== undefined) {
-      written = goCacheWritten(goCache)
-      cleanupNote = await releaseGoCache(goCache)
+    if (p.goCache !== undefined) {
+      written = goCacheWritten(p.goCache)
+      cleanupNote = await releaseGoCache(p.goCache)
     }
   }
+  return { r, ...(written === undefined ? {} : { written }), ...(cleanupNote === undefined ? {} : { cleanupNote }) }
+}
+
+/** What an operator's check command did in the tests' sandbox (checks/command.ts classifies it). */
+export interface CheckCommandRun {
+  /** The tree cannot be run by this toolchain (TOOLCHAIN_UNSUPPORTED, GO_REPLACE_OUTSIDE_TREE): nothing started. */
+  refused?: TestRunFault
+  result?: SandboxResult
+  /** Why the run's private GOCACHE could not be unmounted or removed (reported, never a verdict). */
+  cleanupNote?: string
+}
+
+/**
+ * Runs `argv` (an absolute program and its arguments, never through a shell) on `spec.tree`
+ * in exactly the sandbox, environment, mounts and limits runTests gives the runner's tests,
+ * with `timeoutMs` as its budget. Throws what runSandbox throws when the sandbox cannot be set
+ * up; a command that fails, is killed or floods output is a result.
+ */
+export async function runCheckCommand (spec: TestRunSpec, argv: readonly string[], timeoutMs: number): Promise<CheckCommandRun> {
+  const p = await prepareRun(spec)
+  if (p.refused !== undefined) return { refused: p.refused }
+  const { r, cleanupNote } = await runPrepared(spec, p, argv, timeoutMs)
+  return { result: r, ...(cleanupNote === undefined ? {} : { cleanupNote }) }
+}
+
+/** Runs the fixed command of `spec.runner` on `spec.tree` in the sandbox. */
+export async function runTests (spec: TestRunSpec): Promise<TestRun> {
+  const p = await prepareRun(spec)
+  const { src, toolchain, command, goCache, reporterSha256 } = p
+  if (p.refused !== undefined) {
+    return { runner: spec.runner, toolchain, command, events: [], summary: emptySummary(), fault: p.refused, timedOut: false, stderrTail: '' }
+  }
+  const { r, written, cleanupNote } = await runPrepared(spec, p, command, spec.timeoutMs, spec.onProgress === undefined ? undefined : progressSink(spec.runner, spec.onProgress))
   {
     const summarizer = new EventSummarizer({ packageResults: spec.runner === 'go' })
     const events: TestEvent[] = []
