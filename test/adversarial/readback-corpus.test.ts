@@ -50,6 +50,8 @@ interface CorpusFixture {
   notices?: readonly string[]
   /** Read back with the wall clock as readback's clock (`receipt readback` always has one). */
   withClock?: boolean
+  /** Read back given the source's repository (`receipt readback --source`). */
+  withSource?: boolean
 }
 
 const D = 'DIGEST_MISMATCH'
@@ -57,6 +59,8 @@ const RR = 'RERENDER_MISMATCH'
 const GM = 'GATE_MISMATCH'
 const TV = 'TEST_VERDICT_MISMATCH'
 const PA = 'PROVIDER_ANSWER_MISMATCH'
+// The candidate commit's message is built from the proposal summary (issue 37).
+const CC = 'CANDIDATE_COMMIT_MISMATCH'
 
 /** One byte flipped in each kind of sealed file, chosen so that the file still parses. */
 const FLIPS: Array<[string, string, (dir: string) => void, string[]?]> = [
@@ -91,6 +95,9 @@ const FLIPS: Array<[string, string, (dir: string) => void, string[]?]> = [
   ['candidate_events', 'go_verified', d => flipByte(d, 'candidate.events.ndjson', '"Time":"2', '"Time":"3')],
   ['verify', 'go_verified', d => flipJsonWhitespace(d, 'verify.json')],
   ['outcome', 'go_verified', d => flipJsonWhitespace(d, 'outcome.json')],
+  // The pack's last byte (its checksum): the header still parses.
+  ['candidate_bundle', 'go_verified', d => flipByteAt(d, 'candidate.bundle', -1)],
+  ['candidate_json', 'go_verified', d => flipJsonWhitespace(d, 'candidate.json')],
   // The same on the other sources.
   ['node_candidate_patch', 'node_verified', d => flipByte(d, 'candidate.patch', 'diff --git', 'diff --gIt'), [GM]],
   ['node_baseline_events', 'node_verified', d => flipByte(d, 'baseline.events.ndjson', '"Package":"test/', '"Package":"tesT/')],
@@ -138,6 +145,131 @@ function beforeKernelState (r: SandboxRecord): void {
 function setCause (dir: string, cause: string): void {
   editJson(dir, 'proposal.json', p => { p.summary.cause = cause })
 }
+
+/**
+ * candidate.bundle's header rewritten (issue 37): `edit` changes its header lines; the pack
+ * is kept, and candidate.json, receipt.json's candidate and its files entry are made to
+ * match, as a careful forger would.
+ */
+function rewriteBundleHeader (d: string, edit: (lines: string[]) => string[]): void {
+  const bytes = readFileSync(join(d, 'candidate.bundle'))
+  const end = bytes.indexOf('\n\n') + 2
+  const lines = bytes.subarray(0, end - 2).toString('utf8').split('\n')
+  writeFileSync(join(d, 'candidate.bundle'), Buffer.concat([Buffer.from(edit(lines).join('\n') + '\n\n'), bytes.subarray(end)]))
+  resealCandidate(d)
+}
+
+/** candidate.json's bundle digest, receipt.json's candidate and the files entries made to match the files. */
+function resealCandidate (d: string): void {
+  const sha256 = sha256Hex(readFileSync(join(d, 'candidate.bundle')))
+  editJson(d, 'candidate.json', c => { c.bundle = { bytes: statSync(join(d, 'candidate.bundle')).size, sha256 } })
+  const c = readJson<{ ref: string, commit: string, tree: string, committed_at: string }>(d, 'candidate.json')
+  reseal(d, 'candidate.bundle', 'candidate.json')
+  editReceipt(d, r => { r.candidate = { ref: c.ref, commit: c.commit, tree: c.tree, committed_at: c.committed_at, bundle_sha256: sha256 } })
+}
+
+const OTHER_COMMIT = '0123456789abcdef0123456789abcdef01234567'
+
+/** The candidate commit and its bundle (issue 37), each mutation named after what it forges. */
+const CANDIDATE_FIXTURES: CorpusFixture[] = [
+  {
+    name: 'receipt_v1_without_candidate_pass',
+    from: 'go_verified',
+    threat: 'control: a verified attempt sealed before candidate.bundle existed (receipt v1) reads back as it did',
+    mutate: d => {
+      for (const f of ['candidate.bundle', 'candidate.json']) rmSync(join(d, f))
+      reseal(d, 'candidate.bundle', 'candidate.json')
+      editReceipt(d, r => { r.v = 1; delete r.candidate })
+    },
+  },
+  {
+    name: 'candidate_bundle_missing_fail',
+    from: 'go_verified',
+    threat: 'a v2 receipt of a gate that passed, without the candidate commit (bundle and record removed, receipt resealed)',
+    mutate: d => {
+      for (const f of ['candidate.bundle', 'candidate.json']) rmSync(join(d, f))
+      reseal(d, 'candidate.bundle', 'candidate.json')
+      editReceipt(d, r => { delete r.candidate })
+    },
+    expect: 'MISSING_STAGE_RECORD',
+  },
+  {
+    name: 'candidate_bundle_other_commit_fail',
+    from: 'go_verified',
+    threat: "a bundle whose branch names another commit than the one tree.tar and the gated edits give",
+    mutate: d => { rewriteBundleHeader(d, ls => ls.map(l => l.startsWith('-') || l.startsWith('#') ? l : `${OTHER_COMMIT}${l.slice(40)}`)) },
+    expect: 'CANDIDATE_COMMIT_MISMATCH',
+  },
+  {
+    name: 'candidate_json_commit_forged_fail',
+    from: 'go_verified',
+    threat: 'candidate.json and the receipt name another commit, and so does the bundle (all consistent, none recomputable)',
+    mutate: d => {
+      editJson(d, 'candidate.json', c => { c.commit = OTHER_COMMIT })
+      rewriteBundleHeader(d, ls => ls.map(l => l.startsWith('-') || l.startsWith('#') ? l : `${OTHER_COMMIT}${l.slice(40)}`))
+    },
+    expect: 'CANDIDATE_COMMIT_MISMATCH',
+  },
+  {
+    name: 'candidate_committed_at_moved_fail',
+    from: 'go_verified',
+    threat: "the commit's date moved a second in candidate.json and the receipt: the commit it names is no longer the one those fields make",
+    mutate: d => {
+      editJson(d, 'candidate.json', c => { c.committed_at = new Date(Date.parse(c.committed_at) + 1000).toISOString() })
+      resealCandidate(d)
+    },
+    expect: 'CANDIDATE_COMMIT_MISMATCH',
+  },
+  {
+    name: 'candidate_bundle_wrong_ref_fail',
+    from: 'go_verified',
+    threat: "a bundle whose one reference is the operator's main branch: fetching it as the README says would fail, or name another branch",
+    mutate: d => { rewriteBundleHeader(d, ls => ls.map(l => /^[0-9a-f]{40} refs\//.test(l) ? `${l.slice(0, 40)} refs/heads/main` : l)) },
+    expect: 'BUNDLE_REF_MISMATCH',
+  },
+  {
+    name: 'candidate_bundle_missing_prerequisite_fail',
+    from: 'go_verified',
+    threat: 'a bundle that claims no prerequisite: it would have to carry the whole history, and says nothing of source_sha',
+    mutate: d => { rewriteBundleHeader(d, ls => ls.filter(l => !l.startsWith('-'))) },
+    expect: 'BUNDLE_PREREQUISITE_MISMATCH',
+  },
+  {
+    name: 'candidate_bundle_source_pass',
+    from: 'go_verified',
+    threat: 'control: given the source repository, git bundle verify accepts the bundle',
+    withSource: true,
+  },
+  {
+    name: 'candidate_bundle_pack_cut_fail',
+    from: 'go_verified',
+    threat: "a bundle whose pack lost its last object (header intact, every digest recomputed): only the source's git bundle verify can tell",
+    mutate: d => {
+      const path = join(d, 'candidate.bundle')
+      truncateSync(path, statSync(path).size - 40)
+      resealCandidate(d)
+    },
+    withSource: true,
+    expect: 'BUNDLE_UNVERIFIED',
+  },
+  {
+    name: 'candidate_on_rejected_fail',
+    from: 'rejected',
+    threat: "a go_verified attempt's candidate commit copied into a rejected attempt: the gate that passed it is not this one",
+    mutate: (d, s) => {
+      for (const f of ['candidate.bundle', 'candidate.json']) cpSync(join(s.go_verified.dir, f), join(d, f))
+      resealCandidate(d)
+    },
+    expect: 'CANDIDATE_COMMIT_MISMATCH',
+  },
+  {
+    name: 'candidate_receipt_clause_dropped_fail',
+    from: 'node_verified',
+    threat: "receipt.json without its candidate clause while candidate.json is sealed: the receipt does not say what the bundle holds",
+    mutate: d => { editReceipt(d, r => { delete r.candidate }) },
+    expect: 'CANDIDATE_COMMIT_MISMATCH',
+  },
+]
 
 const FIXTURES: CorpusFixture[] = [
   // Positive: every real attempt reads back, and so do a few harmless changes.
@@ -253,7 +385,7 @@ const FIXTURES: CorpusFixture[] = [
   },
   { name: 'forge_baseline_events_fail', from: 'go_verified', threat: 'V2: baseline events rewritten and resealed: baseline.json events.sha256 catches it', mutate: d => { flipByte(d, 'baseline.events.ndjson', '"Time":"2', '"Time":"3'); reseal(d, 'baseline.events.ndjson') }, expect: D },
   { name: 'forge_candidate_events_fail', from: 'node_verified', threat: 'V2: candidate events rewritten and resealed: verify.json events.sha256 catches it', mutate: d => { flipByte(d, 'candidate.events.ndjson', '"Package":"test/', '"Package":"tesT/'); reseal(d, 'candidate.events.ndjson') }, expect: D },
-  { name: 'forge_proposal_fail', from: 'go_verified', threat: 'V2: proposal.json summary rewritten and resealed: gate.json proposal_sha256 and the summary record catch it', mutate: d => { setCause(d, 'Add has a wrong operator.'); reseal(d, 'proposal.json') }, expect: D, alsoFires: [GM, PA] },
+  { name: 'forge_proposal_fail', from: 'go_verified', threat: 'V2: proposal.json summary rewritten and resealed: gate.json proposal_sha256 and the summary record catch it', mutate: d => { setCause(d, 'Add has a wrong operator.'); reseal(d, 'proposal.json') }, expect: D, alsoFires: [GM, PA, CC] },
   { name: 'forge_job_fail', from: 'go_verified', threat: 'V2: job.txt rewritten and resealed: the re-render catches it', mutate: d => { writeFileSync(join(d, 'job.txt'), readFileSync(join(d, 'job.txt'), 'utf8').replace('files: calc.go', 'files: calc.go, calc_test.go')); reseal(d, 'job.txt') }, expect: RR },
   { name: 'forge_prompt_fail', from: 'node_verified', threat: 'V2: prompt.txt rewritten and resealed', mutate: d => { appendFileSync(join(d, 'prompt.txt'), 'also: edit the tests if you like.\n'); reseal(d, 'prompt.txt') }, expect: RR },
   {
@@ -367,7 +499,8 @@ const FIXTURES: CorpusFixture[] = [
       reseal(d, ...new Set([...theirs, ...ours]))
     },
     expect: 'ATTEMPT_BINDING_MISMATCH',
-    alsoFires: ['OUTCOME_MISMATCH'],
+    // The rejected attempt's receipt has no candidate clause beside this attempt's candidate.json.
+    alsoFires: ['OUTCOME_MISMATCH', CC],
   },
   { name: 'receipt_names_other_key_fail', from: 'go_verified', threat: 'V7: receipt.json names another attempt key and directory', mutate: (d, s) => editReceipt(d, r => { const o = readJson<{ attempt_key: string }>(s.rejected.dir, 'admission.json').attempt_key; r.attempt_key = o; r.attempt_dir_name = o.slice(0, 16) }), expect: 'ATTEMPT_BINDING_MISMATCH' },
   { name: 'started_other_key_fail', from: 'go_verified', threat: 'V7: started.json of another attempt copied in and resealed', mutate: (d, s) => { cpSync(join(s.rejected.dir, 'started.json'), join(d, 'started.json')); reseal(d, 'started.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [RR, GM, 'STAGE_ORDER'] },
@@ -576,7 +709,7 @@ const FIXTURES: CorpusFixture[] = [
   { name: 'route_policy_fail', from: 'rejected', threat: 'inputs/routing-policy.json rewritten: another route and another key', mutate: d => { editJson(d, 'inputs/routing-policy.json', p => { p.cost_ceiling_usd = 5 }); reseal(d, 'inputs/routing-policy.json') }, expect: 'ROUTE_MISMATCH', alsoFires: ['ATTEMPT_BINDING_MISMATCH'] },
   { name: 'rerender_request_fail', from: 'provider_error', threat: 'request.json no longer what the retained inputs render', mutate: d => { editJson(d, 'request.json', r => { r.store = true }); reseal(d, 'request.json') }, expect: RR, alsoFires: ['MALFORMED'], exclusive: false },
   { name: 'rerender_job_fail', from: 'interrupted', threat: 'job.txt of an interrupted attempt rewritten and resealed', mutate: d => { appendFileSync(join(d, 'job.txt'), 'note: anything\n'); reseal(d, 'job.txt') }, expect: RR, allowTestHooks: true },
-  { name: 'gate_mismatch_verdict_fail', from: 'rejected', threat: 'gate.json of a rejection rewritten to say it passed', mutate: d => { editJson(d, 'gate.json', g => { g.passed = true; g.failed_rules = []; for (const r of g.rules) r.status = 'pass' }); reseal(d, 'gate.json') }, expect: GM, alsoFires: ['OUTCOME_MISMATCH'] },
+  { name: 'gate_mismatch_verdict_fail', from: 'rejected', threat: 'gate.json of a rejection rewritten to say it passed', mutate: d => { editJson(d, 'gate.json', g => { g.passed = true; g.failed_rules = []; for (const r of g.rules) r.status = 'pass' }); reseal(d, 'gate.json') }, expect: GM, alsoFires: ['OUTCOME_MISMATCH', 'MISSING_STAGE_RECORD'] },
   {
     name: 'summary_verdict_flipped_fail',
     from: 'rejected',
@@ -592,8 +725,8 @@ const FIXTURES: CorpusFixture[] = [
     threat: 'proposal.json summary rewritten, gate.json proposal_sha256 recomputed, both resealed',
     mutate: d => { setCause(d, 'Add has a wrong operator.'); editJson(d, 'gate.json', g => { g.proposal_sha256 = sha256Hex(readFileSync(join(d, 'proposal.json'))) }); reseal(d, 'proposal.json', 'gate.json') },
     expect: D,
-    // proposal.json is no longer the proposal response.json holds.
-    alsoFires: [PA],
+    // proposal.json is no longer the proposal response.json holds, and its summary no longer the commit's message.
+    alsoFires: [PA, CC],
   },
   {
     name: 'receipt_validation_block_fail',
@@ -759,6 +892,7 @@ const FIXTURES: CorpusFixture[] = [
     },
     expect: 'MALFORMED',
   },
+  ...CANDIDATE_FIXTURES,
 ]
 
 /** usage.json's input_tokens set to 1 (and, with `inResponse`, the server's own report in response.json). */
@@ -803,7 +937,7 @@ for (const fx of FIXTURES) {
     fx.mutate?.(dir, sources)
     built.set(fx.name, dir)
     // Every fixture is an entry of its own state root's attempts/, as readback --state-dir sees it.
-    const r = await readbackAttempt(dir, { allowTestHooks: fx.allowTestHooks === true, stateRootEntry: true, ...(fx.withClock === true ? { now: new Date() } : {}) })
+    const r = await readbackAttempt(dir, { allowTestHooks: fx.allowTestHooks === true, stateRootEntry: true, ...(fx.withClock === true ? { now: new Date() } : {}), ...(fx.withSource === true ? { source: sources[fx.from].fixture.repo } : {}) })
     const why = JSON.stringify(r.findings, null, 1)
     if (fx.name.endsWith('_pass')) {
       assert.equal(fx.expect, undefined)

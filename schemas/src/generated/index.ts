@@ -2,6 +2,7 @@
 import type { Validator } from '../validator.ts'
 import type { Admission } from './types/admission.ts'
 import type { Baseline } from './types/baseline.ts'
+import type { CandidateCommit } from './types/candidate.ts'
 import type { Case } from './types/case.ts'
 import type { CheckResult } from './types/check-result.ts'
 import type { ProviderDispatch } from './types/dispatch.ts'
@@ -44,6 +45,7 @@ import { loadAll } from './validators.ts'
 
 export type * from './types/admission.ts'
 export type * from './types/baseline.ts'
+export type * from './types/candidate.ts'
 export type * from './types/case.ts'
 export type * from './types/check-result.ts'
 export type * from './types/dispatch.ts'
@@ -87,6 +89,7 @@ export type * from './types/verify.ts'
 export interface SchemaTypes {
   'admission': Admission
   'baseline': Baseline
+  'candidate': CandidateCommit
   'case': Case
   'check-result': CheckResult
   'dispatch': ProviderDispatch
@@ -135,6 +138,7 @@ let all: Record<string, Validator> | undefined
 const exportNames: { [N in SchemaName]: string } = {
   'admission': 'v_admission',
   'baseline': 'v_baseline',
+  'candidate': 'v_candidate',
   'case': 'v_case',
   'check-result': 'v_check_result',
   'dispatch': 'v_dispatch',
@@ -182,6 +186,7 @@ for (const name of Object.keys(exportNames) as SchemaName[]) {
 export const schemaIds: { [N in SchemaName]: string } = {
   'admission': 'urn:repairline:admission:v1',
   'baseline': 'urn:repairline:baseline:v1',
+  'candidate': 'urn:repairline:candidate:v1',
   'case': 'urn:repairline:case:v1',
   'check-result': 'urn:repairline:check-result:v1',
   'dispatch': 'urn:repairline:dispatch:v1',

@@ -5950,18 +5950,401 @@ return errors === 0;
 validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-
-
-
-
-const schema88 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:dispatch:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","dispatched_at","url","request_sha256","request_bytes","model","max_output_tokens","token_command_sha256"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"dispatched_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"url":{"type":"string","minLength":19,"maxLength":4106,"pattern":"^https://[^\\s]+/responses$"},"request_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"request_bytes":{"type":"integer","minimum":1},"model":{"type":"string","minLength":1,"maxLength":200},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"token_command_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
-const pattern43 = new RegExp("^https://[^\\s]+/responses$", "u");
+const schema88 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:candidate:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","ref","commit","tree","committed_at","bundle"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"ref":{"type":"string","pattern":"^refs/heads/repairline/[0-9a-f]{16}$"},"commit":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"tree":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"committed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"bundle":{"type":"object","additionalProperties":false,"required":["bytes","sha256"],"properties":{"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}}};
+const pattern43 = new RegExp("^refs/heads/repairline/[0-9a-f]{16}$", "u");
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:repairline:dispatch:v1" */;
+/*# sourceURL="urn:repairline:candidate:v1" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate40.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.v === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "v"},message:"must have required property '"+"v"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.attempt_key === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attempt_key"},message:"must have required property '"+"attempt_key"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.source_sha === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source_sha"},message:"must have required property '"+"source_sha"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.ref === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ref"},message:"must have required property '"+"ref"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.commit === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "commit"},message:"must have required property '"+"commit"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.tree === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tree"},message:"must have required property '"+"tree"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.committed_at === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "committed_at"},message:"must have required property '"+"committed_at"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.bundle === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bundle"},message:"must have required property '"+"bundle"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((((key0 === "v") || (key0 === "attempt_key")) || (key0 === "source_sha")) || (key0 === "ref")) || (key0 === "commit")) || (key0 === "tree")) || (key0 === "committed_at")) || (key0 === "bundle"))){
+const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.v !== undefined){
+if(1 !== data.v){
+const err9 = {instancePath:instancePath+"/v",schemaPath:"#/properties/v/const",keyword:"const",params:{allowedValue: 1},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.attempt_key !== undefined){
+let data1 = data.attempt_key;
+if(typeof data1 === "string"){
+if(!pattern4.test(data1)){
+const err10 = {instancePath:instancePath+"/attempt_key",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/attempt_key",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.source_sha !== undefined){
+let data2 = data.source_sha;
+if(typeof data2 === "string"){
+if(!pattern5.test(data2)){
+const err12 = {instancePath:instancePath+"/source_sha",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40}$"},message:"must match pattern \""+"^[0-9a-f]{40}$"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/source_sha",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.ref !== undefined){
+let data3 = data.ref;
+if(typeof data3 === "string"){
+if(!pattern43.test(data3)){
+const err14 = {instancePath:instancePath+"/ref",schemaPath:"#/properties/ref/pattern",keyword:"pattern",params:{pattern: "^refs/heads/repairline/[0-9a-f]{16}$"},message:"must match pattern \""+"^refs/heads/repairline/[0-9a-f]{16}$"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/ref",schemaPath:"#/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.commit !== undefined){
+let data4 = data.commit;
+if(typeof data4 === "string"){
+if(!pattern5.test(data4)){
+const err16 = {instancePath:instancePath+"/commit",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40}$"},message:"must match pattern \""+"^[0-9a-f]{40}$"+"\""};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/commit",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.tree !== undefined){
+let data5 = data.tree;
+if(typeof data5 === "string"){
+if(!pattern5.test(data5)){
+const err18 = {instancePath:instancePath+"/tree",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40}$"},message:"must match pattern \""+"^[0-9a-f]{40}$"+"\""};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/tree",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.committed_at !== undefined){
+let data6 = data.committed_at;
+if(typeof data6 === "string"){
+if(!pattern20.test(data6)){
+const err20 = {instancePath:instancePath+"/committed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/committed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.bundle !== undefined){
+let data7 = data.bundle;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+if(data7.bytes === undefined){
+const err22 = {instancePath:instancePath+"/bundle",schemaPath:"#/properties/bundle/required",keyword:"required",params:{missingProperty: "bytes"},message:"must have required property '"+"bytes"+"'"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(data7.sha256 === undefined){
+const err23 = {instancePath:instancePath+"/bundle",schemaPath:"#/properties/bundle/required",keyword:"required",params:{missingProperty: "sha256"},message:"must have required property '"+"sha256"+"'"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+for(const key1 in data7){
+if(!((key1 === "bytes") || (key1 === "sha256"))){
+const err24 = {instancePath:instancePath+"/bundle",schemaPath:"#/properties/bundle/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data7.bytes !== undefined){
+let data8 = data7.bytes;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err25 = {instancePath:instancePath+"/bundle/bytes",schemaPath:"#/properties/bundle/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 0 || isNaN(data8)){
+const err26 = {instancePath:instancePath+"/bundle/bytes",schemaPath:"#/properties/bundle/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+if(data7.sha256 !== undefined){
+let data9 = data7.sha256;
+if(typeof data9 === "string"){
+if(!pattern4.test(data9)){
+const err27 = {instancePath:instancePath+"/bundle/sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/bundle/sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/bundle",schemaPath:"#/properties/bundle/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+else {
+const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+
+
+
+
+const schema95 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:dispatch:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","dispatched_at","url","request_sha256","request_bytes","model","max_output_tokens","token_command_sha256"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"dispatched_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"url":{"type":"string","minLength":19,"maxLength":4106,"pattern":"^https://[^\\s]+/responses$"},"request_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"request_bytes":{"type":"integer","minimum":1},"model":{"type":"string","minLength":1,"maxLength":200},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"token_command_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const pattern50 = new RegExp("^https://[^\\s]+/responses$", "u");
+
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:repairline:dispatch:v1" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6060,7 +6443,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema88.properties, key0))){
+if(!(func1.call(schema95.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -6156,7 +6539,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!pattern43.test(data3)){
+if(!pattern50.test(data3)){
 const err17 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https://[^\\s]+/responses$"},message:"must match pattern \""+"^https://[^\\s]+/responses$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -6334,19 +6717,19 @@ vErrors.push(err31);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:error:v1","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","minLength":1,"maxLength":8192},"path":{"type":"string","maxLength":4096},"hint":{"type":"string","maxLength":8192}}};
+const schema100 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:error:v1","type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","minLength":1,"maxLength":8192},"path":{"type":"string","maxLength":4096},"hint":{"type":"string","maxLength":8192}}};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:error:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6507,23 +6890,23 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema95 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:execution:v1","type":"object","additionalProperties":false,"required":["version","source_root","source_sha","state_dir","runner","allowed_files","test_packages","timeout_seconds","max_patch_bytes","repair_policy","provider"],"properties":{"version":{"const":1},"source_root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"state_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"runner":{"type":"object","additionalProperties":false,"required":["kind"],"properties":{"kind":{"type":"string","enum":["go","node"]},"package_roots":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"anyOf":[{"const":"."},{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}]}},"go_mod_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"go_build_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"dependency_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"}}},"allowed_files":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}},"test_packages":{"type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":4096}},"timeout_seconds":{"type":"integer","minimum":30,"maximum":300},"max_patch_bytes":{"type":"integer","minimum":1024,"maximum":262144},"repair_policy":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"provider":{"type":"object","additionalProperties":false,"required":["base_url","token_command","token_command_sha256","model","max_output_tokens","max_input_bytes"],"properties":{"base_url":{"type":"string","minLength":9,"maxLength":4096},"token_command":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"token_command_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"max_input_bytes":{"type":"integer","minimum":1024,"maximum":4194304},"ca_file":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"}}},"checks":{"type":"object","additionalProperties":false,"minProperties":1,"properties":{"source_absent":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"object","additionalProperties":false,"required":["pattern"],"properties":{"pattern":{"type":"string","minLength":1,"maxLength":4096},"regex":{"type":"boolean"}}}},"contains":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"object","additionalProperties":false,"required":["path","text"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"text":{"type":"string","minLength":1,"maxLength":4096}}}},"matches":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"object","additionalProperties":false,"required":["path","regex"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"regex":{"type":"string","minLength":1,"maxLength":512}}}},"commands":{"type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["exec","args","timeout_ms"],"properties":{"exec":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^(/[^\\u0000-\\u001f]+|[A-Za-z0-9_][A-Za-z0-9._+-]*)$"},"args":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":4096,"pattern":"^[^\\u0000]*$"}},"timeout_ms":{"type":"integer","minimum":100,"maximum":300000},"fault_exit_codes":{"type":"array","maxItems":16,"uniqueItems":true,"items":{"type":"integer","minimum":1,"maximum":255}},"stdout_contains":{"type":"string","minLength":1,"maxLength":4096},"stdout_matches":{"type":"string","minLength":1,"maxLength":512}}}}}}}};
+const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:execution:v1","type":"object","additionalProperties":false,"required":["version","source_root","source_sha","state_dir","runner","allowed_files","test_packages","timeout_seconds","max_patch_bytes","repair_policy","provider"],"properties":{"version":{"const":1},"source_root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"state_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"runner":{"type":"object","additionalProperties":false,"required":["kind"],"properties":{"kind":{"type":"string","enum":["go","node"]},"package_roots":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"anyOf":[{"const":"."},{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}]}},"go_mod_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"go_build_cache":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"dependency_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"}}},"allowed_files":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"}},"test_packages":{"type":"array","minItems":1,"maxItems":4,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":4096}},"timeout_seconds":{"type":"integer","minimum":30,"maximum":300},"max_patch_bytes":{"type":"integer","minimum":1024,"maximum":262144},"repair_policy":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"provider":{"type":"object","additionalProperties":false,"required":["base_url","token_command","token_command_sha256","model","max_output_tokens","max_input_bytes"],"properties":{"base_url":{"type":"string","minLength":9,"maxLength":4096},"token_command":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"token_command_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"max_input_bytes":{"type":"integer","minimum":1024,"maximum":4194304},"ca_file":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"}}},"checks":{"type":"object","additionalProperties":false,"minProperties":1,"properties":{"source_absent":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"object","additionalProperties":false,"required":["pattern"],"properties":{"pattern":{"type":"string","minLength":1,"maxLength":4096},"regex":{"type":"boolean"}}}},"contains":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"object","additionalProperties":false,"required":["path","text"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"text":{"type":"string","minLength":1,"maxLength":4096}}}},"matches":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"object","additionalProperties":false,"required":["path","regex"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"regex":{"type":"string","minLength":1,"maxLength":512}}}},"commands":{"type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["exec","args","timeout_ms"],"properties":{"exec":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^(/[^\\u0000-\\u001f]+|[A-Za-z0-9_][A-Za-z0-9._+-]*)$"},"args":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":4096,"pattern":"^[^\\u0000]*$"}},"timeout_ms":{"type":"integer","minimum":100,"maximum":300000},"fault_exit_codes":{"type":"array","maxItems":16,"uniqueItems":true,"items":{"type":"integer","minimum":1,"maximum":255}},"stdout_contains":{"type":"string","minLength":1,"maxLength":4096},"stdout_matches":{"type":"string","minLength":1,"maxLength":512}}}}}}}};
 const func0 = runtime_equal.default;
-const pattern58 = new RegExp("^[!-~]+$", "u");
-const pattern62 = new RegExp("^(/[^\\u0000-\\u001f]+|[A-Za-z0-9_][A-Za-z0-9._+-]*)$", "u");
-const pattern63 = new RegExp("^[^\\u0000]*$", "u");
+const pattern65 = new RegExp("^[!-~]+$", "u");
+const pattern69 = new RegExp("^(/[^\\u0000-\\u001f]+|[A-Za-z0-9_][A-Za-z0-9._+-]*)$", "u");
+const pattern70 = new RegExp("^[^\\u0000]*$", "u");
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:execution:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6642,7 +7025,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema95.properties, key0))){
+if(!(func1.call(schema102.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -6798,7 +7181,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!((data5 === "go") || (data5 === "node"))){
-const err24 = {instancePath:instancePath+"/runner/kind",schemaPath:"#/properties/runner/properties/kind/enum",keyword:"enum",params:{allowedValues: schema95.properties.runner.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/runner/kind",schemaPath:"#/properties/runner/properties/kind/enum",keyword:"enum",params:{allowedValues: schema102.properties.runner.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -7559,7 +7942,7 @@ vErrors.push(err85);
 }
 errors++;
 }
-if(!pattern58.test(data22)){
+if(!pattern65.test(data22)){
 const err86 = {instancePath:instancePath+"/provider/model",schemaPath:"#/properties/provider/properties/model/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""};
 if(vErrors === null){
 vErrors = [err86];
@@ -8261,7 +8644,7 @@ vErrors.push(err145);
 }
 errors++;
 }
-if(!pattern62.test(data41)){
+if(!pattern69.test(data41)){
 const err146 = {instancePath:instancePath+"/checks/commands/" + i9+"/exec",schemaPath:"#/properties/checks/properties/commands/items/properties/exec/pattern",keyword:"pattern",params:{pattern: "^(/[^\\u0000-\\u001f]+|[A-Za-z0-9_][A-Za-z0-9._+-]*)$"},message:"must match pattern \""+"^(/[^\\u0000-\\u001f]+|[A-Za-z0-9_][A-Za-z0-9._+-]*)$"+"\""};
 if(vErrors === null){
 vErrors = [err146];
@@ -8310,7 +8693,7 @@ vErrors.push(err149);
 }
 errors++;
 }
-if(!pattern63.test(data43)){
+if(!pattern70.test(data43)){
 const err150 = {instancePath:instancePath+"/checks/commands/" + i9+"/args/" + i10,schemaPath:"#/properties/checks/properties/commands/items/properties/args/items/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
 if(vErrors === null){
 vErrors = [err150];
@@ -8581,22 +8964,22 @@ vErrors.push(err171);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema110 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:gate:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","checker","proposal_sha256","passed","failed_rules","rules","changed_files"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"gate"},"version":{"type":"integer","minimum":1}}},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"passed":{"type":"boolean"},"failed_rules":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"}},"rules":{"type":"array","minItems":17,"maxItems":17,"items":{"type":"object","additionalProperties":false,"required":["rule","status","detail","findings"],"properties":{"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}}},"changed_files":{"type":"array","maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","mode","baseline_sha256","candidate_sha256","candidate_bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"baseline_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_bytes":{"type":"integer","minimum":0}}}},"patch":{"type":"object","additionalProperties":false,"required":["sha256","bytes","max_bytes"],"properties":{"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":1},"max_bytes":{"type":"integer","minimum":1024,"maximum":262144}}}}};
-const schema114 = {"type":"string","enum":["path-tricks","allowlist","classifier","no-new-files","modes-unchanged","exact-application","diff-size","parses","imports-preserved","declarations-preserved","exports-preserved","signatures-preserved","calls-preserved","names-preserved","no-init-hook","no-test-framing","directives-preserved"]};
-const schema116 = {"type":"string","enum":["pass","fail","not_checked"]};
-const pattern67 = new RegExp("^[^\\n\\r]*$", "u");
+const schema117 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:gate:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","checker","proposal_sha256","passed","failed_rules","rules","changed_files"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"gate"},"version":{"type":"integer","minimum":1}}},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"passed":{"type":"boolean"},"failed_rules":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"}},"rules":{"type":"array","minItems":17,"maxItems":17,"items":{"type":"object","additionalProperties":false,"required":["rule","status","detail","findings"],"properties":{"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}}},"changed_files":{"type":"array","maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","mode","baseline_sha256","candidate_sha256","candidate_bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"baseline_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"candidate_bytes":{"type":"integer","minimum":0}}}},"patch":{"type":"object","additionalProperties":false,"required":["sha256","bytes","max_bytes"],"properties":{"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":1},"max_bytes":{"type":"integer","minimum":1024,"maximum":262144}}}}};
+const schema121 = {"type":"string","enum":["path-tricks","allowlist","classifier","no-new-files","modes-unchanged","exact-application","diff-size","parses","imports-preserved","declarations-preserved","exports-preserved","signatures-preserved","calls-preserved","names-preserved","no-init-hook","no-test-framing","directives-preserved"]};
+const schema123 = {"type":"string","enum":["pass","fail","not_checked"]};
+const pattern74 = new RegExp("^[^\\n\\r]*$", "u");
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:gate:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8695,7 +9078,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema110.properties, key0))){
+if(!(func1.call(schema117.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -8906,7 +9289,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!(((((((((((((((((data9 === "path-tricks") || (data9 === "allowlist")) || (data9 === "classifier")) || (data9 === "no-new-files")) || (data9 === "modes-unchanged")) || (data9 === "exact-application")) || (data9 === "diff-size")) || (data9 === "parses")) || (data9 === "imports-preserved")) || (data9 === "declarations-preserved")) || (data9 === "exports-preserved")) || (data9 === "signatures-preserved")) || (data9 === "calls-preserved")) || (data9 === "names-preserved")) || (data9 === "no-init-hook")) || (data9 === "no-test-framing")) || (data9 === "directives-preserved"))){
-const err26 = {instancePath:instancePath+"/failed_rules/" + i0,schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/failed_rules/" + i0,schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -9020,7 +9403,7 @@ vErrors.push(err35);
 errors++;
 }
 if(!(((((((((((((((((data12 === "path-tricks") || (data12 === "allowlist")) || (data12 === "classifier")) || (data12 === "no-new-files")) || (data12 === "modes-unchanged")) || (data12 === "exact-application")) || (data12 === "diff-size")) || (data12 === "parses")) || (data12 === "imports-preserved")) || (data12 === "declarations-preserved")) || (data12 === "exports-preserved")) || (data12 === "signatures-preserved")) || (data12 === "calls-preserved")) || (data12 === "names-preserved")) || (data12 === "no-init-hook")) || (data12 === "no-test-framing")) || (data12 === "directives-preserved"))){
-const err36 = {instancePath:instancePath+"/rules/" + i1+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
+const err36 = {instancePath:instancePath+"/rules/" + i1+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -9043,7 +9426,7 @@ vErrors.push(err37);
 errors++;
 }
 if(!(((data13 === "pass") || (data13 === "fail")) || (data13 === "not_checked"))){
-const err38 = {instancePath:instancePath+"/rules/" + i1+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema116.enum},message:"must be equal to one of the allowed values"};
+const err38 = {instancePath:instancePath+"/rules/" + i1+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema123.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -9076,7 +9459,7 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(!pattern67.test(data14)){
+if(!pattern74.test(data14)){
 const err41 = {instancePath:instancePath+"/rules/" + i1+"/detail",schemaPath:"#/properties/rules/items/properties/detail/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err41];
@@ -9125,7 +9508,7 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(!pattern67.test(data16)){
+if(!pattern74.test(data16)){
 const err45 = {instancePath:instancePath+"/rules/" + i1+"/findings/" + i2,schemaPath:"#/properties/rules/items/properties/findings/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err45];
@@ -9320,7 +9703,7 @@ vErrors.push(err61);
 errors++;
 }
 if(!((data20 === "100644") || (data20 === "100755"))){
-const err62 = {instancePath:instancePath+"/changed_files/" + i3+"/mode",schemaPath:"#/properties/changed_files/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema110.properties.changed_files.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err62 = {instancePath:instancePath+"/changed_files/" + i3+"/mode",schemaPath:"#/properties/changed_files/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema117.properties.changed_files.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -9582,18 +9965,18 @@ vErrors.push(err83);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:limit-reading:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9817,19 +10200,19 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema122 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir","deadline"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"deadline":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
+const schema129 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir","deadline"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"deadline":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:lock:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9997,21 +10380,21 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema126 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:outcome:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","outcome","step","decided_at","reason"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"decided_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"reason":{"$ref":"urn:repairline:error:v1"}},"if":{"properties":{"outcome":{"const":"provider_error"}}},"then":{"required":["retryable"]},"else":{"not":{"required":["retryable"]}}};
-const schema128 = {"type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
-const schema129 = {"type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
+const schema133 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:outcome:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","outcome","step","decided_at","reason"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"decided_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"reason":{"$ref":"urn:repairline:error:v1"}},"if":{"properties":{"outcome":{"const":"provider_error"}}},"then":{"required":["retryable"]},"else":{"not":{"required":["retryable"]}}};
+const schema135 = {"type":"string","enum":["scoped_test_verified","not_reproduced","rejected","failed","timed_out","interrupted","provider_error","fault"]};
+const schema136 = {"type":"string","enum":["admit","extract-tree","reproduce","ask-provider","gate-patch","verify","receipt","attempt"]};
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:outcome:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10240,7 +10623,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!((((((((data3 === "scoped_test_verified") || (data3 === "not_reproduced")) || (data3 === "rejected")) || (data3 === "failed")) || (data3 === "timed_out")) || (data3 === "interrupted")) || (data3 === "provider_error")) || (data3 === "fault"))){
-const err16 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema128.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema135.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10275,7 +10658,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((((((data5 === "admit") || (data5 === "extract-tree")) || (data5 === "reproduce")) || (data5 === "ask-provider")) || (data5 === "gate-patch")) || (data5 === "verify")) || (data5 === "receipt")) || (data5 === "attempt"))){
-const err19 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema129.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema136.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -10311,8 +10694,8 @@ errors++;
 }
 }
 if(data.reason !== undefined){
-if(!(validate41(data.reason, {instancePath:instancePath+"/reason",parentData:data,parentDataProperty:"reason",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+if(!(validate42(data.reason, {instancePath:instancePath+"/reason",parentData:data,parentDataProperty:"reason",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
 }
 }
@@ -10327,19 +10710,19 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate46.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema131 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:proposal:v1","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"type":"string","minLength":1,"maxLength":300},"change":{"type":"string","minLength":1,"maxLength":300},"risk":{"type":"string","minLength":1,"maxLength":300}}},"edits":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"type":"string","minLength":1,"maxLength":4096},"search":{"type":"string","minLength":1,"maxLength":65536},"replace":{"type":"string","maxLength":65536}}}}}};
+const schema138 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:proposal:v1","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"type":"string","minLength":1,"maxLength":300},"change":{"type":"string","minLength":1,"maxLength":300},"risk":{"type":"string","minLength":1,"maxLength":300}}},"edits":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"type":"string","minLength":1,"maxLength":4096},"search":{"type":"string","minLength":1,"maxLength":65536},"replace":{"type":"string","maxLength":65536}}}}}};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:proposal:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10740,19 +11123,19 @@ vErrors.push(err33);
 }
 errors++;
 }
-validate48.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema132 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir_name":{"type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs"},"case":{"$ref":"urn:repairline:case:v1"},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute"},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister"},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister"},"outcome":{"type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}},"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"commands":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"type":"integer"},"signal":{"type":"string"},"timed_out":{"type":"boolean"},"duration_ms":{"type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"validation":{"type":"array","maxItems":4,"items":{"type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"type":"string"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checkout":{"type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"clean_before":{"const":true},"clean_after":{"type":"boolean"},"after_detail":{"type":"string"}},"if":{"properties":{"clean_after":{"const":true}}},"then":{"not":{"required":["after_detail"]}},"else":{"required":["after_detail"]}},"test_hooks":{"type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"stated_limits":{"type":"array","minItems":1,"items":{"type":"string"}}}};
-const pattern79 = new RegExp("^[0-9a-f]{16}$", "u");
+const schema139 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"enum":[1,2]},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir_name":{"type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs"},"case":{"$ref":"urn:repairline:case:v1"},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute"},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister"},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister"},"outcome":{"type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}},"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"commands":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"type":"integer"},"signal":{"type":"string"},"timed_out":{"type":"boolean"},"duration_ms":{"type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"validation":{"type":"array","maxItems":4,"items":{"type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"type":"string"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checkout":{"type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"clean_before":{"const":true},"clean_after":{"type":"boolean"},"after_detail":{"type":"string"}},"if":{"properties":{"clean_after":{"const":true}}},"then":{"not":{"required":["after_detail"]}},"else":{"required":["after_detail"]}},"candidate":{"type":"object","additionalProperties":false,"required":["ref","commit","tree","committed_at","bundle_sha256"],"properties":{"ref":{"type":"string","pattern":"^refs/heads/repairline/[0-9a-f]{16}$"},"commit":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"tree":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"committed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"bundle_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"test_hooks":{"type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"stated_limits":{"type":"array","minItems":1,"items":{"type":"string"}}}};
+const pattern86 = new RegExp("^[0-9a-f]{16}$", "u");
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11046,16 +11429,16 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate50.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11469,16 +11852,16 @@ vErrors.push(err35);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11612,16 +11995,16 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate55.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11707,17 +12090,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:receipt:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11886,7 +12269,7 @@ vErrors.push(err15);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema132.properties, key0))){
+if(!(func1.call(schema139.properties, key0))){
 const err16 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err16];
@@ -11898,8 +12281,9 @@ errors++;
 }
 }
 if(data.v !== undefined){
-if(1 !== data.v){
-const err17 = {instancePath:instancePath+"/v",schemaPath:"#/properties/v/const",keyword:"const",params:{allowedValue: 1},message:"must be equal to constant"};
+let data0 = data.v;
+if(!((data0 === 1) || (data0 === 2))){
+const err17 = {instancePath:instancePath+"/v",schemaPath:"#/properties/v/enum",keyword:"enum",params:{allowedValues: schema139.properties.v.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -11937,7 +12321,7 @@ errors++;
 if(data.attempt_dir_name !== undefined){
 let data2 = data.attempt_dir_name;
 if(typeof data2 === "string"){
-if(!pattern79.test(data2)){
+if(!pattern86.test(data2)){
 const err20 = {instancePath:instancePath+"/attempt_dir_name",schemaPath:"#/properties/attempt_dir_name/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{16}$"},message:"must match pattern \""+"^[0-9a-f]{16}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -11960,8 +12344,8 @@ errors++;
 }
 }
 if(data.key_inputs !== undefined){
-if(!(validate50(data.key_inputs, {instancePath:instancePath+"/key_inputs",parentData:data,parentDataProperty:"key_inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate51(data.key_inputs, {instancePath:instancePath+"/key_inputs",parentData:data,parentDataProperty:"key_inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
 }
@@ -11972,20 +12356,20 @@ errors = vErrors.length;
 }
 }
 if(data.route !== undefined){
-if(!(validate53(data.route, {instancePath:instancePath+"/route",parentData:data,parentDataProperty:"route",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate54(data.route, {instancePath:instancePath+"/route",parentData:data,parentDataProperty:"route",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 }
 if(data.task_register !== undefined){
-if(!(validate55(data.task_register, {instancePath:instancePath+"/task_register",parentData:data,parentDataProperty:"task_register",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if(!(validate56(data.task_register, {instancePath:instancePath+"/task_register",parentData:data,parentDataProperty:"task_register",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
 errors = vErrors.length;
 }
 }
 if(data.prompt_register !== undefined){
-if(!(validate57(data.prompt_register, {instancePath:instancePath+"/prompt_register",parentData:data,parentDataProperty:"prompt_register",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+if(!(validate58(data.prompt_register, {instancePath:instancePath+"/prompt_register",parentData:data,parentDataProperty:"prompt_register",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 }
@@ -12047,7 +12431,7 @@ vErrors.push(err26);
 errors++;
 }
 if(!((((((((data9 === "scoped_test_verified") || (data9 === "not_reproduced")) || (data9 === "rejected")) || (data9 === "failed")) || (data9 === "timed_out")) || (data9 === "interrupted")) || (data9 === "provider_error")) || (data9 === "fault"))){
-const err27 = {instancePath:instancePath+"/outcome/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema128.enum},message:"must be equal to one of the allowed values"};
+const err27 = {instancePath:instancePath+"/outcome/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema135.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -12082,7 +12466,7 @@ vErrors.push(err29);
 errors++;
 }
 if(!((((((((data11 === "admit") || (data11 === "extract-tree")) || (data11 === "reproduce")) || (data11 === "ask-provider")) || (data11 === "gate-patch")) || (data11 === "verify")) || (data11 === "receipt")) || (data11 === "attempt"))){
-const err30 = {instancePath:instancePath+"/outcome/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema129.enum},message:"must be equal to one of the allowed values"};
+const err30 = {instancePath:instancePath+"/outcome/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema136.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -12389,7 +12773,7 @@ vErrors.push(err55);
 errors++;
 }
 if(!((data20 === "reproduce") || (data20 === "verify"))){
-const err56 = {instancePath:instancePath+"/commands/" + i1+"/step",schemaPath:"#/properties/commands/items/properties/step/enum",keyword:"enum",params:{allowedValues: schema132.properties.commands.items.properties.step.enum},message:"must be equal to one of the allowed values"};
+const err56 = {instancePath:instancePath+"/commands/" + i1+"/step",schemaPath:"#/properties/commands/items/properties/step/enum",keyword:"enum",params:{allowedValues: schema139.properties.commands.items.properties.step.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -12671,7 +13055,7 @@ vErrors.push(err78);
 errors++;
 }
 if(!((((data32 === "job_instructions_validation") || (data32 === "prompt_validation")) || (data32 === "request_instructions_validation")) || (data32 === "summary_validation"))){
-const err79 = {instancePath:instancePath+"/validation/" + i4+"/stage",schemaPath:"#/properties/validation/items/properties/stage/enum",keyword:"enum",params:{allowedValues: schema132.properties.validation.items.properties.stage.enum},message:"must be equal to one of the allowed values"};
+const err79 = {instancePath:instancePath+"/validation/" + i4+"/stage",schemaPath:"#/properties/validation/items/properties/stage/enum",keyword:"enum",params:{allowedValues: schema139.properties.validation.items.properties.stage.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -12694,7 +13078,7 @@ vErrors.push(err80);
 errors++;
 }
 if(!(((data33 === "pass") || (data33 === "fail")) || (data33 === "not_applicable"))){
-const err81 = {instancePath:instancePath+"/validation/" + i4+"/status",schemaPath:"#/properties/validation/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema132.properties.validation.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err81 = {instancePath:instancePath+"/validation/" + i4+"/status",schemaPath:"#/properties/validation/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema139.properties.validation.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -13099,9 +13483,11 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(data.test_hooks !== undefined){
-if(typeof data.test_hooks !== "boolean"){
-const err112 = {instancePath:instancePath+"/test_hooks",schemaPath:"#/properties/test_hooks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.candidate !== undefined){
+let data45 = data.candidate;
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+if(data45.ref === undefined){
+const err112 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/required",keyword:"required",params:{missingProperty: "ref"},message:"must have required property '"+"ref"+"'"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -13110,12 +13496,8 @@ vErrors.push(err112);
 }
 errors++;
 }
-}
-if(data.sealed_at !== undefined){
-let data46 = data.sealed_at;
-if(typeof data46 === "string"){
-if(!pattern20.test(data46)){
-const err113 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
+if(data45.commit === undefined){
+const err113 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/required",keyword:"required",params:{missingProperty: "commit"},message:"must have required property '"+"commit"+"'"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -13124,9 +13506,8 @@ vErrors.push(err113);
 }
 errors++;
 }
-}
-else {
-const err114 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.tree === undefined){
+const err114 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/required",keyword:"required",params:{missingProperty: "tree"},message:"must have required property '"+"tree"+"'"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -13135,12 +13516,8 @@ vErrors.push(err114);
 }
 errors++;
 }
-}
-if(data.stated_limits !== undefined){
-let data47 = data.stated_limits;
-if(Array.isArray(data47)){
-if(data47.length < 1){
-const err115 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data45.committed_at === undefined){
+const err115 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/required",keyword:"required",params:{missingProperty: "committed_at"},message:"must have required property '"+"committed_at"+"'"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -13149,10 +13526,8 @@ vErrors.push(err115);
 }
 errors++;
 }
-const len5 = data47.length;
-for(let i5=0; i5<len5; i5++){
-if(typeof data47[i5] !== "string"){
-const err116 = {instancePath:instancePath+"/stated_limits/" + i5,schemaPath:"#/properties/stated_limits/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.bundle_sha256 === undefined){
+const err116 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/required",keyword:"required",params:{missingProperty: "bundle_sha256"},message:"must have required property '"+"bundle_sha256"+"'"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -13161,10 +13536,9 @@ vErrors.push(err116);
 }
 errors++;
 }
-}
-}
-else {
-const err117 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key7 in data45){
+if(!(((((key7 === "ref") || (key7 === "commit")) || (key7 === "tree")) || (key7 === "committed_at")) || (key7 === "bundle_sha256"))){
+const err117 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -13174,9 +13548,11 @@ vErrors.push(err117);
 errors++;
 }
 }
-}
-else {
-const err118 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data45.ref !== undefined){
+let data46 = data45.ref;
+if(typeof data46 === "string"){
+if(!pattern43.test(data46)){
+const err118 = {instancePath:instancePath+"/candidate/ref",schemaPath:"#/properties/candidate/properties/ref/pattern",keyword:"pattern",params:{pattern: "^refs/heads/repairline/[0-9a-f]{16}$"},message:"must match pattern \""+"^refs/heads/repairline/[0-9a-f]{16}$"+"\""};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -13185,19 +13561,229 @@ vErrors.push(err118);
 }
 errors++;
 }
-validate49.errors = vErrors;
+}
+else {
+const err119 = {instancePath:instancePath+"/candidate/ref",schemaPath:"#/properties/candidate/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err119];
+}
+else {
+vErrors.push(err119);
+}
+errors++;
+}
+}
+if(data45.commit !== undefined){
+let data47 = data45.commit;
+if(typeof data47 === "string"){
+if(!pattern5.test(data47)){
+const err120 = {instancePath:instancePath+"/candidate/commit",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40}$"},message:"must match pattern \""+"^[0-9a-f]{40}$"+"\""};
+if(vErrors === null){
+vErrors = [err120];
+}
+else {
+vErrors.push(err120);
+}
+errors++;
+}
+}
+else {
+const err121 = {instancePath:instancePath+"/candidate/commit",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err121];
+}
+else {
+vErrors.push(err121);
+}
+errors++;
+}
+}
+if(data45.tree !== undefined){
+let data48 = data45.tree;
+if(typeof data48 === "string"){
+if(!pattern5.test(data48)){
+const err122 = {instancePath:instancePath+"/candidate/tree",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40}$"},message:"must match pattern \""+"^[0-9a-f]{40}$"+"\""};
+if(vErrors === null){
+vErrors = [err122];
+}
+else {
+vErrors.push(err122);
+}
+errors++;
+}
+}
+else {
+const err123 = {instancePath:instancePath+"/candidate/tree",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err123];
+}
+else {
+vErrors.push(err123);
+}
+errors++;
+}
+}
+if(data45.committed_at !== undefined){
+let data49 = data45.committed_at;
+if(typeof data49 === "string"){
+if(!pattern20.test(data49)){
+const err124 = {instancePath:instancePath+"/candidate/committed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err124];
+}
+else {
+vErrors.push(err124);
+}
+errors++;
+}
+}
+else {
+const err125 = {instancePath:instancePath+"/candidate/committed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
+}
+errors++;
+}
+}
+if(data45.bundle_sha256 !== undefined){
+let data50 = data45.bundle_sha256;
+if(typeof data50 === "string"){
+if(!pattern4.test(data50)){
+const err126 = {instancePath:instancePath+"/candidate/bundle_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
+}
+errors++;
+}
+}
+else {
+const err127 = {instancePath:instancePath+"/candidate/bundle_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err127];
+}
+else {
+vErrors.push(err127);
+}
+errors++;
+}
+}
+}
+else {
+const err128 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err128];
+}
+else {
+vErrors.push(err128);
+}
+errors++;
+}
+}
+if(data.test_hooks !== undefined){
+if(typeof data.test_hooks !== "boolean"){
+const err129 = {instancePath:instancePath+"/test_hooks",schemaPath:"#/properties/test_hooks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err129];
+}
+else {
+vErrors.push(err129);
+}
+errors++;
+}
+}
+if(data.sealed_at !== undefined){
+let data52 = data.sealed_at;
+if(typeof data52 === "string"){
+if(!pattern20.test(data52)){
+const err130 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err130];
+}
+else {
+vErrors.push(err130);
+}
+errors++;
+}
+}
+else {
+const err131 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err131];
+}
+else {
+vErrors.push(err131);
+}
+errors++;
+}
+}
+if(data.stated_limits !== undefined){
+let data53 = data.stated_limits;
+if(Array.isArray(data53)){
+if(data53.length < 1){
+const err132 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err132];
+}
+else {
+vErrors.push(err132);
+}
+errors++;
+}
+const len5 = data53.length;
+for(let i5=0; i5<len5; i5++){
+if(typeof data53[i5] !== "string"){
+const err133 = {instancePath:instancePath+"/stated_limits/" + i5,schemaPath:"#/properties/stated_limits/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err133];
+}
+else {
+vErrors.push(err133);
+}
+errors++;
+}
+}
+}
+else {
+const err134 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err134];
+}
+else {
+vErrors.push(err134);
+}
+errors++;
+}
+}
+}
+else {
+const err135 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err135];
+}
+else {
+vErrors.push(err135);
+}
+errors++;
+}
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema165 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-attempt:v1","type":"object","additionalProperties":false,"required":["v","kind","path","key"],"properties":{"v":{"const":1},"kind":{"const":"attempt"},"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const schema176 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-attempt:v1","type":"object","additionalProperties":false,"required":["v","kind","path","key"],"properties":{"v":{"const":1},"kind":{"const":"attempt"},"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-attempt:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13352,19 +13938,19 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate59.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema168 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-baseline:v1","type":"object","additionalProperties":false,"required":["v","kind","case_identity","reproduced","identities","failing","exit_code"],"properties":{"v":{"const":1},"kind":{"const":"baseline"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"reproduced":{"type":"boolean"},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
+const schema179 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-baseline:v1","type":"object","additionalProperties":false,"required":["v","kind","case_identity","reproduced","identities","failing","exit_code"],"properties":{"v":{"const":1},"kind":{"const":"baseline"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"reproduced":{"type":"boolean"},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-baseline:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13591,7 +14177,7 @@ errors++;
 if(data.exit_code !== undefined){
 let data7 = data.exit_code;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err19 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema168.properties.exit_code.type},message:"must be integer,null"};
+const err19 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema179.properties.exit_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -13637,19 +14223,19 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema170 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-case-status:v1","type":"object","additionalProperties":false,"required":["v","kind","case_id","status"],"properties":{"v":{"const":1},"kind":{"const":"case-status"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"status":{"type":"string","enum":["eligible","ineligible","consumed","interrupted","running"]},"reason":{"$ref":"urn:repairline:error:v1"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"readback":{"type":"object","additionalProperties":false,"required":["valid"],"properties":{"valid":{"type":"boolean"},"codes":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}}}};
+const schema181 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-case-status:v1","type":"object","additionalProperties":false,"required":["v","kind","case_id","status"],"properties":{"v":{"const":1},"kind":{"const":"case-status"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"status":{"type":"string","enum":["eligible","ineligible","consumed","interrupted","running"]},"reason":{"$ref":"urn:repairline:error:v1"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"readback":{"type":"object","additionalProperties":false,"required":["valid"],"properties":{"valid":{"type":"boolean"},"codes":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}}}};
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-case-status:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13698,7 +14284,7 @@ vErrors.push(err3);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema170.properties, key0))){
+if(!(func1.call(schema181.properties, key0))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -13791,7 +14377,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(((((data3 === "eligible") || (data3 === "ineligible")) || (data3 === "consumed")) || (data3 === "interrupted")) || (data3 === "running"))){
-const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema170.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema181.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -13802,8 +14388,8 @@ errors++;
 }
 }
 if(data.reason !== undefined){
-if(!(validate41(data.reason, {instancePath:instancePath+"/reason",parentData:data,parentDataProperty:"reason",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+if(!(validate42(data.reason, {instancePath:instancePath+"/reason",parentData:data,parentDataProperty:"reason",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
 }
 }
@@ -13880,7 +14466,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((((((data7 === "scoped_test_verified") || (data7 === "not_reproduced")) || (data7 === "rejected")) || (data7 === "failed")) || (data7 === "timed_out")) || (data7 === "interrupted")) || (data7 === "provider_error")) || (data7 === "fault"))){
-const err19 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema128.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema135.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -13991,19 +14577,19 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema176 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-check:v1","type":"object","additionalProperties":false,"required":["v","kind","file","match"],"properties":{"v":{"const":1},"kind":{"const":"check"},"file":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"match":{"type":"boolean"},"retained_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"recomputed_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const schema187 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-check:v1","type":"object","additionalProperties":false,"required":["v","kind","file","match"],"properties":{"v":{"const":1},"kind":{"const":"check"},"file":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"match":{"type":"boolean"},"retained_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"recomputed_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-check:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14205,19 +14791,19 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema180 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-error:v1","type":"object","additionalProperties":false,"required":["v","kind","code","message"],"properties":{"v":{"const":1},"kind":{"const":"error"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","minLength":1,"maxLength":8192},"path":{"type":"string","maxLength":4096},"hint":{"type":"string","maxLength":8192}}};
+const schema191 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-error:v1","type":"object","additionalProperties":false,"required":["v","kind","code","message"],"properties":{"v":{"const":1},"kind":{"const":"error"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","minLength":1,"maxLength":8192},"path":{"type":"string","maxLength":4096},"hint":{"type":"string","maxLength":8192}}};
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-error:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14422,19 +15008,19 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema182 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-preflight:v1","type":"object","additionalProperties":false,"required":["v","kind","ok","checks","limits","namespaces","samples"],"properties":{"v":{"const":1},"kind":{"const":"preflight"},"runner":{"type":"string","enum":["go","node"]},"ok":{"type":"boolean"},"checks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","ok","detail"],"properties":{"name":{"type":"string"},"ok":{"type":"boolean"},"detail":{"type":"string"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}},"limits":{"type":"array","items":{"$ref":"urn:repairline:limit-reading:v1"}},"namespaces":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"properties":{"name":{"type":"string"},"host":{"type":"string"},"sandbox":{"type":"string"}}}},"samples":{"type":"array","items":{"$ref":"urn:repairline:resource-sample:v1"}}}};
+const schema193 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-preflight:v1","type":"object","additionalProperties":false,"required":["v","kind","ok","checks","limits","namespaces","samples"],"properties":{"v":{"const":1},"kind":{"const":"preflight"},"runner":{"type":"string","enum":["go","node"]},"ok":{"type":"boolean"},"checks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","ok","detail"],"properties":{"name":{"type":"string"},"ok":{"type":"boolean"},"detail":{"type":"string"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}},"limits":{"type":"array","items":{"$ref":"urn:repairline:limit-reading:v1"}},"namespaces":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"properties":{"name":{"type":"string"},"host":{"type":"string"},"sandbox":{"type":"string"}}}},"samples":{"type":"array","items":{"$ref":"urn:repairline:resource-sample:v1"}}}};
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-preflight:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14561,7 +15147,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((data2 === "go") || (data2 === "node"))){
-const err11 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema182.properties.runner.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema193.properties.runner.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -15095,19 +15681,19 @@ vErrors.push(err54);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema185 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-readback:v1","type":"object","additionalProperties":false,"required":["v","kind","attempt_dir","valid","findings"],"properties":{"v":{"const":1},"kind":{"const":"readback"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"valid":{"type":"boolean"},"findings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["code","severity","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"severity":{"type":"string","enum":["error","notice"]},"path":{"type":"string"},"message":{"type":"string"}}}}}};
+const schema196 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-readback:v1","type":"object","additionalProperties":false,"required":["v","kind","attempt_dir","valid","findings"],"properties":{"v":{"const":1},"kind":{"const":"readback"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"valid":{"type":"boolean"},"findings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["code","severity","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"severity":{"type":"string","enum":["error","notice"]},"path":{"type":"string"},"message":{"type":"string"}}}}}};
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-readback:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15274,7 +15860,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((((data4 === "scoped_test_verified") || (data4 === "not_reproduced")) || (data4 === "rejected")) || (data4 === "failed")) || (data4 === "timed_out")) || (data4 === "interrupted")) || (data4 === "provider_error")) || (data4 === "fault"))){
-const err14 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema128.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema135.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -15383,7 +15969,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!((data9 === "error") || (data9 === "notice"))){
-const err23 = {instancePath:instancePath+"/findings/" + i0+"/severity",schemaPath:"#/properties/findings/items/properties/severity/enum",keyword:"enum",params:{allowedValues: schema185.properties.findings.items.properties.severity.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/findings/" + i0+"/severity",schemaPath:"#/properties/findings/items/properties/severity/enum",keyword:"enum",params:{allowedValues: schema196.properties.findings.items.properties.severity.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -15452,19 +16038,19 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema190 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-result:v1","type":"object","additionalProperties":false,"required":["v","kind","tool","exit"],"properties":{"v":{"const":1},"kind":{"const":"result"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"exit":{"type":"integer","enum":[0,1,2,65,66,69,70,73,75,77,78]},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"}}};
+const schema201 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-result:v1","type":"object","additionalProperties":false,"required":["v","kind","tool","exit"],"properties":{"v":{"const":1},"kind":{"const":"result"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"exit":{"type":"integer","enum":[0,1,2,65,66,69,70,73,75,77,78]},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"}}};
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-result:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15561,7 +16147,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((((((((data2 === "admit") || (data2 === "extract-tree")) || (data2 === "reproduce")) || (data2 === "ask-provider")) || (data2 === "gate-patch")) || (data2 === "verify")) || (data2 === "receipt")) || (data2 === "attempt"))){
-const err8 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema129.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema136.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -15584,7 +16170,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!(((((((((((data3 === 0) || (data3 === 1)) || (data3 === 2)) || (data3 === 65)) || (data3 === 66)) || (data3 === 69)) || (data3 === 70)) || (data3 === 73)) || (data3 === 75)) || (data3 === 77)) || (data3 === 78))){
-const err10 = {instancePath:instancePath+"/exit",schemaPath:"#/properties/exit/enum",keyword:"enum",params:{allowedValues: schema190.properties.exit.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/exit",schemaPath:"#/properties/exit/enum",keyword:"enum",params:{allowedValues: schema201.properties.exit.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -15607,7 +16193,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!((((((((data4 === "scoped_test_verified") || (data4 === "not_reproduced")) || (data4 === "rejected")) || (data4 === "failed")) || (data4 === "timed_out")) || (data4 === "interrupted")) || (data4 === "provider_error")) || (data4 === "fault"))){
-const err12 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema128.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/outcome",schemaPath:"urn:repairline:defs:v1#/$defs/outcome/enum",keyword:"enum",params:{allowedValues: schema135.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -15628,19 +16214,19 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema193 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-rule:v1","type":"object","additionalProperties":false,"required":["v","kind","rule","status","detail"],"properties":{"v":{"const":1},"kind":{"const":"rule"},"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}};
+const schema204 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-rule:v1","type":"object","additionalProperties":false,"required":["v","kind","rule","status","detail"],"properties":{"v":{"const":1},"kind":{"const":"rule"},"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}};
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-rule:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15747,7 +16333,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((((((((((((((((data2 === "path-tricks") || (data2 === "allowlist")) || (data2 === "classifier")) || (data2 === "no-new-files")) || (data2 === "modes-unchanged")) || (data2 === "exact-application")) || (data2 === "diff-size")) || (data2 === "parses")) || (data2 === "imports-preserved")) || (data2 === "declarations-preserved")) || (data2 === "exports-preserved")) || (data2 === "signatures-preserved")) || (data2 === "calls-preserved")) || (data2 === "names-preserved")) || (data2 === "no-init-hook")) || (data2 === "no-test-framing")) || (data2 === "directives-preserved"))){
-const err9 = {instancePath:instancePath+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/rule",schemaPath:"urn:repairline:defs:v1#/$defs/gateRule/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -15770,7 +16356,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!(((data3 === "pass") || (data3 === "fail")) || (data3 === "not_checked"))){
-const err11 = {instancePath:instancePath+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema116.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/status",schemaPath:"urn:repairline:defs:v1#/$defs/gateRuleStatus/enum",keyword:"enum",params:{allowedValues: schema123.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -15803,7 +16389,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern67.test(data4)){
+if(!pattern74.test(data4)){
 const err14 = {instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -15852,7 +16438,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern67.test(data6)){
+if(!pattern74.test(data6)){
 const err18 = {instancePath:instancePath+"/findings/" + i0,schemaPath:"#/properties/findings/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -15897,20 +16483,20 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema196 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"const":1},"kind":{"const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"command":{"type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
-const pattern114 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
+const schema207 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"const":1},"kind":{"const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"command":{"type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
+const pattern126 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-start:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15997,7 +16583,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((((((((data2 === "admit") || (data2 === "extract-tree")) || (data2 === "reproduce")) || (data2 === "ask-provider")) || (data2 === "gate-patch")) || (data2 === "verify")) || (data2 === "receipt")) || (data2 === "attempt"))){
-const err7 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema129.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/tool",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema136.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -16010,7 +16596,7 @@ errors++;
 if(data.command !== undefined){
 let data3 = data.command;
 if(typeof data3 === "string"){
-if(!pattern114.test(data3)){
+if(!pattern126.test(data3)){
 const err8 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z-]{0,31}$"},message:"must match pattern \""+"^[a-z][a-z-]{0,31}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -16043,19 +16629,19 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate70.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema198 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-tree:v1","type":"object","additionalProperties":false,"required":["v","kind","source_sha","entries","bytes","tar_bytes","tar_sha256","manifest_sha256"],"properties":{"v":{"const":1},"kind":{"const":"tree"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"integer","minimum":0,"maximum":20000},"bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_bytes":{"type":"integer","minimum":1024},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"manifest_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const schema209 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-tree:v1","type":"object","additionalProperties":false,"required":["v","kind","source_sha","entries","bytes","tar_bytes","tar_sha256","manifest_sha256"],"properties":{"v":{"const":1},"kind":{"const":"tree"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"integer","minimum":0,"maximum":20000},"bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_bytes":{"type":"integer","minimum":1024},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"manifest_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-tree:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16360,19 +16946,19 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema202 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-verify:v1","type":"object","additionalProperties":false,"required":["v","kind","classification","red_then_green","reasons","identities","failing"],"properties":{"v":{"const":1},"kind":{"const":"verify"},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"red_then_green":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"note":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"},"reasons":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
+const schema213 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-verify:v1","type":"object","additionalProperties":false,"required":["v","kind","classification","red_then_green","reasons","identities","failing"],"properties":{"v":{"const":1},"kind":{"const":"verify"},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"red_then_green":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"note":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"},"reasons":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-verify:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16451,7 +17037,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema202.properties, key0))){
+if(!(func1.call(schema213.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -16499,7 +17085,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((data2 === "scoped_test_verified") || (data2 === "failed")) || (data2 === "fault")) || (data2 === "timed_out"))){
-const err11 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema202.properties.classification.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema213.properties.classification.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -16522,7 +17108,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(((((((data3 === "red_then_green") || (data3 === "red_then_red")) || (data3 === "red_then_skipped")) || (data3 === "red_then_missing")) || (data3 === "red_then_fault")) || (data3 === "red_then_timed_out")) || (data3 === "not_red"))){
-const err13 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/enum",keyword:"enum",params:{allowedValues: schema202.properties.red_then_green.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/enum",keyword:"enum",params:{allowedValues: schema213.properties.red_then_green.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -16545,7 +17131,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern67.test(data4)){
+if(!pattern74.test(data4)){
 const err15 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -16594,7 +17180,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!pattern67.test(data6)){
+if(!pattern74.test(data6)){
 const err19 = {instancePath:instancePath+"/reasons/" + i0,schemaPath:"#/properties/reasons/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -16727,19 +17313,19 @@ vErrors.push(err29);
 }
 errors++;
 }
-validate72.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema204 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:register-manifest:v1","type":"object","additionalProperties":false,"required":["version","tasks","surfaces"],"properties":{"version":{"const":1},"tasks":{"type":"object","propertyNames":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"additionalProperties":{"$ref":"#/$defs/row"}},"surfaces":{"type":"object","additionalProperties":false,"required":["agent","prompts"],"properties":{"agent":{"$ref":"#/$defs/row"},"prompts":{"$ref":"#/$defs/row"}}}},"$defs":{"row":{"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}}}};
-const schema206 = {"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}};
+const schema215 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:register-manifest:v1","type":"object","additionalProperties":false,"required":["version","tasks","surfaces"],"properties":{"version":{"const":1},"tasks":{"type":"object","propertyNames":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"additionalProperties":{"$ref":"#/$defs/row"}},"surfaces":{"type":"object","additionalProperties":false,"required":["agent","prompts"],"properties":{"agent":{"$ref":"#/$defs/row"},"prompts":{"$ref":"#/$defs/row"}}}},"$defs":{"row":{"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}}}};
+const schema217 = {"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}};
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16838,17 +17424,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:register-manifest:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16950,8 +17536,8 @@ errors++;
 }
 }
 for(const key2 in data1){
-if(!(validate74(data1[key2], {instancePath:instancePath+"/tasks/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data1,parentDataProperty:key2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate75(data1[key2], {instancePath:instancePath+"/tasks/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data1,parentDataProperty:key2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 }
@@ -17003,14 +17589,14 @@ errors++;
 }
 }
 if(data3.agent !== undefined){
-if(!(validate74(data3.agent, {instancePath:instancePath+"/surfaces/agent",parentData:data3,parentDataProperty:"agent",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate75(data3.agent, {instancePath:instancePath+"/surfaces/agent",parentData:data3,parentDataProperty:"agent",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 }
 if(data3.prompts !== undefined){
-if(!(validate74(data3.prompts, {instancePath:instancePath+"/surfaces/prompts",parentData:data3,parentDataProperty:"prompts",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate75(data3.prompts, {instancePath:instancePath+"/surfaces/prompts",parentData:data3,parentDataProperty:"prompts",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 }
@@ -17037,20 +17623,20 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate73.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema208 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:request:v1","type":"object","additionalProperties":false,"required":["model","instructions","input","max_output_tokens","store","text"],"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"instructions":{"type":"string","minLength":1},"input":{"type":"string","minLength":1},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"store":{"const":false},"text":{"type":"object","additionalProperties":false,"required":["format"],"properties":{"format":{"type":"object","additionalProperties":false,"required":["type","name","strict","schema"],"properties":{"type":{"const":"json_schema"},"name":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"strict":{"const":true},"schema":{"const":{"description":"proposal.json: the model's structured answer (DESIGN §6a). The summary passes the return contract before any edit is looked at; the edits are exact search/replace pairs applied in order by gate-patch. This schema is also sent (strict json_schema) as the request's text.format.","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"description":"Three one-line fields, in this order.","type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"description":"What causes the failure.","type":"string"},"change":{"description":"What the edits change.","type":"string"},"risk":{"description":"What could go wrong.","type":"string"}}},"edits":{"description":"Exact edits, applied in order; each search occurs exactly once at that point.","type":"array","minItems":1,"maxItems":32,"items":{"description":"One exact search/replace edit of an allowed file.","type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"description":"One of allowed_files.","type":"string"},"search":{"description":"Exact existing text.","type":"string"},"replace":{"description":"New text.","type":"string"}}}}}}}}}}}}};
-const pattern123 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
+const schema219 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:request:v1","type":"object","additionalProperties":false,"required":["model","instructions","input","max_output_tokens","store","text"],"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"instructions":{"type":"string","minLength":1},"input":{"type":"string","minLength":1},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"store":{"const":false},"text":{"type":"object","additionalProperties":false,"required":["format"],"properties":{"format":{"type":"object","additionalProperties":false,"required":["type","name","strict","schema"],"properties":{"type":{"const":"json_schema"},"name":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"strict":{"const":true},"schema":{"const":{"description":"proposal.json: the model's structured answer (DESIGN §6a). The summary passes the return contract before any edit is looked at; the edits are exact search/replace pairs applied in order by gate-patch. This schema is also sent (strict json_schema) as the request's text.format.","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"description":"Three one-line fields, in this order.","type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"description":"What causes the failure.","type":"string"},"change":{"description":"What the edits change.","type":"string"},"risk":{"description":"What could go wrong.","type":"string"}}},"edits":{"description":"Exact edits, applied in order; each search occurs exactly once at that point.","type":"array","minItems":1,"maxItems":32,"items":{"description":"One exact search/replace edit of an allowed file.","type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"description":"One of allowed_files.","type":"string"},"search":{"description":"Exact existing text.","type":"string"},"replace":{"description":"New text.","type":"string"}}}}}}}}}}}}};
+const pattern135 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:request:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17153,7 +17739,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern58.test(data0)){
+if(!pattern65.test(data0)){
 const err9 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -17367,7 +17953,7 @@ errors++;
 if(data6.name !== undefined){
 let data8 = data6.name;
 if(typeof data8 === "string"){
-if(!pattern123.test(data8)){
+if(!pattern135.test(data8)){
 const err27 = {instancePath:instancePath+"/text/format/name",schemaPath:"#/properties/text/properties/format/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
@@ -17402,8 +17988,8 @@ errors++;
 }
 }
 if(data6.schema !== undefined){
-if(!func0(data6.schema, schema208.properties.text.properties.format.properties.schema.const)){
-const err30 = {instancePath:instancePath+"/text/format/schema",schemaPath:"#/properties/text/properties/format/properties/schema/const",keyword:"const",params:{allowedValue: schema208.properties.text.properties.format.properties.schema.const},message:"must be equal to constant"};
+if(!func0(data6.schema, schema219.properties.text.properties.format.properties.schema.const)){
+const err30 = {instancePath:instancePath+"/text/format/schema",schemaPath:"#/properties/text/properties/format/properties/schema/const",keyword:"const",params:{allowedValue: schema219.properties.text.properties.format.properties.schema.const},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -17448,21 +18034,21 @@ vErrors.push(err33);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 
 
-const schema209 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:response:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","received_at","http_status","headers","body_bytes","body_complete","body_utf8","body","redactions"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"received_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"http_status":{"type":"integer","minimum":100,"maximum":999},"headers":{"type":"object","additionalProperties":false,"properties":{"content-type":{"type":"string","maxLength":1024},"content-encoding":{"type":"string","maxLength":1024},"content-length":{"type":"string","maxLength":1024},"location":{"type":"string","maxLength":1024},"x-request-id":{"type":"string","maxLength":1024},"retry-after":{"type":"string","maxLength":1024},"retry-after-ms":{"type":"string","maxLength":1024},"x-should-retry":{"type":"string","maxLength":1024}}},"body_bytes":{"type":"integer","minimum":0},"body_complete":{"type":"boolean"},"body_utf8":{"type":"boolean"},"body":{"type":["string","null"]},"redactions":{"type":"integer","minimum":0}}};
+const schema220 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:response:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","received_at","http_status","headers","body_bytes","body_complete","body_utf8","body","redactions"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"received_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"http_status":{"type":"integer","minimum":100,"maximum":999},"headers":{"type":"object","additionalProperties":false,"properties":{"content-type":{"type":"string","maxLength":1024},"content-encoding":{"type":"string","maxLength":1024},"content-length":{"type":"string","maxLength":1024},"location":{"type":"string","maxLength":1024},"x-request-id":{"type":"string","maxLength":1024},"retry-after":{"type":"string","maxLength":1024},"retry-after-ms":{"type":"string","maxLength":1024},"x-should-retry":{"type":"string","maxLength":1024}}},"body_bytes":{"type":"integer","minimum":0},"body_complete":{"type":"boolean"},"body_utf8":{"type":"boolean"},"body":{"type":["string","null"]},"redactions":{"type":"integer","minimum":0}}};
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:response:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17571,7 +18157,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema209.properties, key0))){
+if(!(func1.call(schema220.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -17958,7 +18544,7 @@ errors++;
 if(data.body !== undefined){
 let data16 = data.body;
 if((typeof data16 !== "string") && (data16 !== null)){
-const err41 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: schema209.properties.body.type},message:"must be string,null"};
+const err41 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: schema220.properties.body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -18004,19 +18590,19 @@ vErrors.push(err44);
 }
 errors++;
 }
-validate79.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema212 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:routing-policy:v1","type":"object","additionalProperties":false,"required":["version","cost_ceiling_usd","routes"],"properties":{"version":{"const":1},"cost_ceiling_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"routes":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"#/$defs/route"}}},"$defs":{"route":{"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}}}};
-const schema214 = {"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
+const schema223 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:routing-policy:v1","type":"object","additionalProperties":false,"required":["version","cost_ceiling_usd","routes"],"properties":{"version":{"const":1},"cost_ceiling_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"routes":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"#/$defs/route"}}},"$defs":{"route":{"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}}}};
+const schema225 = {"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18177,7 +18763,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern58.test(data2)){
+if(!pattern65.test(data2)){
 const err14 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -18350,17 +18936,17 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:routing-policy:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18482,8 +19068,8 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate81(data2[i0], {instancePath:instancePath+"/routes/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+if(!(validate82(data2[i0], {instancePath:instancePath+"/routes/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
 }
@@ -18510,21 +19096,21 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 
 
-const schema221 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:started:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","started_at"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"started_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
+const schema232 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:started:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","started_at"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"started_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:started:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18647,20 +19233,20 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema224 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:step-lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","step","pid","start_ticks","boot_id"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"pid":{"type":"integer","minimum":1},"start_ticks":{"type":"integer","minimum":0},"boot_id":{"type":"string","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"}}};
-const pattern131 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
+const schema235 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:step-lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","step","pid","start_ticks","boot_id"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"pid":{"type":"integer","minimum":1},"start_ticks":{"type":"integer","minimum":0},"boot_id":{"type":"string","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"}}};
+const pattern143 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:step-lock:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18790,7 +19376,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((((((data2 === "admit") || (data2 === "extract-tree")) || (data2 === "reproduce")) || (data2 === "ask-provider")) || (data2 === "gate-patch")) || (data2 === "verify")) || (data2 === "receipt")) || (data2 === "attempt"))){
-const err11 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema129.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/step",schemaPath:"urn:repairline:defs:v1#/$defs/tool/enum",keyword:"enum",params:{allowedValues: schema136.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -18853,7 +19439,7 @@ errors++;
 if(data.boot_id !== undefined){
 let data5 = data.boot_id;
 if(typeof data5 === "string"){
-if(!pattern131.test(data5)){
+if(!pattern143.test(data5)){
 const err16 = {instancePath:instancePath+"/boot_id",schemaPath:"#/properties/boot_id/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -18886,19 +19472,19 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema227 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:suite-report:v1","type":"object","additionalProperties":false,"required":["version","cases"],"properties":{"version":{"const":1},"suite":{"type":"string","maxLength":200},"generated_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"cases":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"urn:repairline:case:v1"}}}};
+const schema238 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:suite-report:v1","type":"object","additionalProperties":false,"required":["version","cases"],"properties":{"version":{"const":1},"suite":{"type":"string","maxLength":200},"generated_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"cases":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"urn:repairline:case:v1"}}}};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:suite-report:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19053,19 +19639,19 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate85.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema229 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:test-event:v1","type":"object","additionalProperties":false,"required":["Action"],"properties":{"Time":{"type":"string","maxLength":64},"Action":{"type":"string","enum":["start","run","pause","cont","pass","bench","fail","output","skip","build-output","build-fail"]},"Package":{"type":"string","maxLength":4096},"Test":{"type":"string","maxLength":4096},"Elapsed":{"type":"number","minimum":0},"Output":{"type":"string"},"FailedBuild":{"type":"string","maxLength":4096},"ImportPath":{"type":"string","maxLength":4096}}};
+const schema240 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:test-event:v1","type":"object","additionalProperties":false,"required":["Action"],"properties":{"Time":{"type":"string","maxLength":64},"Action":{"type":"string","enum":["start","run","pause","cont","pass","bench","fail","output","skip","build-output","build-fail"]},"Package":{"type":"string","maxLength":4096},"Test":{"type":"string","maxLength":4096},"Elapsed":{"type":"number","minimum":0},"Output":{"type":"string"},"FailedBuild":{"type":"string","maxLength":4096},"ImportPath":{"type":"string","maxLength":4096}}};
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:test-event:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19133,7 +19719,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((((((((((data1 === "start") || (data1 === "run")) || (data1 === "pause")) || (data1 === "cont")) || (data1 === "pass")) || (data1 === "bench")) || (data1 === "fail")) || (data1 === "output")) || (data1 === "skip")) || (data1 === "build-output")) || (data1 === "build-fail"))){
-const err5 = {instancePath:instancePath+"/Action",schemaPath:"#/properties/Action/enum",keyword:"enum",params:{allowedValues: schema229.properties.Action.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/Action",schemaPath:"#/properties/Action/enum",keyword:"enum",params:{allowedValues: schema240.properties.Action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -19291,19 +19877,19 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate87.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema230 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:tree-manifest:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","entries","entry_count","total_bytes","tar_sha256","tar_bytes"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"array","maxItems":20000,"items":{"type":"object","additionalProperties":false,"required":["path","mode","blob","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"blob":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}},"entry_count":{"type":"integer","minimum":0,"maximum":20000},"total_bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"tar_bytes":{"type":"integer","minimum":0}}};
+const schema241 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:tree-manifest:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","entries","entry_count","total_bytes","tar_sha256","tar_bytes"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"array","maxItems":20000,"items":{"type":"object","additionalProperties":false,"required":["path","mode","blob","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"blob":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}},"entry_count":{"type":"integer","minimum":0,"maximum":20000},"total_bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"tar_bytes":{"type":"integer","minimum":0}}};
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:tree-manifest:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19602,7 +20188,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!((data6 === "100644") || (data6 === "100755"))){
-const err26 = {instancePath:instancePath+"/entries/" + i0+"/mode",schemaPath:"#/properties/entries/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema230.properties.entries.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/entries/" + i0+"/mode",schemaPath:"#/properties/entries/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema241.properties.entries.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -19842,19 +20428,19 @@ vErrors.push(err45);
 }
 errors++;
 }
-validate88.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema237 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:unmet:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_id","outcome","reason_code","items","omitted"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"outcome":{"type":"string","enum":["rejected","failed"]},"reason_code":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"},"items":{"type":"array","minItems":1,"maxItems":24,"items":{"type":"object","additionalProperties":false,"required":["kind","name","detail","findings"],"properties":{"kind":{"type":"string","enum":["gate_rule","text_rule","check","identity"]},"name":{"type":"string","minLength":1,"maxLength":600},"detail":{"type":"string","maxLength":300,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":8,"items":{"type":"string","maxLength":300,"pattern":"^[^\\n\\r]*$"}}}}},"omitted":{"type":"integer","minimum":0}}};
+const schema248 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:unmet:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_id","outcome","reason_code","items","omitted"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"outcome":{"type":"string","enum":["rejected","failed"]},"reason_code":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"},"items":{"type":"array","minItems":1,"maxItems":24,"items":{"type":"object","additionalProperties":false,"required":["kind","name","detail","findings"],"properties":{"kind":{"type":"string","enum":["gate_rule","text_rule","check","identity"]},"name":{"type":"string","minLength":1,"maxLength":600},"detail":{"type":"string","maxLength":300,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":8,"items":{"type":"string","maxLength":300,"pattern":"^[^\\n\\r]*$"}}}}},"omitted":{"type":"integer","minimum":0}}};
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:unmet:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate89.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20039,7 +20625,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!((data3 === "rejected") || (data3 === "failed"))){
-const err16 = {instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema237.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema248.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -20166,7 +20752,7 @@ vErrors.push(err26);
 errors++;
 }
 if(!((((data7 === "gate_rule") || (data7 === "text_rule")) || (data7 === "check")) || (data7 === "identity"))){
-const err27 = {instancePath:instancePath+"/items/" + i0+"/kind",schemaPath:"#/properties/items/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema237.properties.items.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err27 = {instancePath:instancePath+"/items/" + i0+"/kind",schemaPath:"#/properties/items/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema248.properties.items.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -20224,7 +20810,7 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(!pattern67.test(data9)){
+if(!pattern74.test(data9)){
 const err32 = {instancePath:instancePath+"/items/" + i0+"/detail",schemaPath:"#/properties/items/items/properties/detail/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err32];
@@ -20273,7 +20859,7 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(!pattern67.test(data11)){
+if(!pattern74.test(data11)){
 const err36 = {instancePath:instancePath+"/items/" + i0+"/findings/" + i1,schemaPath:"#/properties/items/items/properties/findings/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err36];
@@ -20367,19 +20953,19 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate89.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema240 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:usage:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","requested_model","server_model","max_output_tokens","tokens_reported","input_tokens","output_tokens","total_tokens","reasoning_tokens","cached_tokens","estimated_cost_usd"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"requested_model":{"type":"string","minLength":1,"maxLength":200},"server_model":{"type":["string","null"],"maxLength":200},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"tokens_reported":{"type":"boolean"},"input_tokens":{"type":["integer","null"],"minimum":0},"output_tokens":{"type":["integer","null"],"minimum":0},"total_tokens":{"type":["integer","null"],"minimum":0},"reasoning_tokens":{"type":["integer","null"],"minimum":0},"cached_tokens":{"type":["integer","null"],"minimum":0},"estimated_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"measured_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
+const schema251 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:usage:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","requested_model","server_model","max_output_tokens","tokens_reported","input_tokens","output_tokens","total_tokens","reasoning_tokens","cached_tokens","estimated_cost_usd"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"requested_model":{"type":"string","minLength":1,"maxLength":200},"server_model":{"type":["string","null"],"maxLength":200},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"tokens_reported":{"type":"boolean"},"input_tokens":{"type":["integer","null"],"minimum":0},"output_tokens":{"type":["integer","null"],"minimum":0},"total_tokens":{"type":["integer","null"],"minimum":0},"reasoning_tokens":{"type":["integer","null"],"minimum":0},"cached_tokens":{"type":["integer","null"],"minimum":0},"estimated_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"measured_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:usage:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20508,7 +21094,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema240.properties, key0))){
+if(!(func1.call(schema251.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -20594,7 +21180,7 @@ errors++;
 if(data.server_model !== undefined){
 let data3 = data.server_model;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err19 = {instancePath:instancePath+"/server_model",schemaPath:"#/properties/server_model/type",keyword:"type",params:{type: schema240.properties.server_model.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/server_model",schemaPath:"#/properties/server_model/type",keyword:"type",params:{type: schema251.properties.server_model.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -20666,7 +21252,7 @@ errors++;
 if(data.input_tokens !== undefined){
 let data6 = data.input_tokens;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err25 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/properties/input_tokens/type",keyword:"type",params:{type: schema240.properties.input_tokens.type},message:"must be integer,null"};
+const err25 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/properties/input_tokens/type",keyword:"type",params:{type: schema251.properties.input_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -20691,7 +21277,7 @@ errors++;
 if(data.output_tokens !== undefined){
 let data7 = data.output_tokens;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err27 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/type",keyword:"type",params:{type: schema240.properties.output_tokens.type},message:"must be integer,null"};
+const err27 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/type",keyword:"type",params:{type: schema251.properties.output_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -20716,7 +21302,7 @@ errors++;
 if(data.total_tokens !== undefined){
 let data8 = data.total_tokens;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-const err29 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/properties/total_tokens/type",keyword:"type",params:{type: schema240.properties.total_tokens.type},message:"must be integer,null"};
+const err29 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/properties/total_tokens/type",keyword:"type",params:{type: schema251.properties.total_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -20741,7 +21327,7 @@ errors++;
 if(data.reasoning_tokens !== undefined){
 let data9 = data.reasoning_tokens;
 if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (data9 !== null)){
-const err31 = {instancePath:instancePath+"/reasoning_tokens",schemaPath:"#/properties/reasoning_tokens/type",keyword:"type",params:{type: schema240.properties.reasoning_tokens.type},message:"must be integer,null"};
+const err31 = {instancePath:instancePath+"/reasoning_tokens",schemaPath:"#/properties/reasoning_tokens/type",keyword:"type",params:{type: schema251.properties.reasoning_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -20766,7 +21352,7 @@ errors++;
 if(data.cached_tokens !== undefined){
 let data10 = data.cached_tokens;
 if((!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))) && (data10 !== null)){
-const err33 = {instancePath:instancePath+"/cached_tokens",schemaPath:"#/properties/cached_tokens/type",keyword:"type",params:{type: schema240.properties.cached_tokens.type},message:"must be integer,null"};
+const err33 = {instancePath:instancePath+"/cached_tokens",schemaPath:"#/properties/cached_tokens/type",keyword:"type",params:{type: schema251.properties.cached_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -20869,21 +21455,21 @@ vErrors.push(err41);
 }
 errors++;
 }
-validate90.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema244 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:validation:v1","type":"object","additionalProperties":false,"required":["v","stage","register","register_source","checker","input_sha256","status","findings"],"properties":{"v":{"const":1},"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"register_source":{"type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"internal-text"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"findings":{"type":"array","maxItems":100,"items":{"type":"object","additionalProperties":false,"required":["rule","line","detail"],"properties":{"rule":{"type":"string","pattern":"^[a-z][a-z0-9-]{1,63}$"},"line":{"type":"integer","minimum":0},"detail":{"type":"string","minLength":1,"maxLength":500}}}}},"if":{"properties":{"status":{"const":"fail"}}},"then":{"properties":{"findings":{"type":"array","minItems":1}}},"else":{"properties":{"findings":{"type":"array","maxItems":0}}}};
-const pattern145 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$", "u");
-const pattern147 = new RegExp("^[a-z][a-z0-9-]{1,63}$", "u");
+const schema255 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:validation:v1","type":"object","additionalProperties":false,"required":["v","stage","register","register_source","checker","input_sha256","status","findings"],"properties":{"v":{"const":1},"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"register_source":{"type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"internal-text"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"findings":{"type":"array","maxItems":100,"items":{"type":"object","additionalProperties":false,"required":["rule","line","detail"],"properties":{"rule":{"type":"string","pattern":"^[a-z][a-z0-9-]{1,63}$"},"line":{"type":"integer","minimum":0},"detail":{"type":"string","minLength":1,"maxLength":500}}}}},"if":{"properties":{"status":{"const":"fail"}}},"then":{"properties":{"findings":{"type":"array","minItems":1}}},"else":{"properties":{"findings":{"type":"array","maxItems":0}}}};
+const pattern157 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$", "u");
+const pattern159 = new RegExp("^[a-z][a-z0-9-]{1,63}$", "u");
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:validation:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21123,7 +21709,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((((data4 === "job_instructions_validation") || (data4 === "prompt_validation")) || (data4 === "request_instructions_validation")) || (data4 === "summary_validation"))){
-const err17 = {instancePath:instancePath+"/stage",schemaPath:"#/properties/stage/enum",keyword:"enum",params:{allowedValues: schema244.properties.stage.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/stage",schemaPath:"#/properties/stage/enum",keyword:"enum",params:{allowedValues: schema255.properties.stage.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -21159,7 +21745,7 @@ errors++;
 if(data.register_source !== undefined){
 let data6 = data.register_source;
 if(typeof data6 === "string"){
-if(!pattern145.test(data6)){
+if(!pattern157.test(data6)){
 const err20 = {instancePath:instancePath+"/register_source",schemaPath:"#/properties/register_source/pattern",keyword:"pattern",params:{pattern: "^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},message:"must match pattern \""+"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -21303,7 +21889,7 @@ vErrors.push(err31);
 errors++;
 }
 if(!(((data11 === "pass") || (data11 === "fail")) || (data11 === "not_applicable"))){
-const err32 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema244.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err32 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema255.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -21375,7 +21961,7 @@ errors++;
 if(data13.rule !== undefined){
 let data14 = data13.rule;
 if(typeof data14 === "string"){
-if(!pattern147.test(data14)){
+if(!pattern159.test(data14)){
 const err38 = {instancePath:instancePath+"/findings/" + i0+"/rule",schemaPath:"#/properties/findings/items/properties/rule/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9-]{1,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9-]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
@@ -21492,20 +22078,20 @@ vErrors.push(err47);
 }
 errors++;
 }
-validate91.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema247 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:verify:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","classification","passed","reasons","candidate","comparable","runner","exit_code","timed_out","events","identities","failing","anomalies","verdicts","red_then_green","stderr_tail"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"passed":{"type":"boolean"},"reasons":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"candidate":{"type":"object","additionalProperties":false,"required":["tree","proposal_sha256","patch_sha256","files"],"properties":{"tree":{"const":"work/candidate"},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"patch_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"files":{"type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}}}},"comparable":{"type":"object","additionalProperties":false,"required":["identical","differences"],"properties":{"identical":{"type":"boolean"},"differences":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}},"runner":{"type":"string","enum":["go","node"]},"toolchain":{"type":"string","minLength":1,"maxLength":200},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"},"fault":{"type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","maxLength":8000,"pattern":"^[^\\n\\r]*$"}}},"events":{"type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"run":{"$ref":"urn:repairline:sandbox-run:v1"},"go_cache":{"type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"method":{"type":"string","enum":["link","copy","overlay"]},"note":{"type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_tail":{"type":"string","maxLength":8192},"checks":{"type":"array","maxItems":56,"items":{"$ref":"urn:repairline:check-result:v1"}},"identities":{"type":"object","additionalProperties":{"$ref":"urn:repairline:baseline:v1#/$defs/identityState"}},"failing":{"type":"array","items":{"type":"string"}},"anomalies":{"type":"array","items":{"type":"string"}},"verdicts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate","verdict"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"$ref":"#/$defs/observed"},"candidate":{"$ref":"#/$defs/observed"},"verdict":{"type":"string","enum":["fixed","still_passes","still_fails","now_fails","now_skipped","still_skipped","now_passes","not_executed","added_pass","added_fail","added_skip"]}}}},"red_then_green":{"type":"object","additionalProperties":false,"required":["shape","identities"],"properties":{"shape":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"identities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"const":"fail"},"candidate":{"$ref":"#/$defs/observed"}}}},"note":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"if":{"properties":{"shape":{"const":"red_then_green"}}},"then":{"not":{"required":["note"]}},"else":{"required":["note"]}}},"allOf":[{"if":{"properties":{"classification":{"const":"scoped_test_verified"}}},"then":{"properties":{"passed":{"const":true},"reasons":{"type":"array","maxItems":0}}},"else":{"properties":{"passed":{"const":false},"reasons":{"type":"array","minItems":1}}}},{"if":{"properties":{"classification":{"const":"fault"}}},"then":{"required":["fault"]}}],"$defs":{"observed":{"type":"string","enum":["pass","fail","skip","missing"]}}};
-const schema258 = {"type":"string","enum":["pass","fail","skip","missing"]};
+const schema258 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:verify:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","classification","passed","reasons","candidate","comparable","runner","exit_code","timed_out","events","identities","failing","anomalies","verdicts","red_then_green","stderr_tail"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"passed":{"type":"boolean"},"reasons":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"candidate":{"type":"object","additionalProperties":false,"required":["tree","proposal_sha256","patch_sha256","files"],"properties":{"tree":{"const":"work/candidate"},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"patch_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"files":{"type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}}}},"comparable":{"type":"object","additionalProperties":false,"required":["identical","differences"],"properties":{"identical":{"type":"boolean"},"differences":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}},"runner":{"type":"string","enum":["go","node"]},"toolchain":{"type":"string","minLength":1,"maxLength":200},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"},"fault":{"type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","maxLength":8000,"pattern":"^[^\\n\\r]*$"}}},"events":{"type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"run":{"$ref":"urn:repairline:sandbox-run:v1"},"go_cache":{"type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"method":{"type":"string","enum":["link","copy","overlay"]},"note":{"type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_tail":{"type":"string","maxLength":8192},"checks":{"type":"array","maxItems":56,"items":{"$ref":"urn:repairline:check-result:v1"}},"identities":{"type":"object","additionalProperties":{"$ref":"urn:repairline:baseline:v1#/$defs/identityState"}},"failing":{"type":"array","items":{"type":"string"}},"anomalies":{"type":"array","items":{"type":"string"}},"verdicts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate","verdict"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"$ref":"#/$defs/observed"},"candidate":{"$ref":"#/$defs/observed"},"verdict":{"type":"string","enum":["fixed","still_passes","still_fails","now_fails","now_skipped","still_skipped","now_passes","not_executed","added_pass","added_fail","added_skip"]}}}},"red_then_green":{"type":"object","additionalProperties":false,"required":["shape","identities"],"properties":{"shape":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"identities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"const":"fail"},"candidate":{"$ref":"#/$defs/observed"}}}},"note":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"if":{"properties":{"shape":{"const":"red_then_green"}}},"then":{"not":{"required":["note"]}},"else":{"required":["note"]}}},"allOf":[{"if":{"properties":{"classification":{"const":"scoped_test_verified"}}},"then":{"properties":{"passed":{"const":true},"reasons":{"type":"array","maxItems":0}}},"else":{"properties":{"passed":{"const":false},"reasons":{"type":"array","minItems":1}}}},{"if":{"properties":{"classification":{"const":"fault"}}},"then":{"required":["fault"]}}],"$defs":{"observed":{"type":"string","enum":["pass","fail","skip","missing"]}}};
+const schema269 = {"type":"string","enum":["pass","fail","skip","missing"]};
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:verify:v1" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21893,7 +22479,7 @@ vErrors.push(err28);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema247.properties, key0))){
+if(!(func1.call(schema258.properties, key0))){
 const err29 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err29];
@@ -21989,7 +22575,7 @@ vErrors.push(err36);
 errors++;
 }
 if(!((((data9 === "scoped_test_verified") || (data9 === "failed")) || (data9 === "fault")) || (data9 === "timed_out"))){
-const err37 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema247.properties.classification.enum},message:"must be equal to one of the allowed values"};
+const err37 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema258.properties.classification.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -22028,7 +22614,7 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern67.test(data12)){
+if(!pattern74.test(data12)){
 const err40 = {instancePath:instancePath+"/reasons/" + i0,schemaPath:"#/properties/reasons/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
@@ -22443,7 +23029,7 @@ vErrors.push(err74);
 }
 errors++;
 }
-if(!pattern67.test(data25)){
+if(!pattern74.test(data25)){
 const err75 = {instancePath:instancePath+"/comparable/differences/" + i2,schemaPath:"#/properties/comparable/properties/differences/items/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err75];
@@ -22502,7 +23088,7 @@ vErrors.push(err79);
 errors++;
 }
 if(!((data26 === "go") || (data26 === "node"))){
-const err80 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema247.properties.runner.enum},message:"must be equal to one of the allowed values"};
+const err80 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema258.properties.runner.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -22588,7 +23174,7 @@ errors++;
 if(data.exit_code !== undefined){
 let data30 = data.exit_code;
 if((!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))) && (data30 !== null)){
-const err87 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema247.properties.exit_code.type},message:"must be integer,null"};
+const err87 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema258.properties.exit_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -22683,7 +23269,7 @@ vErrors.push(err94);
 }
 errors++;
 }
-if(!pattern67.test(data34)){
+if(!pattern74.test(data34)){
 const err95 = {instancePath:instancePath+"/fault/message",schemaPath:"#/properties/fault/properties/message/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err95];
@@ -22988,7 +23574,7 @@ vErrors.push(err119);
 errors++;
 }
 if(!(((data44 === "link") || (data44 === "copy")) || (data44 === "overlay"))){
-const err120 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/enum",keyword:"enum",params:{allowedValues: schema247.properties.go_cache.properties.method.enum},message:"must be equal to one of the allowed values"};
+const err120 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/enum",keyword:"enum",params:{allowedValues: schema258.properties.go_cache.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -23380,7 +23966,7 @@ vErrors.push(err150);
 errors++;
 }
 if(!((((data64 === "pass") || (data64 === "fail")) || (data64 === "skip")) || (data64 === "missing"))){
-const err151 = {instancePath:instancePath+"/verdicts/" + i7+"/baseline",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema258.enum},message:"must be equal to one of the allowed values"};
+const err151 = {instancePath:instancePath+"/verdicts/" + i7+"/baseline",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema269.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -23403,7 +23989,7 @@ vErrors.push(err152);
 errors++;
 }
 if(!((((data65 === "pass") || (data65 === "fail")) || (data65 === "skip")) || (data65 === "missing"))){
-const err153 = {instancePath:instancePath+"/verdicts/" + i7+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema258.enum},message:"must be equal to one of the allowed values"};
+const err153 = {instancePath:instancePath+"/verdicts/" + i7+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema269.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -23426,7 +24012,7 @@ vErrors.push(err154);
 errors++;
 }
 if(!(((((((((((data66 === "fixed") || (data66 === "still_passes")) || (data66 === "still_fails")) || (data66 === "now_fails")) || (data66 === "now_skipped")) || (data66 === "still_skipped")) || (data66 === "now_passes")) || (data66 === "not_executed")) || (data66 === "added_pass")) || (data66 === "added_fail")) || (data66 === "added_skip"))){
-const err155 = {instancePath:instancePath+"/verdicts/" + i7+"/verdict",schemaPath:"#/properties/verdicts/items/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema247.properties.verdicts.items.properties.verdict.enum},message:"must be equal to one of the allowed values"};
+const err155 = {instancePath:instancePath+"/verdicts/" + i7+"/verdict",schemaPath:"#/properties/verdicts/items/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema258.properties.verdicts.items.properties.verdict.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -23607,7 +24193,7 @@ vErrors.push(err166);
 errors++;
 }
 if(!(((((((data69 === "red_then_green") || (data69 === "red_then_red")) || (data69 === "red_then_skipped")) || (data69 === "red_then_missing")) || (data69 === "red_then_fault")) || (data69 === "red_then_timed_out")) || (data69 === "not_red"))){
-const err167 = {instancePath:instancePath+"/red_then_green/shape",schemaPath:"#/properties/red_then_green/properties/shape/enum",keyword:"enum",params:{allowedValues: schema247.properties.red_then_green.properties.shape.enum},message:"must be equal to one of the allowed values"};
+const err167 = {instancePath:instancePath+"/red_then_green/shape",schemaPath:"#/properties/red_then_green/properties/shape/enum",keyword:"enum",params:{allowedValues: schema258.properties.red_then_green.properties.shape.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -23716,7 +24302,7 @@ vErrors.push(err175);
 errors++;
 }
 if(!((((data74 === "pass") || (data74 === "fail")) || (data74 === "skip")) || (data74 === "missing"))){
-const err176 = {instancePath:instancePath+"/red_then_green/identities/" + i8+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema258.enum},message:"must be equal to one of the allowed values"};
+const err176 = {instancePath:instancePath+"/red_then_green/identities/" + i8+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema269.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -23773,7 +24359,7 @@ vErrors.push(err180);
 }
 errors++;
 }
-if(!pattern67.test(data75)){
+if(!pattern74.test(data75)){
 const err181 = {instancePath:instancePath+"/red_then_green/note",schemaPath:"#/properties/red_then_green/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\n\\r]*$"},message:"must match pattern \""+"^[^\\n\\r]*$"+"\""};
 if(vErrors === null){
 vErrors = [err181];
@@ -23818,10 +24404,10 @@ vErrors.push(err184);
 }
 errors++;
 }
-validate92.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-return { v_admission: validate20, v_baseline: validate32, v_case: validate24, v_check_result: validate37, v_dispatch: validate40, v_error: validate41, v_execution: validate42, v_gate: validate43, v_limit_reading: validate44, v_lock: validate45, v_outcome: validate46, v_proposal: validate48, v_receipt: validate49, v_record_attempt: validate59, v_record_baseline: validate60, v_record_case_status: validate61, v_record_check: validate63, v_record_error: validate64, v_record_preflight: validate65, v_record_readback: validate67, v_record_result: validate68, v_record_rule: validate69, v_record_start: validate70, v_record_tree: validate71, v_record_verify: validate72, v_register_manifest: validate73, v_request: validate78, v_resource_sample: validate34, v_response: validate79, v_routing_policy: validate80, v_sandbox_run: validate33, v_started: validate83, v_step_lock: validate84, v_suite_report: validate85, v_test_event: validate87, v_tree_manifest: validate88, v_unmet: validate89, v_usage: validate90, v_validation: validate91, v_verify: validate92 }
+return { v_admission: validate20, v_baseline: validate32, v_candidate: validate40, v_case: validate24, v_check_result: validate37, v_dispatch: validate41, v_error: validate42, v_execution: validate43, v_gate: validate44, v_limit_reading: validate45, v_lock: validate46, v_outcome: validate47, v_proposal: validate49, v_receipt: validate50, v_record_attempt: validate60, v_record_baseline: validate61, v_record_case_status: validate62, v_record_check: validate64, v_record_error: validate65, v_record_preflight: validate66, v_record_readback: validate68, v_record_result: validate69, v_record_rule: validate70, v_record_start: validate71, v_record_tree: validate72, v_record_verify: validate73, v_register_manifest: validate74, v_request: validate79, v_resource_sample: validate34, v_response: validate80, v_routing_policy: validate81, v_sandbox_run: validate33, v_started: validate84, v_step_lock: validate85, v_suite_report: validate86, v_test_event: validate88, v_tree_manifest: validate89, v_unmet: validate90, v_usage: validate91, v_validation: validate92, v_verify: validate93 }
 }

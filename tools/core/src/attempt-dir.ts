@@ -49,6 +49,7 @@ export const ATTEMPT_JSON_FILES: Partial<Record<string, SchemaName>> = {
   'usage.json': 'usage',
   'gate.json': 'gate',
   'verify.json': 'verify',
+  'candidate.json': 'candidate',
 }
 
 

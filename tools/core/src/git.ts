@@ -50,8 +50,9 @@ export const GIT_BIN = '/usr/bin/git'
 export const GIT_TIMEOUT_MS = 30_000
 
 /** Runs one git command in `repo`; returns its raw result (never throws for a git failure). */
-export async function git (repo: string, args: readonly string[], opts: { input?: Uint8Array | string, maxBuffer?: number, stopAfter?: { byte: number, max: number } } = {}): Promise<RunResult> {
-  return await run(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...GIT_ENV }, input: opts.input, maxBuffer: opts.maxBuffer, timeoutMs: GIT_TIMEOUT_MS, ...(opts.stopAfter === undefined ? {} : { stopAfter: opts.stopAfter }) })
+export async function git (repo: string, args: readonly string[], opts: { input?: Uint8Array | string, maxBuffer?: number, stopAfter?: { byte: number, max: number }, env?: Readonly<Record<string, string>> } = {}): Promise<RunResult> {
+  // opts.env adds variables (commit-tree's fixed identity and dates); it never replaces GIT_ENV's.
+  return await run(GIT_BIN, [...gitPrefix(repo), ...args], { env: { ...opts.env, ...GIT_ENV }, input: opts.input, maxBuffer: opts.maxBuffer, timeoutMs: GIT_TIMEOUT_MS, ...(opts.stopAfter === undefined ? {} : { stopAfter: opts.stopAfter }) })
 }
 
 /** What ended a git command that failed, for a one-line message: a timeout, a spawn error, stderr's first line or the status. */
@@ -70,7 +71,7 @@ const DUBIOUS_OWNERSHIP_HINT = "the checkout is owned by another user, and repai
  * Runs git and returns stdout, or throws `code` with git's first stderr line; a git that was
  * killed at GIT_TIMEOUT_MS is GIT_FAILED whatever `code` is (it said nothing about the repository).
  */
-export async function gitOk (repo: string, args: readonly string[], what: string, code: 'SOURCE_NOT_GIT' | 'SOURCE_SHA_UNKNOWN' | 'GIT_FAILED' | 'INTERNAL' = 'SOURCE_NOT_GIT', opts: { input?: Uint8Array | string, maxBuffer?: number } = {}): Promise<Buffer> {
+export async function gitOk (repo: string, args: readonly string[], what: string, code: 'SOURCE_NOT_GIT' | 'SOURCE_SHA_UNKNOWN' | 'GIT_FAILED' | 'INTERNAL' = 'SOURCE_NOT_GIT', opts: { input?: Uint8Array | string, maxBuffer?: number, env?: Readonly<Record<string, string>> } = {}): Promise<Buffer> {
   const r = await git(repo, args, opts)
   if (r.exitCode !== 0) throw toolError(r.timedOut ? 'GIT_FAILED' : code, `${what}: git ${args[0] ?? ''} failed: ${gitFailure(r)}`, r.stderr.includes('detected dubious ownership') ? { hint: DUBIOUS_OWNERSHIP_HINT } : {})
   return r.stdout

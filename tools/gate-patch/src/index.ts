@@ -6,8 +6,9 @@
 // sealed attempt.
 
 import { join } from 'node:path'
+import type { CandidateCommit } from '@repairline/schemas'
 import {
-  EXIT, endedBefore, faultPoint, outcomeExit, finishAttempt, hasErrno, loadAttempt, openStep, readFileNoFollow,
+  CANDIDATE_BUNDLE, CANDIDATE_JSON, EXIT, endedBefore, makeCandidateBundle, readJsonFile, type Attempt, faultPoint, outcomeExit, finishAttempt, hasErrno, loadAttempt, openStep, readFileNoFollow,
   sha256Hex, toolError, writeFileAtomic, writeJsonAtomic, type ToolIo, type ToolResult,
 } from '@repairline/core'
 import { computeAttemptGate, type GateOutput } from '@repairline/core/gate/attempt'
@@ -31,6 +32,9 @@ export async function gatePatch (o: GatePatchOptions, io: ToolIo): Promise<ToolR
   const out = await computeGate(attempt)
   const stateRoot = attempt.stateRoot
   if (out.patchBytes !== undefined) writeFileAtomic(join(attempt.dir, CANDIDATE_PATCH), out.patchBytes, { stateRoot })
+  // A candidate that passed is also a commit, in candidate.bundle (candidate.json says what it
+  // holds), dated at this decision. Both are written before gate.json, which completes the stage.
+  if (out.report.passed) await writeCandidateBundle(attempt, out, io.now())
   faultPoint(io.env, 'gate')
   writeJsonAtomic('gate', join(attempt.dir, GATE_JSON), out.report, { stateRoot })
   for (const r of out.report.rules) {
@@ -45,6 +49,26 @@ export async function gatePatch (o: GatePatchOptions, io: ToolIo): Promise<ToolR
     code: 'GATE_REJECTED',
     message: `the gate rejected the proposal: ${failed.map(r => r.rule).join(', ')}${first === undefined ? '' : ` (${first})`}`,
   })
+}
+
+/** candidate.bundle and candidate.json of a gate that passed (core/candidate). */
+async function writeCandidateBundle (attempt: Attempt, out: GateOutput, at: Date): Promise<void> {
+  const proposal = readJsonFile('proposal', join(attempt.dir, 'proposal.json'))
+  const changed = (out.evaluation.changed ?? []).map(f => ({ path: f.path, mode: f.mode, bytes: Buffer.from(f.after, 'utf8') }))
+  const made = await makeCandidateBundle(attempt, changed, proposal.summary, at)
+  const stateRoot = attempt.stateRoot
+  writeFileAtomic(join(attempt.dir, CANDIDATE_BUNDLE), made.bundle, { stateRoot })
+  const record: CandidateCommit = {
+    v: 1,
+    attempt_key: attempt.key,
+    source_sha: attempt.config.source_sha,
+    ref: made.ref,
+    commit: made.commit,
+    tree: made.tree,
+    committed_at: made.committedAt,
+    bundle: { bytes: made.bundle.length, sha256: sha256Hex(made.bundle) },
+  }
+  writeJsonAtomic('candidate', join(attempt.dir, CANDIDATE_JSON), record, { stateRoot })
 }
 
 function readRetained (path: string): Buffer | undefined {

@@ -1,7 +1,7 @@
 // receipt — seals an attempt, reads retained attempts back, and renders one as a page.
 //
 //   receipt seal     [--attempt DIR]                      (else the attempt record on stdin)
-//   receipt readback (--attempt DIR | --state-dir DIR) [--allow-test-hooks]
+//   receipt readback (--attempt DIR | --state-dir DIR) [--allow-test-hooks] [--source DIR]
 //   receipt view     [--attempt DIR] --html FILE [--allow-test-hooks]   (else the attempt record on stdin)
 //
 // seal prints start, attempt, result (with the outcome) and exits with the outcome's status;
@@ -13,7 +13,7 @@ import { ATTEMPT_OPTION, parseCli, resolveAttemptPath, runCli, stringOption, too
 
 const CLI: CliSpec = {
   tool: 'receipt',
-  usage: ['receipt seal [--attempt DIR]', 'receipt readback (--attempt DIR | --state-dir DIR) [--allow-test-hooks]', 'receipt view [--attempt DIR] --html FILE [--allow-test-hooks]'],
+  usage: ['receipt seal [--attempt DIR]', 'receipt readback (--attempt DIR | --state-dir DIR) [--allow-test-hooks] [--source DIR]', 'receipt view [--attempt DIR] --html FILE [--allow-test-hooks]'],
   commands: {
     seal: {
       describe: 'write outcome.json if missing (timed_out, interrupted) and receipt.json; release the lock',
@@ -25,6 +25,7 @@ const CLI: CliSpec = {
         attempt: { type: 'string', value: 'DIR', describe: 'one attempt directory (else the attempt record on stdin)' },
         'state-dir': { type: 'string', value: 'DIR', describe: 'every attempt under this state root' },
         'allow-test-hooks': { type: 'boolean', describe: 'report test hooks as a notice, not an error' },
+        source: { type: 'string', value: 'DIR', describe: "the source repository: also run git bundle verify on each candidate.bundle there (reads only)" },
       },
     },
     view: {
@@ -53,7 +54,9 @@ async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   if (stateDir === '') throw toolError('USAGE', '--state-dir needs a directory')
   if (attempt !== undefined && stateDir !== undefined) throw toolError('USAGE', 'give --attempt or --state-dir, not both')
   const dirs = stateDir !== undefined ? stateDirAttempts(resolve(io.cwd, stateDir)) : [await resolveAttemptPath(attempt, io)]
-  return await readback(dirs, { ...(stateDir === undefined ? {} : { stateDir }), allowTestHooks: values['allow-test-hooks'] === true }, io)
+  const source = stringOption(values.source)
+  if (source === '') throw toolError('USAGE', '--source needs the source repository')
+  return await readback(dirs, { ...(stateDir === undefined ? {} : { stateDir }), ...(source === undefined ? {} : { source: resolve(io.cwd, source) }), allowTestHooks: values['allow-test-hooks'] === true }, io)
 }
 
 void runCli(CLI, main)

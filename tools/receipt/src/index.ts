@@ -54,7 +54,12 @@ export async function seal (dir: string, io: ToolIo): Promise<ToolResult> {
   return { exit: outcomeExit(outcome.outcome, outcome.retryable), outcome: outcome.outcome }
 }
 
-export interface ReadbackOptions { stateDir?: string, allowTestHooks: boolean }
+export interface ReadbackOptions {
+  stateDir?: string
+  allowTestHooks: boolean
+  /** The source repository: each candidate.bundle is also verified there (`git bundle verify`). */
+  source?: string
+}
 
 export async function readback (dirs: readonly string[], o: ReadbackOptions, io: ToolIo): Promise<ToolResult> {
   // Linux's PATH_MAX: no longer path names an attempt (and none fits a readback record).
@@ -70,7 +75,7 @@ export async function readback (dirs: readonly string[], o: ReadbackOptions, io:
   }
   let invalid = 0
   for (const dir of dirs) {
-    const r = await readbackAttempt(dir, { allowTestHooks: o.allowTestHooks, stateRootEntry: o.stateDir !== undefined, now: io.now() })
+    const r = await readbackAttempt(dir, { allowTestHooks: o.allowTestHooks, stateRootEntry: o.stateDir !== undefined, now: io.now(), ...(o.source === undefined ? {} : { source: o.source }) })
     if (!r.valid) invalid++
     io.out.write({
       v: 1,

@@ -10,9 +10,9 @@ import type { TaskRegister } from './admission.ts'
  */
 export interface Receipt {
   /**
-   * File format version.
+   * File format version. 2 adds the repository clauses (candidate, for an attempt whose gate passed); readback holds a receipt of version 1 to what seal wrote before them.
    */
-  v: 1
+  v: 1 | 2
   /**
    * The attempt key.
    */
@@ -108,6 +108,31 @@ export interface Receipt {
      * What was seen when not clean after: present exactly when clean_after is false.
      */
     after_detail?: string
+  }
+  /**
+   * The candidate as a commit (v2, present exactly when candidate.json is): what candidate.json says candidate.bundle holds.
+   */
+  candidate?: {
+    /**
+     * The bundle's one reference.
+     */
+    ref: string
+    /**
+     * The candidate commit.
+     */
+    commit: string
+    /**
+     * Its root tree.
+     */
+    tree: string
+    /**
+     * Its author and committer date (the gate's decision time, whole seconds).
+     */
+    committed_at: string
+    /**
+     * sha256 of candidate.bundle.
+     */
+    bundle_sha256: string
   }
   /**
    * Whether REPAIRLINE_TEST_HOOKS=1 was in force at admission or seal (test clock, fault hook): such a receipt is evidence of a test, not of a repair.

@@ -29,6 +29,7 @@ import { commandOf, validationOf } from './seal.ts'
 import { VALIDATION_FILES } from './stages.ts'
 import { checkTestVerdicts } from './test-verdicts.ts'
 import { checkTimeOrder } from './time-order.ts'
+import { CANDIDATE_CODE, checkCandidate } from './candidate-check.ts'
 import { checksTimedOut, firstCheck } from '../checks/verdict.ts'
 import { checkRepairChain } from '../repair/chain.ts'
 
@@ -465,6 +466,7 @@ const CHECKS: ReadonlyArray<[string, (c: CheckContext) => void | Promise<void>]>
   ['VALIDATION_MISMATCH', checkValidations],
   ['RERENDER_MISMATCH', checkRendered],
   ['GATE_MISMATCH', checkGate],
+  [CANDIDATE_CODE, checkCandidate],
   ['COMMAND_MISALIGNED', checkCommands],
   ['VALIDATION_MISMATCH', checkReceiptValidations],
   ['OUTCOME_MISMATCH', checkOutcomeClaims],

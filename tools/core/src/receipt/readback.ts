@@ -18,6 +18,8 @@ import { holdsOnlyAdmission, listAttemptFiles, RECEIPT_FILE } from './files.ts'
 import { ATTEMPT_FILES, checkStagePrefix } from './stages.ts'
 import { compareUtf8 } from '../tree-rules/collisions.ts'
 import { runContentChecks } from './checks.ts'
+import { checkBundleAgainstSource } from './candidate-check.ts'
+import { CANDIDATE_BUNDLE } from '../candidate/candidate.ts'
 import { statedLimitsFor } from './seal.ts'
 import { isLockStale, lockNamesDirectory, readLock, STALE_GRACE_MS } from '../lock.ts'
 import { hasErrno } from '../errors.ts'
@@ -37,6 +39,12 @@ export interface ReadbackOptions {
    * change. Without a clock every unsealed attempt is NOT_SEALED.
    */
   now?: Date
+  /**
+   * The source repository (`receipt readback --source`): candidate.bundle is also checked
+   * there with `git bundle verify` (BUNDLE_UNVERIFIED), which reads only. Without it the
+   * bundle's header and digest are checked, and its commit recomputed, from the attempt alone.
+   */
+  source?: string
 }
 
 export interface ReadbackResult {
@@ -305,6 +313,7 @@ async function readbackInto (
     return loaded.attempt
   }
   await runContentChecks({ dir, admission, outcome, docs, files: new Set(listing.files), findings: f, digestOf: rel => digestOf(rel).sha256, attempt, ...(o.now === undefined ? {} : { now: o.now }) })
+  if (o.source !== undefined && listing.files.includes(CANDIDATE_BUNDLE)) await checkBundleAgainstSource(dir, o.source, f)
   return done(admission, foreignOutcome ? undefined : outcome)
 }
 

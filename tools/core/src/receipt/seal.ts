@@ -4,7 +4,7 @@
 
 import { existsSync, lstatSync } from 'node:fs'
 import { basename, join } from 'node:path'
-import type { Receipt, SealedCommand, SealedValidation, ValidationRecord } from '@repairline/schemas'
+import type { CandidateCommit, Receipt, SealedCommand, SealedValidation, ValidationRecord } from '@repairline/schemas'
 import { sha256File } from '../digest.ts'
 import { readJsonFile, readOutcome, type Attempt } from '../attempt-dir.ts'
 import { readFileNoFollow } from '../read-file.ts'
@@ -13,6 +13,7 @@ import { assertClean } from '../git.ts'
 import { writeJsonAtomic } from '../atomic.ts'
 import { listAttemptFiles, RECEIPT_FILE, type AttemptListing } from './files.ts'
 import { ATTEMPT_FILES, STAGE_FILES, VALIDATION_FILES } from './stages.ts'
+import { CANDIDATE_JSON } from '../candidate/candidate.ts'
 
 /**
  * What the gate lets through on purpose (tools/gate-patch/README.md): the rules that stopped
@@ -74,6 +75,18 @@ function readJsonLoose (path: string): Record<string, unknown> | undefined {
   return JSON.parse(readFileNoFollow(path).toString('utf8')) as Record<string, unknown>
 }
 
+/**
+ * The receipt format seal writes. Version 2 adds the repository clauses (issue 37): the
+ * candidate commit, which readback then requires of an attempt whose gate passed. A receipt of
+ * version 1 was sealed before them and reads back as it did.
+ */
+export const RECEIPT_VERSION = 2
+
+/** What the receipt's `candidate` says about candidate.json (readback compares them). */
+export function candidateClause (c: CandidateCommit): NonNullable<Receipt['candidate']> {
+  return { ref: c.ref, commit: c.commit, tree: c.tree, committed_at: c.committed_at, bundle_sha256: c.bundle.sha256 }
+}
+
 export interface SealInputs {
   attempt: Attempt
   now: Date
@@ -129,8 +142,9 @@ export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Pr
   }
   const { admission } = attempt
   const hooks = testHooks || admission.test_hooks
+  const candidate = listing.files.includes(CANDIDATE_JSON) ? candidateClause(readJsonFile('candidate', join(attempt.dir, CANDIDATE_JSON))) : undefined
   return {
-    v: 1,
+    v: RECEIPT_VERSION,
     attempt_key: attempt.key,
     attempt_dir_name: basename(attempt.dir),
     key_inputs: admission.key_inputs,
@@ -143,6 +157,7 @@ export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Pr
     commands,
     validation,
     checkout: { root: admission.source.root, sha: admission.source.sha, clean_before: true, clean_after: cleanAfter, ...(afterDetail === undefined ? {} : { after_detail: afterDetail.slice(0, 2000) }) },
+    ...(candidate === undefined ? {} : { candidate }),
     test_hooks: hooks,
     sealed_at: now.toISOString(),
     stated_limits: statedLimitsFor(hooks),

@@ -4,6 +4,7 @@
 // scoped_test_verified requires every stage, including all four validation records.
 
 import type { OutcomeFile } from '@repairline/schemas'
+import { CANDIDATE_FILES } from '../candidate/candidate.ts'
 
 export interface Stage {
   name: string
@@ -37,7 +38,7 @@ export const REPAIR_INPUT_FILE = 'inputs/unmet.json'
 export const STAGE_FILES: ReadonlySet<string> = new Set(STAGES.flatMap(s => s.files))
 
 /** Every file a step writes in an attempt outside work/ and logs/, receipt.json aside: what a receipt may seal. */
-export const ATTEMPT_FILES: ReadonlySet<string> = new Set([...STAGE_FILES, 'outcome.json', REPAIR_INPUT_FILE])
+export const ATTEMPT_FILES: ReadonlySet<string> = new Set([...STAGE_FILES, ...CANDIDATE_FILES, 'outcome.json', REPAIR_INPUT_FILE])
 
 export interface StageFinding { code: 'MISSING_STAGE_RECORD', path: string, message: string }
 

@@ -1,0 +1,3 @@
+export * from './git-object.ts'
+export * from './candidate.ts'
+export * from './make-bundle.ts'
