@@ -18,7 +18,7 @@ import assert from 'node:assert/strict'
 import { appendFileSync, chmodSync, closeSync, cpSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
 import { execFileSync } from 'node:child_process' // eslint-disable-line no-restricted-imports -- test: mkfifo, a fixture primitive
 import { basename, dirname, join } from 'node:path'
-import { readbackAttempt, renderSummaryText, run, sha256Hex, STATED_LIMITS, statedLimitsFor, type ReadbackResult } from '@repairline/core'
+import { OPERATOR_WORK_NOTES, readbackAttempt, renderSummaryText, run, sha256Hex, STATED_LIMITS, statedLimitsFor, type ReadbackResult } from '@repairline/core'
 import { startProvider, type Provider } from '../helpers/chain.ts'
 import { runBin, ROOT } from '../helpers/bin.ts'
 import { tempDir } from '../helpers/tmp.ts'
@@ -178,9 +178,44 @@ const CANDIDATE_FIXTURES: CorpusFixture[] = [
     threat: 'control: a verified attempt sealed before candidate.bundle existed (receipt v1) reads back as it did',
     mutate: d => {
       for (const f of ['candidate.bundle', 'candidate.json']) rmSync(join(d, f))
-      reseal(d, 'candidate.bundle', 'candidate.json')
-      editReceipt(d, r => { r.v = 1; delete r.candidate })
+      editJson(d, 'admission.json', a => { delete a.operator_work })
+      reseal(d, 'candidate.bundle', 'candidate.json', 'admission.json')
+      editReceipt(d, r => { r.v = 1; delete r.candidate; delete r.operator_work })
     },
+  },
+  {
+    name: 'operator_work_changed_pass',
+    from: 'go_verified',
+    threat: 'control: the operator edited an untracked file during the attempt: the receipt names it, readback reports a notice, the candidate stays valid',
+    mutate: d => {
+      editReceipt(d, r => {
+        const w = r.operator_work
+        if (w === undefined) throw new Error('no operator_work')
+        Object.assign(w, { status: 'changed', sealed_sha256: 'f'.repeat(64), changed_paths: ['notes.txt'], changed_path_count: 1, note: OPERATOR_WORK_NOTES.changed })
+      })
+    },
+    notices: ['OPERATOR_WORK_CHANGED'],
+  },
+  {
+    name: 'operator_work_change_hidden_fail',
+    from: 'go_verified',
+    threat: 'a receipt that says unchanged although its two readings of the checkout differ',
+    mutate: d => { editReceipt(d, r => { if (r.operator_work !== undefined) r.operator_work.sealed_sha256 = 'f'.repeat(64) }) },
+    expect: 'OPERATOR_WORK_MISMATCH',
+  },
+  {
+    name: 'operator_work_other_admission_fail',
+    from: 'node_verified',
+    threat: "the receipt's reading at admission is not admission.json's (taken from another attempt)",
+    mutate: d => { editReceipt(d, r => { if (r.operator_work !== undefined) { r.operator_work.admitted_sha256 = 'e'.repeat(64); r.operator_work.sealed_sha256 = 'e'.repeat(64) } }) },
+    expect: 'OPERATOR_WORK_MISMATCH',
+  },
+  {
+    name: 'operator_work_dropped_fail',
+    from: 'rejected',
+    threat: 'a version 2 receipt without its operator_work clause',
+    mutate: d => { editReceipt(d, r => { delete r.operator_work }) },
+    expect: 'OPERATOR_WORK_MISMATCH',
   },
   {
     name: 'candidate_bundle_missing_fail',
@@ -269,6 +304,24 @@ const CANDIDATE_FIXTURES: CorpusFixture[] = [
     mutate: d => { editReceipt(d, r => { delete r.candidate }) },
     expect: 'CANDIDATE_COMMIT_MISMATCH',
   },
+]
+
+// The checks' results (seed 004): node_checks holds the results of a source_absent, a contains
+// and a command clause, all pass, on the baseline (the command) and the candidate. Each
+// forgery reseals as seal would (the receipt's files, commands and checks), so the check that
+// re-derives the results is the one that fires.
+const CR = 'CHECK_RESULT_MISMATCH'
+type CheckDoc = { checks: Array<{ clause: string, index: number, status: string, code: string, detail: string, command?: { exit_code: number | null, run: SandboxRecord & { exit: { code: number | null } } } }> }
+const CHECK_FIXTURES: CorpusFixture[] = [
+  { name: 'checks_verified_pass', from: 'node_checks', threat: 'positive control: every clause of checks recorded as it ran, the receipt\'s copy equal' },
+  { name: 'check_detail_forged_fail', from: 'node_checks', threat: 'seed 004: a content clause\'s detail rewritten (what a repair prompt would read), resealed', mutate: d => { editJson(d, 'verify.json', (v: CheckDoc) => { const r = v.checks[1]; if (r !== undefined) r.detail = 'src/calc.js contains text "return a + b" (line 1)' }); reseal(d, 'verify.json') }, expect: CR },
+  { name: 'check_clause_dropped_fail', from: 'node_checks', threat: 'seed 004: the contains clause\'s result removed from verify.json and the receipt (a failing check hidden), resealed', mutate: d => { editJson(d, 'verify.json', (v: CheckDoc) => { v.checks.splice(1, 1) }); reseal(d, 'verify.json') }, expect: CR },
+  { name: 'check_failure_hidden_fail', from: 'node_checks', threat: 'seed 004: a content clause the candidate passes recorded as failing, classification kept verified, resealed', mutate: d => { editJson(d, 'verify.json', (v: CheckDoc) => { const r = v.checks[0]; if (r !== undefined) { r.status = 'fail'; r.code = 'CHECK_PATTERN_PRESENT' } }); reseal(d, 'verify.json') }, expect: CR, alsoFires: [TV] },
+  { name: 'check_command_exit_forged_fail', from: 'node_checks', threat: 'seed 004: a command that exited 1 recorded as passing: its exit code and its verdict disagree, resealed', mutate: d => { editJson(d, 'verify.json', (v: CheckDoc) => { const c = v.checks[2]?.command; if (c !== undefined) { c.exit_code = 1; c.run.exit.code = 1 } }); reseal(d, 'verify.json') }, expect: CR },
+  { name: 'check_command_other_sandbox_fail', from: 'node_checks', threat: 'seed 004: the command ran under another tasks limit than the tests (not the same sandbox), resealed', mutate: d => { editJson(d, 'verify.json', (v: CheckDoc) => { const l = v.checks[2]?.command?.run.limits.find(x => x.name === 'tasks'); if (l !== undefined) { l.want = '100000'; l.got = '100000' } }); reseal(d, 'verify.json') }, expect: CR },
+  { name: 'check_baseline_commands_dropped_fail', from: 'node_checks', threat: 'seed 004: the command\'s baseline run removed from baseline.json (a verifier never proven to run before the provider call), resealed', mutate: d => { editJson(d, 'baseline.json', (b: Partial<CheckDoc>) => { delete b.checks }); reseal(d, 'baseline.json') }, expect: CR },
+  { name: 'check_receipt_status_fail', from: 'node_checks', threat: 'seed 004: receipt.json\'s copy says the verify command faulted', mutate: d => editReceipt(d, r => { const c = r.checks?.at(-1); if (c !== undefined) { c.status = 'fault'; c.code = 'CHECK_FAULT_EXIT' } }), expect: 'CHECK_RECEIPT_MISMATCH' },
+  { name: 'check_receipt_dropped_fail', from: 'node_checks', threat: 'seed 004: receipt.json\'s checks removed', mutate: d => editReceipt(d, r => { delete r.checks }), expect: 'CHECK_RECEIPT_MISMATCH' },
 ]
 
 const FIXTURES: CorpusFixture[] = [
@@ -893,6 +946,7 @@ const FIXTURES: CorpusFixture[] = [
     expect: 'MALFORMED',
   },
   ...CANDIDATE_FIXTURES,
+  ...CHECK_FIXTURES,
 ]
 
 /** usage.json's input_tokens set to 1 (and, with `inResponse`, the server's own report in response.json). */

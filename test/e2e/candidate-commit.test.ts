@@ -7,7 +7,7 @@
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { lstatSync, readdirSync, readFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CandidateCommit, Receipt } from '@repairline/schemas'
 import { readbackAttempt } from '@repairline/core'
@@ -56,6 +56,9 @@ test('a verified attempt retains candidate.bundle: the branch fetches into a clo
   assert.equal(receipt.v, 2)
   assert.deepEqual(receipt.candidate, { ref: cand.ref, commit: cand.commit, tree: cand.tree, committed_at: cand.committed_at, bundle_sha256: cand.bundle.sha256 })
   assert.equal(receipt.files.find(x => x.path === 'candidate.bundle')?.sha256, cand.bundle.sha256)
+  assert.equal(receipt.operator_work?.status, 'unchanged')
+  assert.equal(receipt.operator_work.admitted_sha256, receipt.operator_work.sealed_sha256)
+  assert.deepEqual(receipt.operator_work.changed_paths, [])
 
   // What a reviewer does: fetch the branch from the bundle into a clone, and read it.
   const clone = join(tempDir(t), 'clone')
@@ -85,4 +88,27 @@ test('a verified attempt retains candidate.bundle: the branch fetches into a clo
   await createRepo(other, { 'README.md': 'another project\n' })
   const unverified = await readbackAttempt(dir, { source: other })
   assert.deepEqual(unverified.findings.filter(x => x.severity === 'error').map(x => x.code), ['BUNDLE_UNVERIFIED'])
+})
+
+test('an untracked file written in the checkout during the attempt is reported as changed operator work: a notice, not a failure', async (t) => {
+  const f = await chainFixture(t, p, 'proposal/node-fix', { runner: 'node', files: OWNED_FILES })
+  // The operator writes a note while the provider is being asked (admit has read the checkout by then).
+  const onRequest = (): void => { writeFileSync(join(f.repo, 'notes', 'todo.txt'), 'look at add\n', { flag: 'w' }) }
+  mkdirSync(join(f.repo, 'notes'))
+  p.server.once('request', onRequest)
+  t.after(() => { p.server.off('request', onRequest) })
+  const r = await driveChain(f)
+  assert.equal(r.outcome?.outcome, 'scoped_test_verified', r.stderr)
+  const dir = r.attemptDir ?? ''
+  const receipt = JSON.parse(readFileSync(join(dir, 'receipt.json'), 'utf8')) as Receipt
+  assert.equal(receipt.operator_work?.status, 'changed')
+  assert.deepEqual(receipt.operator_work.changed_paths, ['notes/todo.txt'])
+  assert.equal(receipt.operator_work.head_changed, false)
+  assert.equal(receipt.operator_work.index_changed, false)
+  assert.notEqual(receipt.operator_work.admitted_sha256, receipt.operator_work.sealed_sha256)
+  // The driver keeps each step's stderr in logs/.
+  assert.match(readFileSync(join(dir, 'logs', 'seal.stderr'), 'utf8'), /receipt: notice: the checkout's operator work changed during the attempt \(notes\/todo\.txt\); repairline did not write there/)
+  const rb = await readbackAttempt(dir)
+  assert.equal(rb.valid, true, JSON.stringify(rb.findings))
+  assert.deepEqual(rb.findings.map(x => `${x.code} ${x.severity}`), ['OPERATOR_WORK_CHANGED notice'])
 })

@@ -13,6 +13,7 @@ import {
   resolveTaskRegister, testHooksEnabled, toolError, writeFileAtomic, writeJsonAtomic, writeOutcome, readJsonFile, readLockFile, fsyncDir,
   type ToolIo, type ToolResult,
 } from '@repairline/core'
+import { readOperatorWork } from '@repairline/core'
 import { loadConfig, loadManifest, loadPolicy, loadReport, loadSource } from './inputs.ts'
 import { assessCase } from './rules/case-eligibility.ts'
 import { selectNext } from './rules/next-case.ts'
@@ -156,7 +157,8 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
     writeFileAtomic(join(dir, 'inputs', 'routing-policy.json'), p.policyBytes, { stateRoot })
     writeFileAtomic(join(dir, 'inputs', 'registers.json'), p.manifestBytes, { stateRoot })
     writeJsonAtomic('case', join(dir, 'inputs', 'case.json'), chosen.candidate.c, { stateRoot })
-    const admission: Admission = { ...chosen.candidate.admission, admitted_at: now.toISOString(), deadline: deadline.toISOString() }
+    // The operator's work as it is now: seal reads it again, and the receipt says whether it changed.
+    const admission: Admission = { ...chosen.candidate.admission, admitted_at: now.toISOString(), deadline: deadline.toISOString(), operator_work: await readOperatorWork(config.source_root) }
     writeJsonAtomic('admission', join(dir, 'admission.json'), admission, { stateRoot })
     faultPoint(io.env, 'admission')
     started = writeFileAtomic(join(dir, 'started.json'), jsonFileBytes({ v: 1, attempt_key: chosen.key, started_at: now.toISOString() }), { stateRoot, exclusive: true })

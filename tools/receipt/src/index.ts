@@ -10,7 +10,7 @@ import type { Admission, Receipt } from '@repairline/schemas'
 import {
   printableLine,
   acquireStepLock, assertAttemptDirectory, assertAttemptsRoot, assertTestHooksMatch, attemptDirsOf, EXIT, faultPoint, loadAttempt, outcomeExit, readbackAttempt, readLock, readOutcome, releaseLock,
-  sealableListing, STALE_GRACE_MS, stateRootOf, testHooksEnabled, toolError, writeOutcome, writeReceipt, readJsonFile, writePlainFileAtomic, type ToolIo, type ToolResult,
+  operatorWorkNotice, sealableListing, STALE_GRACE_MS, stateRootOf, testHooksEnabled, toolError, writeOutcome, writeReceipt, readJsonFile, writePlainFileAtomic, type ToolIo, type ToolResult,
 } from '@repairline/core'
 import { checkHtmlOut } from './rules/html-out.ts'
 import { gatherAttemptPage, renderAttemptPage } from './view.ts'
@@ -44,6 +44,8 @@ export async function seal (dir: string, io: ToolIo): Promise<ToolResult> {
   }
   faultPoint(io.env, 'seal')
   const receipt = await writeReceipt({ attempt, now, testHooks: testHooksEnabled(io.env) })
+  const notice = receipt.operator_work === undefined ? undefined : operatorWorkNotice(receipt.operator_work)
+  if (notice !== undefined) io.stderr.write(`receipt: ${notice}\n`)
   const released = releaseLock(attempt.stateRoot, attempt.key, attempt.dir)
   // The lock names this attempt's key in another directory (not this one by any path): not
   // ours to remove, and stale once its own directory has an outcome or its deadline passes;

@@ -62,6 +62,7 @@ export interface Admission {
      */
     tree_bytes: number
   }
+  operator_work?: OperatorWork
 }
 /**
  * Everything that enters the attempt key, and nothing else.
@@ -166,6 +167,72 @@ export interface PromptRegister {
    * Always surfaces.prompts.
    */
   prompt_register_source: 'surfaces.prompts'
+}
+/**
+ * The checkout's operator work when admitted (absent in attempts admitted before it was recorded); receipt seal reads it again and compares.
+ */
+export interface OperatorWork {
+  /**
+   * sha256 of the JCS form of the other four fields.
+   */
+  sha256: string
+  /**
+   * `<symbolic ref or detached> <commit or unborn>`.
+   */
+  head: string
+  /**
+   * sha256 of `git ls-files --stage -z` (what is staged, not the stat cache).
+   */
+  index_sha256: string
+  /**
+   * sha256 of `git status --porcelain=v2 -z --untracked-files=all` (ignored files excluded).
+   */
+  status_sha256: string
+  /**
+   * Every path status names, sorted, with its state.
+   */
+  files: OperatorWorkFile[]
+}
+/**
+ * One modified, staged or untracked path.
+ */
+export interface OperatorWorkFile {
+  /**
+   * Repository-relative path.
+   */
+  path: string
+  /**
+   * sha256 of its bytes (a symlink: of its target), or absent, directory, special.
+   */
+  state: string
+}
+/**
+ * A reading of the operator's work in the checkout (core's operator-work.ts): HEAD, the index as `git ls-files --stage -z`, `git status --porcelain=v2 -z` without ignored files, and the state of every path that status names.
+ *
+ * This interface was referenced by `Admission`'s JSON-Schema
+ * via the `definition` "operatorWork".
+ */
+export interface OperatorWork1 {
+  /**
+   * sha256 of the JCS form of the other four fields.
+   */
+  sha256: string
+  /**
+   * `<symbolic ref or detached> <commit or unborn>`.
+   */
+  head: string
+  /**
+   * sha256 of `git ls-files --stage -z` (what is staged, not the stat cache).
+   */
+  index_sha256: string
+  /**
+   * sha256 of `git status --porcelain=v2 -z --untracked-files=all` (ignored files excluded).
+   */
+  status_sha256: string
+  /**
+   * Every path status names, sorted, with its state.
+   */
+  files: OperatorWorkFile[]
 }
 /**
  * The inputs of the attempt key (DESIGN §1). Each *_sha256 of a JSON file is the sha256 of its JCS form.

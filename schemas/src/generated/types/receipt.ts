@@ -135,6 +135,47 @@ export interface Receipt {
     bundle_sha256: string
   }
   /**
+   * The operator's work in the checkout (v2): admit's reading (admission.json operator_work) against seal's. A change is a notice about the checkout, not a failure of the candidate: repairline reads the source repository and never writes there.
+   */
+  operator_work?: {
+    /**
+     * unchanged: the two readings are equal; changed: they differ; not_recorded: admit took no reading (an attempt admitted before it did); unreadable: seal could not read the checkout.
+     */
+    status: 'unchanged' | 'changed' | 'not_recorded' | 'unreadable'
+    /**
+     * admission.json's operator_work.sha256.
+     */
+    admitted_sha256?: string
+    /**
+     * The reading's sha256 at seal.
+     */
+    sealed_sha256?: string
+    /**
+     * HEAD (its branch or commit) moved.
+     */
+    head_changed: boolean
+    /**
+     * What is staged changed.
+     */
+    index_changed: boolean
+    /**
+     * The paths whose state differs, sorted (at most 256).
+     *
+     * @maxItems 256
+     *
+     * Items: Repository-relative path.
+     */
+    changed_paths: string[]
+    /**
+     * How many paths differ.
+     */
+    changed_path_count: number
+    /**
+     * What the status means, one line (seal's fixed text for it, or why the checkout could not be read).
+     */
+    note: string
+  }
+  /**
    * Whether REPAIRLINE_TEST_HOOKS=1 was in force at admission or seal (test clock, fault hook): such a receipt is evidence of a test, not of a repair.
    */
   test_hooks: boolean

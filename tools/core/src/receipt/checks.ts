@@ -30,6 +30,7 @@ import { VALIDATION_FILES } from './stages.ts'
 import { checkTestVerdicts } from './test-verdicts.ts'
 import { checkTimeOrder } from './time-order.ts'
 import { CANDIDATE_CODE, checkCandidate } from './candidate-check.ts'
+import { checkOperatorWork, OPERATOR_WORK_CODE } from './operator-work-clause.ts'
 import { checksTimedOut, firstCheck } from '../checks/verdict.ts'
 import { checkRepairChain } from '../repair/chain.ts'
 
@@ -467,6 +468,7 @@ const CHECKS: ReadonlyArray<[string, (c: CheckContext) => void | Promise<void>]>
   ['RERENDER_MISMATCH', checkRendered],
   ['GATE_MISMATCH', checkGate],
   [CANDIDATE_CODE, checkCandidate],
+  [OPERATOR_WORK_CODE, checkOperatorWork],
   ['COMMAND_MISALIGNED', checkCommands],
   ['VALIDATION_MISMATCH', checkReceiptValidations],
   ['OUTCOME_MISMATCH', checkOutcomeClaims],
