@@ -3,6 +3,7 @@
 //   admit run    --config ABS --report ABS   admit the first eligible, unconsumed case
 //   admit status --config ABS --report ABS [--next]   one case-status record per case (--next:
 //                                            only the case admit run would admit); writes nothing
+//   admit repair --config ABS --attempt DIR  admit the repair of a sealed rejected or failed attempt
 //   admit report --config ABS --out FILE     test events on stdin → suite report
 //   admit init   --source-root ABS --state-dir ABS --out ABS --test ID… --provider-url URL
 //                --token-command ABS --model NAME   first execution.json, routing-policy.json, report.json
@@ -15,12 +16,16 @@ import { parseCli, runCli, stringListOption, stringOption, toolError, type CliSp
 const CONFIG: OptionSpec = { type: 'string', value: 'ABS', required: true, describe: 'absolute path of the execution config' }
 const CLI: CliSpec = {
   tool: 'admit',
-  usage: ['admit <run|status|report|init> [options]'],
+  usage: ['admit <run|status|repair|report|init> [options]'],
   commands: {
     run: { describe: 'admit the first eligible, unconsumed case of the report', options: { config: CONFIG, report: { type: 'string', value: 'ABS', required: true, describe: 'absolute path of the suite report' } } },
     status: {
       describe: 'print one case-status record per case (writes nothing)',
       options: { config: CONFIG, report: { type: 'string', value: 'ABS', required: true, describe: 'absolute path of the suite report' }, next: { type: 'boolean', describe: 'print only the case admit run would admit now; exit 1 NOTHING_ELIGIBLE when there is none' } },
+    },
+    repair: {
+      describe: 'admit the repair of a sealed attempt that ended rejected after a proposal or failed: case <case id>#r<n>, its unmet items in the prompt',
+      options: { config: CONFIG, attempt: { type: 'string', value: 'DIR', required: true, describe: 'the attempt to repair (a directory of the config\'s state root)' } },
     },
     report: {
       describe: 'read test events on stdin and write a suite report',
@@ -47,9 +52,9 @@ const CLI: CliSpec = {
 
 async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   // The tool's logic loads only now: --help never compiles it.
-  const { admitInit, admitReport, admitRun, admitStatus } = await import('./index.ts')
+  const { admitInit, admitRepair, admitReport, admitRun, admitStatus } = await import('./index.ts')
   const { command, values } = parseCli(CLI, argv)
-  const abs = (flag: 'config' | 'report' | 'out' | 'source-root' | 'state-dir' | 'token-command' | 'ca-file'): string => {
+  const abs = (flag: 'config' | 'report' | 'out' | 'source-root' | 'state-dir' | 'token-command' | 'ca-file' | 'attempt'): string => {
     const v = stringOption(values[flag])
     if (v === undefined || !v.startsWith('/')) throw toolError('USAGE', `--${flag} must be an absolute path, got ${JSON.stringify(v)}`)
     return v
@@ -57,6 +62,7 @@ async function main (argv: string[], io: ToolIo): Promise<ToolResult> {
   const suite = stringOption(values.suite)
   switch (command) {
     case 'run': return await admitRun({ config: abs('config'), report: abs('report') }, io)
+    case 'repair': return await admitRepair({ config: abs('config'), attempt: abs('attempt') }, io)
     case 'status': return await admitStatus({ config: abs('config'), report: abs('report'), next: values.next === true }, io)
     case 'init': {
       const url = stringOption(values['provider-url'])

@@ -4,13 +4,13 @@
 // prints one case-status record per case and never writes. `admit report` turns test
 // events on stdin into a suite report.
 
-import { existsSync, readdirSync, unlinkSync } from 'node:fs'
+import { existsSync, readdirSync, realpathSync, unlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Admission, Case, Lock, SuiteReport } from '@repairline/schemas'
+import type { Admission, Case, Lock, SuiteReport, UnmetItems } from '@repairline/schemas'
 import {
   acquireLock, acquireStepLock, assertAttemptsRoot, assertNoHostileEnvironment, writeReceipt, isToolError, liveStepHolder, loadAttempt, assertSandboxReady, attemptKey, releaseLock, readLock, isLockStale, readbackAttempt, EXIT, ensureDir, existingAncestor, faultPoint, jsonFileBytes, keyInputsFor, readOutcome, resolvePromptRegister,
-  resolveTaskRegister, testHooksEnabled, toolError, writeFileAtomic, writeJsonAtomic, writeOutcome, readJsonFile, readLockFile, fsyncDir,
+  resolveTaskRegister, testHooksEnabled, REPAIR_INPUT_FILE, attemptDirFor, repairCaseFor, unmetItemsOf, toolError, writeFileAtomic, writeJsonAtomic, writeOutcome, readJsonFile, readLockFile, fsyncDir,
   type ToolIo, type ToolResult,
 } from '@repairline/core'
 import { readOperatorWork } from '@repairline/core'
@@ -29,41 +29,54 @@ export interface StatusOptions extends AdmitOptions { next?: boolean }
 
 interface Candidate { c: Case, admission: Omit<Admission, 'admitted_at' | 'deadline'> }
 
-/** Everything up to choosing a case; shared by run and status. Writes nothing. */
-async function plan (o: AdmitOptions, io: ToolIo, requireClean: boolean) {
-  const { config, configBytes } = loadConfig(o.config)
+/** The config, checkout, policy and manifest: everything every admission reads but the report. Writes nothing. */
+async function loadInputs (configPath: string, requireClean: boolean) {
+  const { config, configBytes } = loadConfig(configPath)
   assertAttemptsRoot(config.state_dir)
   const source = await loadSource(config, { requireClean })
   const { policy, policyBytes } = loadPolicy(config)
   const { manifest, manifestBytes } = await loadManifest(config, source, policy)
+  return { config, configBytes, source, policy, policyBytes, manifest, manifestBytes }
+}
+
+type Inputs = Awaited<ReturnType<typeof loadInputs>>
+
+/** One case under the inputs: whether it is eligible, its key, what the state root says of the key, and its admission when eligible. */
+function assess (p: Inputs, c: Case, now: Date, io: ToolIo) {
+  const { config, policy, manifest, source } = p
+  const eligibility = assessCase(config, policy, c)
+  const keyInputs = keyInputsFor(config, policy, manifest, c)
+  const key = attemptKey(keyInputs)
+  const state = keyState(config.state_dir, key, now)
+  let candidate: Candidate | undefined
+  if (eligibility.eligible) {
+    candidate = {
+      c,
+      admission: {
+        v: 1,
+        attempt_key: key,
+        key_inputs: keyInputs,
+        case: c,
+        route: eligibility.route,
+        task_register: resolveTaskRegister(manifest, eligibility.route.task_label),
+        prompt_register: resolvePromptRegister(manifest),
+        timeout_seconds: config.timeout_seconds,
+        test_hooks: testHooksEnabled(io.env),
+        source: { root: config.source_root, sha: config.source_sha, clean: true, tree_entries: source.blobCount, tree_bytes: source.blobBytes },
+      },
+    }
+  }
+  return { c, eligibility, key, state, candidate }
+}
+
+type Assessed = ReturnType<typeof assess>
+
+/** Everything up to choosing a case; shared by run and status. Writes nothing. */
+async function plan (o: AdmitOptions, io: ToolIo, requireClean: boolean) {
+  const inputs = await loadInputs(o.config, requireClean)
   const report: SuiteReport = loadReport(o.report)
   const now = io.now()
-  const assessed = report.cases.map(c => {
-    const eligibility = assessCase(config, policy, c)
-    const keyInputs = keyInputsFor(config, policy, manifest, c)
-    const key = attemptKey(keyInputs)
-    const state = keyState(config.state_dir, key, now)
-    let candidate: Candidate | undefined
-    if (eligibility.eligible) {
-      candidate = {
-        c,
-        admission: {
-          v: 1,
-          attempt_key: key,
-          key_inputs: keyInputs,
-          case: c,
-          route: eligibility.route,
-          task_register: resolveTaskRegister(manifest, eligibility.route.task_label),
-          prompt_register: resolvePromptRegister(manifest),
-          timeout_seconds: config.timeout_seconds,
-          test_hooks: testHooksEnabled(io.env),
-          source: { root: config.source_root, sha: config.source_sha, clean: true, tree_entries: source.blobCount, tree_bytes: source.blobBytes },
-        },
-      }
-    }
-    return { c, eligibility, key, state, candidate }
-  })
-  return { config, configBytes, policyBytes, manifestBytes, assessed }
+  return { ...inputs, assessed: report.cases.map(c => assess(inputs, c, now, io)) }
 }
 
 /**
@@ -95,29 +108,42 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
   // ask-provider refuses this environment; found there, the key would already be spent.
   assertNoHostileEnvironment(io.env, 'run admit again (nothing was consumed); the driver passes its steps only PATH and LC_ALL, so `pnpm attempt` is not affected')
   const p = await plan(o, io, true)
-  const { config } = p
-  // A live holder makes every admit wait, whatever the report holds: 75, try again later.
-  const holder = readLock(config.state_dir)
+  assertLockFree(p.config.state_dir, io)
+  const chosen = selectNext(p.assessed)
+  if (chosen?.candidate === undefined) throw nothingEligible(p.assessed)
+  return await admitChosen(p, chosen, chosen.candidate, io)
+}
+
+/**
+ * Refuses while the lock is live (75). A stale lock whose attempt has no outcome is broken by
+ * admitChosen only if no step still works on that attempt: its step lock is taken here and
+ * held until admit ends, so no step of it can start between this check and the break (the
+ * preflight takes hundreds of ms).
+ */
+function assertLockFree (stateDir: string, io: ToolIo): void {
+  const holder = readLock(stateDir)
   if (holder !== undefined && !isLockStale(holder, io.now())) {
     throw lockHeld(holder)
   }
-  // Past its deadline the lock is stale, but a step still running on an attempt without an
-  // outcome would go on writing into it once it was marked interrupted: nothing is broken then.
-  // The attempt's step lock is taken here and held until admit ends, so no step of it can
-  // start between this check and the break (the preflight takes hundreds of ms).
   if (holder !== undefined && readOutcome(holder.attempt_dir, holder.attempt_key) === undefined) {
     try {
-      acquireStepLock(config.state_dir, holder.attempt_key, 'admit')
+      acquireStepLock(stateDir, holder.attempt_key, 'admit')
     } catch (e) {
-      const working = isToolError(e) && e.code === 'LOCK_HELD' ? liveStepHolder(config.state_dir, holder.attempt_key) : undefined
+      const working = isToolError(e) && e.code === 'LOCK_HELD' ? liveStepHolder(stateDir, holder.attempt_key) : undefined
       if (working === undefined) throw e
       throw toolError('LOCK_HELD', `attempt ${holder.attempt_key.slice(0, 16)} is past its deadline ${holder.deadline}, but ${working.step} (pid ${working.pid}) still works on it; nothing was broken`, {
         hint: `wait for pid ${working.pid} to end, or stop it, then run admit again`,
       })
     }
   }
-  const chosen = selectNext(p.assessed)
-  if (chosen?.candidate === undefined) throw nothingEligible(p.assessed)
+}
+
+/**
+ * Admits one chosen case: retention, the sandbox preflight, the lock, then inputs/ (with a
+ * repair's unmet items), admission.json and started.json, which consumes the key.
+ */
+async function admitChosen (p: Inputs, chosen: Assessed, candidate: Candidate, io: ToolIo, unmet?: UnmetItems): Promise<ToolResult> {
+  const { config } = p
   if (retainedAttempts(config.state_dir).length >= MAX_RETAINED_ATTEMPTS) {
     throw toolError('RETENTION_FULL', `${MAX_RETAINED_ATTEMPTS} attempts are retained in ${config.state_dir}; nothing is deleted automatically`, { hint: 'archive or remove attempts you no longer need, then run admit again' })
   }
@@ -156,9 +182,10 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
     writeFileAtomic(join(dir, 'inputs', 'execution.json'), p.configBytes, { stateRoot })
     writeFileAtomic(join(dir, 'inputs', 'routing-policy.json'), p.policyBytes, { stateRoot })
     writeFileAtomic(join(dir, 'inputs', 'registers.json'), p.manifestBytes, { stateRoot })
-    writeJsonAtomic('case', join(dir, 'inputs', 'case.json'), chosen.candidate.c, { stateRoot })
+    writeJsonAtomic('case', join(dir, 'inputs', 'case.json'), candidate.c, { stateRoot })
+    if (unmet !== undefined) writeJsonAtomic('unmet', join(dir, REPAIR_INPUT_FILE), unmet, { stateRoot })
     // The operator's work as it is now: seal reads it again, and the receipt says whether it changed.
-    const admission: Admission = { ...chosen.candidate.admission, admitted_at: now.toISOString(), deadline: deadline.toISOString(), operator_work: await readOperatorWork(config.source_root) }
+    const admission: Admission = { ...candidate.admission, admitted_at: now.toISOString(), deadline: deadline.toISOString(), operator_work: await readOperatorWork(config.source_root) }
     writeJsonAtomic('admission', join(dir, 'admission.json'), admission, { stateRoot })
     faultPoint(io.env, 'admission')
     started = writeFileAtomic(join(dir, 'started.json'), jsonFileBytes({ v: 1, attempt_key: chosen.key, started_at: now.toISOString() }), { stateRoot, exclusive: true })
@@ -172,6 +199,56 @@ export async function admitRun (o: AdmitOptions, io: ToolIo): Promise<ToolResult
   }
   io.stderr.write(`admit: admitted case ${chosen.c.id} as attempt ${dir} (deadline ${deadline.toISOString()})\n`)
   return { exit: EXIT.OK }
+}
+
+export interface RepairOptions { config: string, attempt: string }
+
+/**
+ * admit repair: admits the repair of one sealed attempt of this config's state root, as its
+ * own case (kind repair, id `<case id>#r<n>`, input = that attempt's key and the digest of its
+ * unmet items) under its own key, consumed like any other. Refused, with nothing written or
+ * consumed: an attempt that did not end rejected after a proposal or failed
+ * (REPAIR_NOT_REPAIRABLE: a fault, timeout, provider error or not_reproduced says nothing
+ * about the proposal), the second round's attempt (REPAIR_ROUNDS_SPENT), an attempt of
+ * another state root or made under other inputs (REPAIR_INPUTS_CHANGED), one that does not
+ * read back (REPAIR_SOURCE_INVALID), one already repaired (REPAIR_ALREADY_STARTED).
+ */
+export async function admitRepair (o: RepairOptions, io: ToolIo): Promise<ToolResult> {
+  assertNoHostileEnvironment(io.env, 'run admit again (nothing was consumed); the driver passes its steps only PATH and LC_ALL, so `pnpm attempt` is not affected')
+  const p = await loadInputs(o.config, true)
+  const { config } = p
+  let admission: Admission
+  try {
+    admission = readJsonFile('admission', join(o.attempt, 'admission.json'), 'INPUT_MISSING')
+  } catch (e) {
+    if (isToolError(e) && e.code === 'INPUT_MISSING') throw toolError('INPUT_MISSING', `${o.attempt} is not an attempt directory (no admission.json)`, { path: o.attempt, hint: 'name the attempt directory the driver or admit run printed (admit status shows each)' })
+    throw e
+  }
+  const dir = attemptDirFor(config.state_dir, admission.attempt_key)
+  if (!existsSync(dir) || realpathSync(o.attempt) !== realpathSync(dir)) {
+    throw toolError('REPAIR_INPUTS_CHANGED', `${o.attempt} is not an attempt of state_dir ${config.state_dir}`, { path: o.attempt, hint: 'give the execution config the attempt was admitted under' })
+  }
+  const outcome = readOutcome(dir, admission.attempt_key)
+  if (outcome === undefined) throw toolError('REPAIR_SOURCE_INVALID', `attempt ${dir} has no outcome yet`, { hint: 'run its remaining steps (the last, receipt seal, seals it), then repair it' })
+  // Repairable, and not past the last round: decided from the attempt's own files, before
+  // anything costly.
+  const unmet = unmetItemsOf({ dir, admission, outcome })
+  const c = repairCaseFor(admission.case, admission.attempt_key, unmet)
+  const was = admission.key_inputs
+  const now = keyInputsFor(config, p.policy, p.manifest, c)
+  if (was.source_sha !== now.source_sha || was.config_sha256 !== now.config_sha256 || was.routing_policy_sha256 !== now.routing_policy_sha256 || was.register_manifest_sha256 !== now.register_manifest_sha256) {
+    throw toolError('REPAIR_INPUTS_CHANGED', `attempt ${dir} was admitted under another source commit, execution config, routing policy or register manifest than --config gives now`, { hint: 'repair it under the config it was admitted under (its inputs/execution.json), or admit the case again under a new id' })
+  }
+  const rb = await readbackAttempt(dir, { allowTestHooks: testHooksEnabled(io.env), now: io.now() })
+  if (!rb.valid) {
+    const codes = [...new Set(rb.findings.filter(x => x.severity === 'error').map(x => x.code))]
+    throw toolError('REPAIR_SOURCE_INVALID', `attempt ${dir} does not read back (${codes.join(', ')}): its unmet items are not evidence`, { hint: `receipt readback --attempt ${dir} says why` })
+  }
+  assertLockFree(config.state_dir, io)
+  const a = assess(p, c, io.now(), io)
+  if (a.state.state !== 'none') throw toolError('REPAIR_ALREADY_STARTED', `the repair of attempt ${dir} (case ${c.id}) was already admitted as ${a.state.dir} (${a.state.state})`, { hint: 'admit status shows it; receipt readback reads it back' })
+  if (a.candidate === undefined) throw toolError('REPAIR_NOT_REPAIRABLE', `case ${c.id} is not eligible: ${a.eligibility.eligible ? '' : `${a.eligibility.code}: ${a.eligibility.message}`}`)
+  return await admitChosen(p, a, a.candidate, io, unmet)
 }
 
 /**

@@ -146,6 +146,7 @@ export function loadReport (path: string): SuiteReport {
   const ids = new Set<string>()
   report.cases.forEach((c: Case, i: number) => {
     if (ids.has(c.id)) throw toolError('REPORT_INVALID', `suite report: case id ${JSON.stringify(c.id)} appears twice`, { path: `/cases/${i}/id` })
+    if (c.kind === 'repair') throw toolError('REPORT_INVALID', `suite report: case ${JSON.stringify(c.id)} is a repair case; admit repair makes those from a sealed attempt, a report lists test_failure cases`, { path: `/cases/${i}/kind` })
     ids.add(c.id)
     const want = caseInputSha256(c)
     if (want !== c.input_sha256) {
