@@ -1,6 +1,6 @@
 // attempt — the shell-free driver. Runs the chain for one admission:
 //
-//   node dist/attempt.mjs --config ABS --report ABS [--until STEP]     (or pnpm attempt …)
+//   node dist/attempt.mjs --config ABS --report ABS [--until STEP] [--repair-rounds N]   (or pnpm attempt …)
 //
 // admit run, extract-tree, reproduce, ask-provider, gate-patch, verify, receipt seal — each a
 // separate process started with an argv array (execa, no shell) and a minimal explicit
@@ -18,6 +18,9 @@
 // SIGINT to the driver is passed to the step that runs and to the standby (a step's tool then
 // kills its sandbox whole: docs/sandbox-lifetime.md); the driver starts nothing more, waits
 // for both to end, and ends by that signal (a shell shows 128 + its number: 143, 130).
+// `--repair-rounds N` (0–2, default 0): when the chain is sealed rejected after a proposal or
+// failed, `admit repair --attempt DIR` admits its repair case and the chain runs again on it,
+// up to N times; the exit status is the last attempt's (a refused repair keeps the one before).
 
 import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs'
 import { constants as osConstants } from 'node:os'
@@ -45,8 +48,9 @@ export function toolEnv (env: NodeJS.ProcessEnv): Record<string, string> {
  * manager's .bin shim (a /bin/sh script that runs sed, dirname and uname and adds NODE_PATH
  * to the environment the driver keeps minimal).
  */
-function argvFor (step: Step, o: { config: string, report: string }, attempt: string | undefined): [string, string[]] {
+function argvFor (step: Step, o: ChainOptions, attempt: string | undefined): [string, string[]] {
   const bin = binOf(step)
+  if (step === 'admit' && o.repairOf !== undefined) return [process.execPath, [bin, 'repair', '--config', o.config, '--attempt', o.repairOf]]
   if (step === 'admit') return [process.execPath, [bin, 'run', '--config', o.config, '--report', o.report]]
   if (attempt === undefined) throw new Error(`${step} needs an attempt`)
   if (step === 'seal') return [process.execPath, [bin, 'seal', '--attempt', attempt]]
@@ -177,7 +181,7 @@ const since = (t0: number): string => `${((performance.now() - t0) / 1000).toFix
  * Runs one step: its standby if one waits for it (given the step's arguments), else a new
  * process; and, once it runs, starts `next` (when given) as the standby of the next turn.
  */
-async function runStep (step: Step, o: { config: string, report: string }, attempt: string | undefined, env: Record<string, string>, t0: number, standby: Standby | undefined, next: Step | undefined): Promise<{ run: StepRun, standby: Standby | undefined }> {
+async function runStep (step: Step, o: ChainOptions, attempt: string | undefined, env: Record<string, string>, t0: number, standby: Standby | undefined, next: Step | undefined): Promise<{ run: StepRun, standby: Standby | undefined }> {
   const [file, args] = argvFor(step, o, attempt)
   const started = performance.now()
   let child: ToolProcess
@@ -231,7 +235,17 @@ export interface DriveOptions {
   until?: Step
   /** Start no tool ahead of its turn (--no-standby): each step starts when the one before ended. */
   noStandby?: boolean
+  /** Repair rounds after a sealed rejected or failed outcome (--repair-rounds, 0–2; default 0). */
+  repairRounds?: number
 }
+
+/** One chain's options: admit runs `admit repair --attempt repairOf` instead of `admit run` when set. */
+interface ChainOptions extends DriveOptions { repairOf?: string }
+
+/** How one chain ended: its exit status, its attempt, whether it was sealed with an outcome, and the admit refusal's code. */
+interface ChainEnd { exit: number, attempt?: string, outcome?: Outcome, refused?: string }
+
+export const MAX_REPAIR_ROUNDS = 2
 
 /** The exit statuses of the one table, the only ones the driver passes on. */
 const DRIVER_EXITS: ReadonlySet<number> = new Set(Object.values(EXIT))
@@ -241,20 +255,60 @@ export async function drive (o: DriveOptions, env: NodeJS.ProcessEnv = process.e
   // The standby waiting for the next turn; one still waiting when the chain ends is not needed.
   const ahead: { standby?: Standby } = {}
   try {
-    return await driveSteps(o, env, ahead)
+    let end = await driveSteps(o, env, ahead)
+    // Repair rounds: each a chain of its own on the repair case of the attempt just sealed
+    // (admit repair decides whether it can be repaired; a refusal ends the rounds and the
+    // driver keeps that attempt's exit status).
+    for (let round = 1; round <= (o.repairRounds ?? 0); round++) {
+      if (ending !== undefined || end.attempt === undefined || !repairable(end)) break
+      process.stderr.write(`repairline: repair round ${round} of ${o.repairRounds ?? 0}: repairing ${end.attempt} (${end.outcome ?? ''})\n`)
+      const next = await driveSteps({ ...o, repairOf: end.attempt }, env, ahead)
+      if (next.refused !== undefined && next.exit === EXIT.NO) {
+        process.stderr.write(`repairline: not repaired (${next.refused}); the outcome stays ${end.outcome ?? ''} — attempt ${end.attempt}\n`)
+        break
+      }
+      end = next
+    }
+    return end.exit
   } finally {
     await dismiss(ahead.standby)
   }
 }
 
-async function driveSteps (o: DriveOptions, env: NodeJS.ProcessEnv, ahead: { standby?: Standby }): Promise<number> {
+/**
+ * Whether a sealed attempt is worth `admit repair`: failed, or rejected once a proposal
+ * exists (by the gate or the summary's text contract). admit repair checks it again and
+ * refuses the rest with its code.
+ */
+function repairable (end: ChainEnd): boolean {
+  if (end.attempt === undefined) return false
+  return end.outcome === 'failed' || (end.outcome === 'rejected' && existsSync(join(end.attempt, 'proposal.json')))
+}
+
+async function driveSteps (o: ChainOptions, env: NodeJS.ProcessEnv, ahead: { standby?: Standby }): Promise<ChainEnd> {
+  const r = await driveChainSteps(o, env, ahead)
+  return { ...r, ...(r.attempt === undefined ? {} : sealedOutcome(r.attempt)) }
+}
+
+/** The outcome of a sealed attempt (receipt.json and outcome.json present), else nothing. */
+function sealedOutcome (attempt: string): { outcome?: Outcome } {
+  if (!existsSync(join(attempt, 'receipt.json')) || !existsSync(join(attempt, 'outcome.json'))) return {}
+  try {
+    return { outcome: (JSON.parse(readFileSync(join(attempt, 'outcome.json'), 'utf8')) as { outcome: Outcome }).outcome }
+  } catch {
+    return {}
+  }
+}
+
+async function driveChainSteps (o: ChainOptions, env: NodeJS.ProcessEnv, ahead: { standby?: Standby }): Promise<{ exit: number, attempt?: string, refused?: string }> {
   const t0 = performance.now()
   const childEnv = toolEnv(env)
   let attempt: string | undefined
+  const at = (): { attempt?: string } => attempt === undefined ? {} : { attempt }
   let sealNext = false
   for (const step of STEPS) {
     // A signal is ending the driver: no further step starts (its handler ends the process).
-    if (ending !== undefined) return 128 + (osConstants.signals[ending] ?? 0)
+    if (ending !== undefined) return { exit: 128 + (osConstants.signals[ending] ?? 0), ...at() }
     if (step === 'seal' && attempt === undefined) break
     if (sealNext && step !== 'seal') continue
     process.stderr.write(`[${since(t0)}] ${step} …\n`)
@@ -280,21 +334,21 @@ async function driveSteps (o: DriveOptions, env: NodeJS.ProcessEnv, ahead: { sta
       const how = run.signal === undefined ? `it exited ${run.exit} without a matching result record (a crash or a missing build)` : `it was killed by ${run.signal} before its result record (a signal from outside the chain)`
       process.stderr.write(`repairline: aborted at ${step}: ${how}; attempt ${attempt ?? '-'} (logs in ${attempt === undefined ? '-' : join(attempt, 'logs')})\n`)
       // Only the exit statuses of the table may leave the driver: a crash is 70 (INTERNAL).
-      return run.exit === 0 || run.exit === 1 || run.exit === 69 || !DRIVER_EXITS.has(run.exit) ? 70 : run.exit
+      return { exit: run.exit === 0 || run.exit === 1 || run.exit === 69 || !DRIVER_EXITS.has(run.exit) ? 70 : run.exit, ...at() }
     }
     if (step === 'admit') {
       if (run.exit !== 0) {
         process.stderr.write(`repairline: not admitted: exit ${run.exit}${err?.kind === 'error' ? ` ${err.code}: ${err.message}` : ''}\n`)
-        return run.exit
+        return { exit: run.exit, ...(err?.kind === 'error' ? { refused: err.code } : {}) }
       }
     } else if (step === 'seal') {
-      return summarize(attempt, run.exit, t0)
+      return { exit: summarize(attempt, run.exit, t0), ...at() }
     } else {
       const action = driverAction(run.exit)
       if (action === 'seal') sealNext = true
       else if (action !== 'continue') {
         process.stderr.write(`repairline: aborted at ${step}: exit ${run.exit}${err?.kind === 'error' ? ` ${err.code}: ${err.message}` : ''}; attempt ${attempt ?? '-'} (logs in ${attempt === undefined ? '-' : join(attempt, 'logs')})\n`)
-        return run.exit
+        return { exit: run.exit, ...at() }
       }
     }
     // A step that decided the outcome ends the chain: it is sealed whatever --until said
@@ -302,10 +356,10 @@ async function driveSteps (o: DriveOptions, env: NodeJS.ProcessEnv, ahead: { sta
     if (o.until === step && !sealNext && outcome === undefined) {
       const next = STEPS[STEPS.indexOf(step) + 1]
       process.stderr.write(`repairline: stopped after ${step} as asked; continue by hand: ${next === 'seal' ? 'receipt seal' : next} --attempt ${attempt === undefined ? '?' : JSON.stringify(attempt)}\n`)
-      return run.exit
+      return { exit: run.exit, ...at() }
     }
   }
-  return summarize(attempt, 70, t0)
+  return { exit: summarize(attempt, 70, t0), ...at() }
 }
 
 /** admit ran before its attempt existed: its streams are kept once the attempt is known. */
@@ -343,6 +397,13 @@ function parseArgv (argv: string[]): DriveOptions {
     if (a === '--no-standby') {
       if (o.noStandby === true) throw new Error(`${a} given twice`)
       o.noStandby = true
+    } else if (a === '--repair-rounds' && v !== undefined) {
+      if (o.repairRounds !== undefined) throw new Error(`${a} given twice`)
+      if (!/^[0-2]$/.test(v)) throw new Error(`--repair-rounds must be 0, 1 or ${MAX_REPAIR_ROUNDS}, got ${JSON.stringify(v)}`)
+      o.repairRounds = Number(v)
+      i++
+    } else if (a === '--repair-rounds') {
+      throw new Error(`${a} needs a value`)
     } else if ((a === '--config' || a === '--report' || a === '--until') && v !== undefined) {
       // As in every tool: an option given twice is a usage error, never "the last one wins".
       const key = a === '--config' ? 'config' : a === '--report' ? 'report' : 'until'
@@ -365,7 +426,7 @@ function parseArgv (argv: string[]): DriveOptions {
   return o as DriveOptions
 }
 
-const USAGE = 'usage: node dist/attempt.mjs --config ABS --report ABS [--until STEP] [--no-standby]  (or: pnpm attempt …)'
+const USAGE = 'usage: node dist/attempt.mjs --config ABS --report ABS [--until STEP] [--no-standby] [--repair-rounds N]  (or: pnpm attempt …)'
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   // Progress is for people: a closed or full stderr must not stop the chain half way.
@@ -373,7 +434,7 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   const argv = process.argv.slice(2)
   let o: DriveOptions | undefined
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`${USAGE}\n  runs admit, extract-tree, reproduce, ask-provider, gate-patch, verify and receipt seal for one admission;\n  --until STEP stops after STEP; --no-standby starts each tool only when the step before it ended.\n  Exit status: the outcome's (see the README's exit table).\n`)
+    process.stdout.write(`${USAGE}\n  runs admit, extract-tree, reproduce, ask-provider, gate-patch, verify and receipt seal for one admission;\n  --until STEP stops after STEP; --no-standby starts each tool only when the step before it ended;\n  --repair-rounds N (0-2, default 0) admits up to N repairs (admit repair) of an attempt rejected after a proposal or failed, each a chain of its own.\n  Exit status: the outcome's (see the README's exit table).\n`)
   } else {
     try {
       o = parseArgv(argv)

@@ -6,6 +6,8 @@
 //
 //   ok                        a completed response carrying `server.proposal`
 //   proposal/<name>           the same, carrying server.proposals.get(name) (any JSON value)
+//   sequence/<name>           the n-th request to it carries server.sequences.get(name)[n] (the
+//                             last one again once the list is used up): a repair's answers
 //   answer/<name>             server.answers.get(name) verbatim: status, headers, body
 //   example/<file>            test/fixtures/responses-api/examples/<file>.json verbatim
 //   example-with-proposal/<file>  that example's envelope, its output text replaced by the proposal
@@ -191,6 +193,7 @@ export class ResponsesServer extends EventEmitter {
   readonly requests: ReceivedRequest[] = []
   proposal: unknown = GO_FIX_PROPOSAL
   readonly proposals = new Map<string, unknown>()
+  readonly sequences = new Map<string, unknown[]>()
   readonly answers = new Map<string, Answer>()
   /** Every body this server sent, for positive controls (the echo really carried the token). */
   readonly sent: Buffer[] = []
@@ -294,6 +297,14 @@ export class ResponsesServer extends EventEmitter {
     switch (head) {
       case 'ok': case 'target': this.send(res, ok(this.proposalText())); return
       case 'proposal': this.send(res, ok(this.proposalText(a1))); return
+      case 'sequence': {
+        const list = this.sequences.get(a1) ?? []
+        const n = this.requests.filter(r => r.path === rec.path).length - 1
+        const p = list[Math.min(n, list.length - 1)]
+        if (p === undefined) throw new Error(`no sequence ${a1}`)
+        this.send(res, ok(typeof p === 'string' ? p : JSON.stringify(p)))
+        return
+      }
       case 'answer': {
         const a = this.answers.get(a1)
         if (a === undefined) throw new Error(`no answer ${a1}`)
