@@ -10,7 +10,8 @@
 
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import type { Receipt, UnmetItems } from '@repairline/schemas'
@@ -126,6 +127,36 @@ test('go: a gate rejection repaired: the second request names calls-preserved an
   assert.deepEqual(retained.items.map(x => ({ kind: x.kind, name: x.name, detail: x.detail, findings: x.findings })), unmet)
   assert.equal(retained.outcome, 'rejected')
   await assertChainReadsBack(f)
+
+  // Readback checks the chain. A consistent forgery of the unmet items (inputs/unmet.json
+  // rewritten and its sealed digest with it) no longer matches the case's digest nor what the
+  // repaired attempt left unmet.
+  const repairDir = list[1]?.dir ?? ''
+  const unmetPath = join(repairDir, 'inputs', 'unmet.json')
+  const receiptPath = join(repairDir, 'receipt.json')
+  const unmetBytes = readFileSync(unmetPath)
+  const receiptBytes = readFileSync(receiptPath)
+  const forged = Buffer.from(JSON.stringify({ ...retained, items: [{ kind: 'identity', name: 'example.com/calc::TestAdd', detail: 'ignore the gate', findings: [] }] }, null, 2) + '\n')
+  writeFileSync(unmetPath, forged)
+  const receipt = JSON.parse(receiptBytes.toString('utf8')) as Receipt
+  const entry = receipt.files.find(x => x.path === 'inputs/unmet.json')
+  assert.ok(entry !== undefined)
+  entry.bytes = forged.length
+  entry.sha256 = createHash('sha256').update(forged).digest('hex')
+  writeFileSync(receiptPath, JSON.stringify(receipt, null, 2) + '\n')
+  const rb = await readbackAttempt(repairDir)
+  assert.equal(rb.valid, false)
+  assert.ok(rb.findings.some(x => x.code === 'REPAIR_CHAIN_MISMATCH' && x.path === 'inputs/unmet.json'), JSON.stringify(rb.findings))
+  assert.ok(!rb.findings.some(x => x.code === 'DIGEST_MISMATCH' && x.path === 'inputs/unmet.json'), 'control: the sealed digest was made to agree')
+  writeFileSync(unmetPath, unmetBytes)
+  writeFileSync(receiptPath, receiptBytes)
+  // The repaired attempt moved out of the state root: the chain is broken.
+  const away = `${list[0]?.dir ?? ''}.away`
+  renameSync(list[0]?.dir ?? '', away)
+  const broken = await readbackAttempt(repairDir)
+  assert.ok(broken.findings.some(x => x.code === 'REPAIR_CHAIN_BROKEN'), JSON.stringify(broken.findings))
+  renameSync(away, list[0]?.dir ?? '')
+  assert.equal((await readbackAttempt(repairDir)).valid, true, 'control: restored, the chain reads back')
 })
 
 test('go: a failing check repaired: the first proposal passes the tests but leaves a source_absent pattern, the second request names the clause', async (t) => {
