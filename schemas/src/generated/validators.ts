@@ -11427,8 +11427,9 @@ return errors === 0;
 validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema143 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"enum":[1,2]},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir_name":{"type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs"},"case":{"$ref":"urn:repairline:case:v1"},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute"},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister"},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister"},"outcome":{"type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}},"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"commands":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"type":"integer"},"signal":{"type":"string"},"timed_out":{"type":"boolean"},"duration_ms":{"type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"validation":{"type":"array","maxItems":4,"items":{"type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"type":"string"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checkout":{"type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"clean_before":{"const":true},"clean_after":{"type":"boolean"},"after_detail":{"type":"string"}},"if":{"properties":{"clean_after":{"const":true}}},"then":{"not":{"required":["after_detail"]}},"else":{"required":["after_detail"]}},"candidate":{"type":"object","additionalProperties":false,"required":["ref","commit","tree","committed_at","bundle_sha256"],"properties":{"ref":{"type":"string","pattern":"^refs/heads/repairline/[0-9a-f]{16}$"},"commit":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"tree":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"committed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"bundle_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"operator_work":{"type":"object","additionalProperties":false,"required":["status","head_changed","index_changed","changed_paths","changed_path_count","note"],"properties":{"status":{"type":"string","enum":["unchanged","changed","not_recorded","unreadable"]},"admitted_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"sealed_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"head_changed":{"type":"boolean"},"index_changed":{"type":"boolean"},"changed_paths":{"type":"array","maxItems":256,"items":{"type":"string"}},"changed_path_count":{"type":"integer","minimum":0},"note":{"type":"string","maxLength":2000}}},"test_hooks":{"type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"stated_limits":{"type":"array","minItems":1,"items":{"type":"string"}}}};
+const schema143 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"enum":[1,2]},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir_name":{"type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs"},"case":{"$ref":"urn:repairline:case:v1"},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute"},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister"},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister"},"outcome":{"type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}},"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"commands":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"type":"integer"},"signal":{"type":"string"},"timed_out":{"type":"boolean"},"duration_ms":{"type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checks":{"type":"array","maxItems":64,"items":{"type":"object","additionalProperties":false,"required":["step","clause","index","status","code"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"clause":{"type":"string","enum":["source_absent","contains","matches","commands"]},"index":{"type":"integer","minimum":0,"maximum":15},"status":{"type":"string","enum":["pass","fail","fault","not_run"]},"code":{"type":"string","pattern":"^CHECK_[A-Z_]+$"},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"}}}},"validation":{"type":"array","maxItems":4,"items":{"type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"type":"string"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checkout":{"type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"clean_before":{"const":true},"clean_after":{"type":"boolean"},"after_detail":{"type":"string"}},"if":{"properties":{"clean_after":{"const":true}}},"then":{"not":{"required":["after_detail"]}},"else":{"required":["after_detail"]}},"candidate":{"type":"object","additionalProperties":false,"required":["ref","commit","tree","committed_at","bundle_sha256"],"properties":{"ref":{"type":"string","pattern":"^refs/heads/repairline/[0-9a-f]{16}$"},"commit":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"tree":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"committed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"bundle_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"operator_work":{"type":"object","additionalProperties":false,"required":["status","head_changed","index_changed","changed_paths","changed_path_count","note"],"properties":{"status":{"type":"string","enum":["unchanged","changed","not_recorded","unreadable"]},"admitted_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"sealed_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"head_changed":{"type":"boolean"},"index_changed":{"type":"boolean"},"changed_paths":{"type":"array","maxItems":256,"items":{"type":"string"}},"changed_path_count":{"type":"integer","minimum":0},"note":{"type":"string","maxLength":2000}}},"test_hooks":{"type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"stated_limits":{"type":"array","minItems":1,"items":{"type":"string"}}}};
 const pattern90 = new RegExp("^[0-9a-f]{16}$", "u");
+const pattern104 = new RegExp("^CHECK_[A-Z_]+$", "u");
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -13271,11 +13272,11 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(data.validation !== undefined){
-let data30 = data.validation;
+if(data.checks !== undefined){
+let data30 = data.checks;
 if(Array.isArray(data30)){
-if(data30.length > 4){
-const err72 = {instancePath:instancePath+"/validation",schemaPath:"#/properties/validation/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"};
+if(data30.length > 64){
+const err72 = {instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -13288,8 +13289,8 @@ const len4 = data30.length;
 for(let i4=0; i4<len4; i4++){
 let data31 = data30[i4];
 if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
-if(data31.stage === undefined){
-const err73 = {instancePath:instancePath+"/validation/" + i4,schemaPath:"#/properties/validation/items/required",keyword:"required",params:{missingProperty: "stage"},message:"must have required property '"+"stage"+"'"};
+if(data31.step === undefined){
+const err73 = {instancePath:instancePath+"/checks/" + i4,schemaPath:"#/properties/checks/items/required",keyword:"required",params:{missingProperty: "step"},message:"must have required property '"+"step"+"'"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -13298,8 +13299,8 @@ vErrors.push(err73);
 }
 errors++;
 }
-if(data31.status === undefined){
-const err74 = {instancePath:instancePath+"/validation/" + i4,schemaPath:"#/properties/validation/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(data31.clause === undefined){
+const err74 = {instancePath:instancePath+"/checks/" + i4,schemaPath:"#/properties/checks/items/required",keyword:"required",params:{missingProperty: "clause"},message:"must have required property '"+"clause"+"'"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -13308,8 +13309,8 @@ vErrors.push(err74);
 }
 errors++;
 }
-if(data31.checker === undefined){
-const err75 = {instancePath:instancePath+"/validation/" + i4,schemaPath:"#/properties/validation/items/required",keyword:"required",params:{missingProperty: "checker"},message:"must have required property '"+"checker"+"'"};
+if(data31.index === undefined){
+const err75 = {instancePath:instancePath+"/checks/" + i4,schemaPath:"#/properties/checks/items/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -13318,8 +13319,8 @@ vErrors.push(err75);
 }
 errors++;
 }
-if(data31.input_sha256 === undefined){
-const err76 = {instancePath:instancePath+"/validation/" + i4,schemaPath:"#/properties/validation/items/required",keyword:"required",params:{missingProperty: "input_sha256"},message:"must have required property '"+"input_sha256"+"'"};
+if(data31.status === undefined){
+const err76 = {instancePath:instancePath+"/checks/" + i4,schemaPath:"#/properties/checks/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -13328,9 +13329,8 @@ vErrors.push(err76);
 }
 errors++;
 }
-for(const key4 in data31){
-if(!((((key4 === "stage") || (key4 === "status")) || (key4 === "checker")) || (key4 === "input_sha256"))){
-const err77 = {instancePath:instancePath+"/validation/" + i4,schemaPath:"#/properties/validation/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(data31.code === undefined){
+const err77 = {instancePath:instancePath+"/checks/" + i4,schemaPath:"#/properties/checks/items/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -13339,11 +13339,9 @@ vErrors.push(err77);
 }
 errors++;
 }
-}
-if(data31.stage !== undefined){
-let data32 = data31.stage;
-if(typeof data32 !== "string"){
-const err78 = {instancePath:instancePath+"/validation/" + i4+"/stage",schemaPath:"#/properties/validation/items/properties/stage/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key4 in data31){
+if(!((((((((key4 === "step") || (key4 === "clause")) || (key4 === "index")) || (key4 === "status")) || (key4 === "code")) || (key4 === "argv")) || (key4 === "exit_code")) || (key4 === "timed_out"))){
+const err78 = {instancePath:instancePath+"/checks/" + i4,schemaPath:"#/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -13352,8 +13350,11 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(!((((data32 === "job_instructions_validation") || (data32 === "prompt_validation")) || (data32 === "request_instructions_validation")) || (data32 === "summary_validation"))){
-const err79 = {instancePath:instancePath+"/validation/" + i4+"/stage",schemaPath:"#/properties/validation/items/properties/stage/enum",keyword:"enum",params:{allowedValues: schema143.properties.validation.items.properties.stage.enum},message:"must be equal to one of the allowed values"};
+}
+if(data31.step !== undefined){
+let data32 = data31.step;
+if(typeof data32 !== "string"){
+const err79 = {instancePath:instancePath+"/checks/" + i4+"/step",schemaPath:"#/properties/checks/items/properties/step/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -13362,11 +13363,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-}
-if(data31.status !== undefined){
-let data33 = data31.status;
-if(typeof data33 !== "string"){
-const err80 = {instancePath:instancePath+"/validation/" + i4+"/status",schemaPath:"#/properties/validation/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data32 === "reproduce") || (data32 === "verify"))){
+const err80 = {instancePath:instancePath+"/checks/" + i4+"/step",schemaPath:"#/properties/checks/items/properties/step/enum",keyword:"enum",params:{allowedValues: schema143.properties.checks.items.properties.step.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -13375,8 +13373,11 @@ vErrors.push(err80);
 }
 errors++;
 }
-if(!(((data33 === "pass") || (data33 === "fail")) || (data33 === "not_applicable"))){
-const err81 = {instancePath:instancePath+"/validation/" + i4+"/status",schemaPath:"#/properties/validation/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema143.properties.validation.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+}
+if(data31.clause !== undefined){
+let data33 = data31.clause;
+if(typeof data33 !== "string"){
+const err81 = {instancePath:instancePath+"/checks/" + i4+"/clause",schemaPath:"#/properties/checks/items/properties/clause/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -13385,12 +13386,8 @@ vErrors.push(err81);
 }
 errors++;
 }
-}
-if(data31.checker !== undefined){
-let data34 = data31.checker;
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-if(data34.name === undefined){
-const err82 = {instancePath:instancePath+"/validation/" + i4+"/checker",schemaPath:"#/properties/validation/items/properties/checker/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(!((((data33 === "source_absent") || (data33 === "contains")) || (data33 === "matches")) || (data33 === "commands"))){
+const err82 = {instancePath:instancePath+"/checks/" + i4+"/clause",schemaPath:"#/properties/checks/items/properties/clause/enum",keyword:"enum",params:{allowedValues: schema143.properties.checks.items.properties.clause.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -13399,8 +13396,11 @@ vErrors.push(err82);
 }
 errors++;
 }
-if(data34.version === undefined){
-const err83 = {instancePath:instancePath+"/validation/" + i4+"/checker",schemaPath:"#/properties/validation/items/properties/checker/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
+}
+if(data31.index !== undefined){
+let data34 = data31.index;
+if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
+const err83 = {instancePath:instancePath+"/checks/" + i4+"/index",schemaPath:"#/properties/checks/items/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -13409,9 +13409,9 @@ vErrors.push(err83);
 }
 errors++;
 }
-for(const key5 in data34){
-if(!((key5 === "name") || (key5 === "version"))){
-const err84 = {instancePath:instancePath+"/validation/" + i4+"/checker",schemaPath:"#/properties/validation/items/properties/checker/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if((typeof data34 == "number") && (isFinite(data34))){
+if(data34 > 15 || isNaN(data34)){
+const err84 = {instancePath:instancePath+"/checks/" + i4+"/index",schemaPath:"#/properties/checks/items/properties/index/maximum",keyword:"maximum",params:{comparison: "<=", limit: 15},message:"must be <= 15"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -13420,10 +13420,8 @@ vErrors.push(err84);
 }
 errors++;
 }
-}
-if(data34.name !== undefined){
-if(typeof data34.name !== "string"){
-const err85 = {instancePath:instancePath+"/validation/" + i4+"/checker/name",schemaPath:"#/properties/validation/items/properties/checker/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data34 < 0 || isNaN(data34)){
+const err85 = {instancePath:instancePath+"/checks/" + i4+"/index",schemaPath:"#/properties/checks/items/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -13433,10 +13431,11 @@ vErrors.push(err85);
 errors++;
 }
 }
-if(data34.version !== undefined){
-let data36 = data34.version;
-if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
-const err86 = {instancePath:instancePath+"/validation/" + i4+"/checker/version",schemaPath:"#/properties/validation/items/properties/checker/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data31.status !== undefined){
+let data35 = data31.status;
+if(typeof data35 !== "string"){
+const err86 = {instancePath:instancePath+"/checks/" + i4+"/status",schemaPath:"#/properties/checks/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -13445,9 +13444,8 @@ vErrors.push(err86);
 }
 errors++;
 }
-if((typeof data36 == "number") && (isFinite(data36))){
-if(data36 < 1 || isNaN(data36)){
-const err87 = {instancePath:instancePath+"/validation/" + i4+"/checker/version",schemaPath:"#/properties/validation/items/properties/checker/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!((((data35 === "pass") || (data35 === "fail")) || (data35 === "fault")) || (data35 === "not_run"))){
+const err87 = {instancePath:instancePath+"/checks/" + i4+"/status",schemaPath:"#/properties/checks/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema143.properties.checks.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -13457,10 +13455,11 @@ vErrors.push(err87);
 errors++;
 }
 }
-}
-}
-else {
-const err88 = {instancePath:instancePath+"/validation/" + i4+"/checker",schemaPath:"#/properties/validation/items/properties/checker/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data31.code !== undefined){
+let data36 = data31.code;
+if(typeof data36 === "string"){
+if(!pattern104.test(data36)){
+const err88 = {instancePath:instancePath+"/checks/" + i4+"/code",schemaPath:"#/properties/checks/items/properties/code/pattern",keyword:"pattern",params:{pattern: "^CHECK_[A-Z_]+$"},message:"must match pattern \""+"^CHECK_[A-Z_]+$"+"\""};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -13470,11 +13469,8 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(data31.input_sha256 !== undefined){
-let data37 = data31.input_sha256;
-if(typeof data37 === "string"){
-if(!pattern4.test(data37)){
-const err89 = {instancePath:instancePath+"/validation/" + i4+"/input_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+else {
+const err89 = {instancePath:instancePath+"/checks/" + i4+"/code",schemaPath:"#/properties/checks/items/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -13484,8 +13480,11 @@ vErrors.push(err89);
 errors++;
 }
 }
-else {
-const err90 = {instancePath:instancePath+"/validation/" + i4+"/input_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31.argv !== undefined){
+let data37 = data31.argv;
+if(Array.isArray(data37)){
+if(data37.length < 1){
+const err90 = {instancePath:instancePath+"/checks/" + i4+"/argv",schemaPath:"#/properties/checks/items/properties/argv/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -13494,10 +13493,10 @@ vErrors.push(err90);
 }
 errors++;
 }
-}
-}
-else {
-const err91 = {instancePath:instancePath+"/validation/" + i4,schemaPath:"#/properties/validation/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const len5 = data37.length;
+for(let i5=0; i5<len5; i5++){
+if(typeof data37[i5] !== "string"){
+const err91 = {instancePath:instancePath+"/checks/" + i4+"/argv/" + i5,schemaPath:"#/properties/checks/items/properties/argv/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -13509,7 +13508,7 @@ errors++;
 }
 }
 else {
-const err92 = {instancePath:instancePath+"/validation",schemaPath:"#/properties/validation/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err92 = {instancePath:instancePath+"/checks/" + i4+"/argv",schemaPath:"#/properties/checks/items/properties/argv/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -13519,15 +13518,10 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(data.checkout !== undefined){
-let data38 = data.checkout;
-const _errs87 = errors;
-let valid24 = true;
-const _errs88 = errors;
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-if(data38.clean_after !== undefined){
-if(true !== data38.clean_after){
-const err93 = {};
+if(data31.exit_code !== undefined){
+let data39 = data31.exit_code;
+if((!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))) && (data39 !== null)){
+const err93 = {instancePath:instancePath+"/checks/" + i4+"/exit_code",schemaPath:"#/properties/checks/items/properties/exit_code/type",keyword:"type",params:{type: schema143.properties.checks.items.properties.exit_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -13537,26 +13531,9 @@ vErrors.push(err93);
 errors++;
 }
 }
-}
-var _valid0 = _errs88 === errors;
-errors = _errs87;
-if(vErrors !== null){
-if(_errs87){
-vErrors.length = _errs87;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause0;
-if(_valid0){
-const _errs90 = errors;
-const _errs91 = errors;
-const _errs92 = errors;
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-let missing0;
-if((data38.after_detail === undefined) && (missing0 = "after_detail")){
-const err94 = {};
+if(data31.timed_out !== undefined){
+if(typeof data31.timed_out !== "boolean"){
+const err94 = {instancePath:instancePath+"/checks/" + i4+"/timed_out",schemaPath:"#/properties/checks/items/properties/timed_out/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -13566,9 +13543,9 @@ vErrors.push(err94);
 errors++;
 }
 }
-var valid26 = _errs92 === errors;
-if(valid26){
-const err95 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/then/not",keyword:"not",params:{},message:"must NOT be valid"};
+}
+else {
+const err95 = {instancePath:instancePath+"/checks/" + i4,schemaPath:"#/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -13577,26 +13554,10 @@ vErrors.push(err95);
 }
 errors++;
 }
-else {
-errors = _errs91;
-if(vErrors !== null){
-if(_errs91){
-vErrors.length = _errs91;
+}
 }
 else {
-vErrors = null;
-}
-}
-}
-var _valid0 = _errs90 === errors;
-valid24 = _valid0;
-ifClause0 = "then";
-}
-else {
-const _errs93 = errors;
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-if(data38.after_detail === undefined){
-const err96 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/else/required",keyword:"required",params:{missingProperty: "after_detail"},message:"must have required property '"+"after_detail"+"'"};
+const err96 = {instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -13606,12 +13567,11 @@ vErrors.push(err96);
 errors++;
 }
 }
-var _valid0 = _errs93 === errors;
-valid24 = _valid0;
-ifClause0 = "else";
-}
-if(!valid24){
-const err97 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(data.validation !== undefined){
+let data41 = data.validation;
+if(Array.isArray(data41)){
+if(data41.length > 4){
+const err97 = {instancePath:instancePath+"/validation",schemaPath:"#/properties/validation/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -13620,9 +13580,12 @@ vErrors.push(err97);
 }
 errors++;
 }
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-if(data38.root === undefined){
-const err98 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
+const len6 = data41.length;
+for(let i6=0; i6<len6; i6++){
+let data42 = data41[i6];
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+if(data42.stage === undefined){
+const err98 = {instancePath:instancePath+"/validation/" + i6,schemaPath:"#/properties/validation/items/required",keyword:"required",params:{missingProperty: "stage"},message:"must have required property '"+"stage"+"'"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -13631,8 +13594,8 @@ vErrors.push(err98);
 }
 errors++;
 }
-if(data38.sha === undefined){
-const err99 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "sha"},message:"must have required property '"+"sha"+"'"};
+if(data42.status === undefined){
+const err99 = {instancePath:instancePath+"/validation/" + i6,schemaPath:"#/properties/validation/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -13641,8 +13604,8 @@ vErrors.push(err99);
 }
 errors++;
 }
-if(data38.clean_before === undefined){
-const err100 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "clean_before"},message:"must have required property '"+"clean_before"+"'"};
+if(data42.checker === undefined){
+const err100 = {instancePath:instancePath+"/validation/" + i6,schemaPath:"#/properties/validation/items/required",keyword:"required",params:{missingProperty: "checker"},message:"must have required property '"+"checker"+"'"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -13651,8 +13614,8 @@ vErrors.push(err100);
 }
 errors++;
 }
-if(data38.clean_after === undefined){
-const err101 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "clean_after"},message:"must have required property '"+"clean_after"+"'"};
+if(data42.input_sha256 === undefined){
+const err101 = {instancePath:instancePath+"/validation/" + i6,schemaPath:"#/properties/validation/items/required",keyword:"required",params:{missingProperty: "input_sha256"},message:"must have required property '"+"input_sha256"+"'"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -13661,9 +13624,9 @@ vErrors.push(err101);
 }
 errors++;
 }
-for(const key6 in data38){
-if(!(((((key6 === "root") || (key6 === "sha")) || (key6 === "clean_before")) || (key6 === "clean_after")) || (key6 === "after_detail"))){
-const err102 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+for(const key5 in data42){
+if(!((((key5 === "stage") || (key5 === "status")) || (key5 === "checker")) || (key5 === "input_sha256"))){
+const err102 = {instancePath:instancePath+"/validation/" + i6,schemaPath:"#/properties/validation/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -13673,11 +13636,10 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data38.root !== undefined){
-let data40 = data38.root;
-if(typeof data40 === "string"){
-if(func2(data40) > 4096){
-const err103 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(data42.stage !== undefined){
+let data43 = data42.stage;
+if(typeof data43 !== "string"){
+const err103 = {instancePath:instancePath+"/validation/" + i6+"/stage",schemaPath:"#/properties/validation/items/properties/stage/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -13686,8 +13648,8 @@ vErrors.push(err103);
 }
 errors++;
 }
-if(!pattern22.test(data40)){
-const err104 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
+if(!((((data43 === "job_instructions_validation") || (data43 === "prompt_validation")) || (data43 === "request_instructions_validation")) || (data43 === "summary_validation"))){
+const err104 = {instancePath:instancePath+"/validation/" + i6+"/stage",schemaPath:"#/properties/validation/items/properties/stage/enum",keyword:"enum",params:{allowedValues: schema143.properties.validation.items.properties.stage.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -13697,8 +13659,10 @@ vErrors.push(err104);
 errors++;
 }
 }
-else {
-const err105 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data42.status !== undefined){
+let data44 = data42.status;
+if(typeof data44 !== "string"){
+const err105 = {instancePath:instancePath+"/validation/" + i6+"/status",schemaPath:"#/properties/validation/items/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -13707,12 +13671,8 @@ vErrors.push(err105);
 }
 errors++;
 }
-}
-if(data38.sha !== undefined){
-let data41 = data38.sha;
-if(typeof data41 === "string"){
-if(!pattern5.test(data41)){
-const err106 = {instancePath:instancePath+"/checkout/sha",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40}$"},message:"must match pattern \""+"^[0-9a-f]{40}$"+"\""};
+if(!(((data44 === "pass") || (data44 === "fail")) || (data44 === "not_applicable"))){
+const err106 = {instancePath:instancePath+"/validation/" + i6+"/status",schemaPath:"#/properties/validation/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema143.properties.validation.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -13722,8 +13682,11 @@ vErrors.push(err106);
 errors++;
 }
 }
-else {
-const err107 = {instancePath:instancePath+"/checkout/sha",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data42.checker !== undefined){
+let data45 = data42.checker;
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+if(data45.name === undefined){
+const err107 = {instancePath:instancePath+"/validation/" + i6+"/checker",schemaPath:"#/properties/validation/items/properties/checker/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -13732,10 +13695,8 @@ vErrors.push(err107);
 }
 errors++;
 }
-}
-if(data38.clean_before !== undefined){
-if(true !== data38.clean_before){
-const err108 = {instancePath:instancePath+"/checkout/clean_before",schemaPath:"#/properties/checkout/properties/clean_before/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(data45.version === undefined){
+const err108 = {instancePath:instancePath+"/validation/" + i6+"/checker",schemaPath:"#/properties/validation/items/properties/checker/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -13744,10 +13705,9 @@ vErrors.push(err108);
 }
 errors++;
 }
-}
-if(data38.clean_after !== undefined){
-if(typeof data38.clean_after !== "boolean"){
-const err109 = {instancePath:instancePath+"/checkout/clean_after",schemaPath:"#/properties/checkout/properties/clean_after/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+for(const key6 in data45){
+if(!((key6 === "name") || (key6 === "version"))){
+const err109 = {instancePath:instancePath+"/validation/" + i6+"/checker",schemaPath:"#/properties/validation/items/properties/checker/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -13757,9 +13717,9 @@ vErrors.push(err109);
 errors++;
 }
 }
-if(data38.after_detail !== undefined){
-if(typeof data38.after_detail !== "string"){
-const err110 = {instancePath:instancePath+"/checkout/after_detail",schemaPath:"#/properties/checkout/properties/after_detail/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.name !== undefined){
+if(typeof data45.name !== "string"){
+const err110 = {instancePath:instancePath+"/validation/" + i6+"/checker/name",schemaPath:"#/properties/validation/items/properties/checker/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -13769,9 +13729,10 @@ vErrors.push(err110);
 errors++;
 }
 }
-}
-else {
-const err111 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data45.version !== undefined){
+let data47 = data45.version;
+if(!(((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47))) && (isFinite(data47)))){
+const err111 = {instancePath:instancePath+"/validation/" + i6+"/checker/version",schemaPath:"#/properties/validation/items/properties/checker/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -13780,12 +13741,9 @@ vErrors.push(err111);
 }
 errors++;
 }
-}
-if(data.candidate !== undefined){
-let data45 = data.candidate;
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-if(data45.ref === undefined){
-const err112 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/required",keyword:"required",params:{missingProperty: "ref"},message:"must have required property '"+"ref"+"'"};
+if((typeof data47 == "number") && (isFinite(data47))){
+if(data47 < 1 || isNaN(data47)){
+const err112 = {instancePath:instancePath+"/validation/" + i6+"/checker/version",schemaPath:"#/properties/validation/items/properties/checker/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -13794,8 +13752,11 @@ vErrors.push(err112);
 }
 errors++;
 }
-if(data45.commit === undefined){
-const err113 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/required",keyword:"required",params:{missingProperty: "commit"},message:"must have required property '"+"commit"+"'"};
+}
+}
+}
+else {
+const err113 = {instancePath:instancePath+"/validation/" + i6+"/checker",schemaPath:"#/properties/validation/items/properties/checker/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -13804,8 +13765,12 @@ vErrors.push(err113);
 }
 errors++;
 }
-if(data45.tree === undefined){
-const err114 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/required",keyword:"required",params:{missingProperty: "tree"},message:"must have required property '"+"tree"+"'"};
+}
+if(data42.input_sha256 !== undefined){
+let data48 = data42.input_sha256;
+if(typeof data48 === "string"){
+if(!pattern4.test(data48)){
+const err114 = {instancePath:instancePath+"/validation/" + i6+"/input_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -13814,8 +13779,9 @@ vErrors.push(err114);
 }
 errors++;
 }
-if(data45.committed_at === undefined){
-const err115 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/required",keyword:"required",params:{missingProperty: "committed_at"},message:"must have required property '"+"committed_at"+"'"};
+}
+else {
+const err115 = {instancePath:instancePath+"/validation/" + i6+"/input_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -13824,8 +13790,10 @@ vErrors.push(err115);
 }
 errors++;
 }
-if(data45.bundle_sha256 === undefined){
-const err116 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/required",keyword:"required",params:{missingProperty: "bundle_sha256"},message:"must have required property '"+"bundle_sha256"+"'"};
+}
+}
+else {
+const err116 = {instancePath:instancePath+"/validation/" + i6,schemaPath:"#/properties/validation/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -13834,9 +13802,10 @@ vErrors.push(err116);
 }
 errors++;
 }
-for(const key7 in data45){
-if(!(((((key7 === "ref") || (key7 === "commit")) || (key7 === "tree")) || (key7 === "committed_at")) || (key7 === "bundle_sha256"))){
-const err117 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+}
+}
+else {
+const err117 = {instancePath:instancePath+"/validation",schemaPath:"#/properties/validation/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -13846,11 +13815,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data45.ref !== undefined){
-let data46 = data45.ref;
-if(typeof data46 === "string"){
-if(!pattern47.test(data46)){
-const err118 = {instancePath:instancePath+"/candidate/ref",schemaPath:"#/properties/candidate/properties/ref/pattern",keyword:"pattern",params:{pattern: "^refs/heads/repairline/[0-9a-f]{16}$"},message:"must match pattern \""+"^refs/heads/repairline/[0-9a-f]{16}$"+"\""};
+if(data.checkout !== undefined){
+let data49 = data.checkout;
+const _errs110 = errors;
+let valid29 = true;
+const _errs111 = errors;
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+if(data49.clean_after !== undefined){
+if(true !== data49.clean_after){
+const err118 = {};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -13860,8 +13833,26 @@ vErrors.push(err118);
 errors++;
 }
 }
+}
+var _valid0 = _errs111 === errors;
+errors = _errs110;
+if(vErrors !== null){
+if(_errs110){
+vErrors.length = _errs110;
+}
 else {
-const err119 = {instancePath:instancePath+"/candidate/ref",schemaPath:"#/properties/candidate/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid0){
+const _errs113 = errors;
+const _errs114 = errors;
+const _errs115 = errors;
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+let missing0;
+if((data49.after_detail === undefined) && (missing0 = "after_detail")){
+const err119 = {};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -13871,11 +13862,9 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(data45.commit !== undefined){
-let data47 = data45.commit;
-if(typeof data47 === "string"){
-if(!pattern5.test(data47)){
-const err120 = {instancePath:instancePath+"/candidate/commit",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40}$"},message:"must match pattern \""+"^[0-9a-f]{40}$"+"\""};
+var valid31 = _errs115 === errors;
+if(valid31){
+const err120 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/then/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -13884,9 +13873,26 @@ vErrors.push(err120);
 }
 errors++;
 }
+else {
+errors = _errs114;
+if(vErrors !== null){
+if(_errs114){
+vErrors.length = _errs114;
 }
 else {
-const err121 = {instancePath:instancePath+"/candidate/commit",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs113 === errors;
+valid29 = _valid0;
+ifClause0 = "then";
+}
+else {
+const _errs116 = errors;
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+if(data49.after_detail === undefined){
+const err121 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/else/required",keyword:"required",params:{missingProperty: "after_detail"},message:"must have required property '"+"after_detail"+"'"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -13896,11 +13902,12 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(data45.tree !== undefined){
-let data48 = data45.tree;
-if(typeof data48 === "string"){
-if(!pattern5.test(data48)){
-const err122 = {instancePath:instancePath+"/candidate/tree",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40}$"},message:"must match pattern \""+"^[0-9a-f]{40}$"+"\""};
+var _valid0 = _errs116 === errors;
+valid29 = _valid0;
+ifClause0 = "else";
+}
+if(!valid29){
+const err122 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -13909,9 +13916,9 @@ vErrors.push(err122);
 }
 errors++;
 }
-}
-else {
-const err123 = {instancePath:instancePath+"/candidate/tree",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+if(data49.root === undefined){
+const err123 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -13920,12 +13927,8 @@ vErrors.push(err123);
 }
 errors++;
 }
-}
-if(data45.committed_at !== undefined){
-let data49 = data45.committed_at;
-if(typeof data49 === "string"){
-if(!pattern20.test(data49)){
-const err124 = {instancePath:instancePath+"/candidate/committed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
+if(data49.sha === undefined){
+const err124 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "sha"},message:"must have required property '"+"sha"+"'"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -13934,9 +13937,8 @@ vErrors.push(err124);
 }
 errors++;
 }
-}
-else {
-const err125 = {instancePath:instancePath+"/candidate/committed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data49.clean_before === undefined){
+const err125 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "clean_before"},message:"must have required property '"+"clean_before"+"'"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -13945,12 +13947,8 @@ vErrors.push(err125);
 }
 errors++;
 }
-}
-if(data45.bundle_sha256 !== undefined){
-let data50 = data45.bundle_sha256;
-if(typeof data50 === "string"){
-if(!pattern4.test(data50)){
-const err126 = {instancePath:instancePath+"/candidate/bundle_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(data49.clean_after === undefined){
+const err126 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/required",keyword:"required",params:{missingProperty: "clean_after"},message:"must have required property '"+"clean_after"+"'"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -13959,9 +13957,9 @@ vErrors.push(err126);
 }
 errors++;
 }
-}
-else {
-const err127 = {instancePath:instancePath+"/candidate/bundle_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key7 in data49){
+if(!(((((key7 === "root") || (key7 === "sha")) || (key7 === "clean_before")) || (key7 === "clean_after")) || (key7 === "after_detail"))){
+const err127 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -13971,9 +13969,11 @@ vErrors.push(err127);
 errors++;
 }
 }
-}
-else {
-const err128 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data49.root !== undefined){
+let data51 = data49.root;
+if(typeof data51 === "string"){
+if(func2(data51) > 4096){
+const err128 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -13982,12 +13982,8 @@ vErrors.push(err128);
 }
 errors++;
 }
-}
-if(data.operator_work !== undefined){
-let data51 = data.operator_work;
-if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
-if(data51.status === undefined){
-const err129 = {instancePath:instancePath+"/operator_work",schemaPath:"#/properties/operator_work/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(!pattern22.test(data51)){
+const err129 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/pattern",keyword:"pattern",params:{pattern: "^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"},message:"must match pattern \""+"^(/(?!\\.\\.?(/|$))[^/\\u0000]+)+$"+"\""};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -13996,8 +13992,9 @@ vErrors.push(err129);
 }
 errors++;
 }
-if(data51.head_changed === undefined){
-const err130 = {instancePath:instancePath+"/operator_work",schemaPath:"#/properties/operator_work/required",keyword:"required",params:{missingProperty: "head_changed"},message:"must have required property '"+"head_changed"+"'"};
+}
+else {
+const err130 = {instancePath:instancePath+"/checkout/root",schemaPath:"urn:repairline:defs:v1#/$defs/absolutePath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -14006,8 +14003,12 @@ vErrors.push(err130);
 }
 errors++;
 }
-if(data51.index_changed === undefined){
-const err131 = {instancePath:instancePath+"/operator_work",schemaPath:"#/properties/operator_work/required",keyword:"required",params:{missingProperty: "index_changed"},message:"must have required property '"+"index_changed"+"'"};
+}
+if(data49.sha !== undefined){
+let data52 = data49.sha;
+if(typeof data52 === "string"){
+if(!pattern5.test(data52)){
+const err131 = {instancePath:instancePath+"/checkout/sha",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40}$"},message:"must match pattern \""+"^[0-9a-f]{40}$"+"\""};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -14016,8 +14017,9 @@ vErrors.push(err131);
 }
 errors++;
 }
-if(data51.changed_paths === undefined){
-const err132 = {instancePath:instancePath+"/operator_work",schemaPath:"#/properties/operator_work/required",keyword:"required",params:{missingProperty: "changed_paths"},message:"must have required property '"+"changed_paths"+"'"};
+}
+else {
+const err132 = {instancePath:instancePath+"/checkout/sha",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -14026,8 +14028,10 @@ vErrors.push(err132);
 }
 errors++;
 }
-if(data51.changed_path_count === undefined){
-const err133 = {instancePath:instancePath+"/operator_work",schemaPath:"#/properties/operator_work/required",keyword:"required",params:{missingProperty: "changed_path_count"},message:"must have required property '"+"changed_path_count"+"'"};
+}
+if(data49.clean_before !== undefined){
+if(true !== data49.clean_before){
+const err133 = {instancePath:instancePath+"/checkout/clean_before",schemaPath:"#/properties/checkout/properties/clean_before/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -14036,8 +14040,10 @@ vErrors.push(err133);
 }
 errors++;
 }
-if(data51.note === undefined){
-const err134 = {instancePath:instancePath+"/operator_work",schemaPath:"#/properties/operator_work/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
+}
+if(data49.clean_after !== undefined){
+if(typeof data49.clean_after !== "boolean"){
+const err134 = {instancePath:instancePath+"/checkout/clean_after",schemaPath:"#/properties/checkout/properties/clean_after/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -14046,9 +14052,10 @@ vErrors.push(err134);
 }
 errors++;
 }
-for(const key8 in data51){
-if(!((((((((key8 === "status") || (key8 === "admitted_sha256")) || (key8 === "sealed_sha256")) || (key8 === "head_changed")) || (key8 === "index_changed")) || (key8 === "changed_paths")) || (key8 === "changed_path_count")) || (key8 === "note"))){
-const err135 = {instancePath:instancePath+"/operator_work",schemaPath:"#/properties/operator_work/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+}
+if(data49.after_detail !== undefined){
+if(typeof data49.after_detail !== "string"){
+const err135 = {instancePath:instancePath+"/checkout/after_detail",schemaPath:"#/properties/checkout/properties/after_detail/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -14058,10 +14065,9 @@ vErrors.push(err135);
 errors++;
 }
 }
-if(data51.status !== undefined){
-let data52 = data51.status;
-if(typeof data52 !== "string"){
-const err136 = {instancePath:instancePath+"/operator_work/status",schemaPath:"#/properties/operator_work/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err136 = {instancePath:instancePath+"/checkout",schemaPath:"#/properties/checkout/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -14070,8 +14076,12 @@ vErrors.push(err136);
 }
 errors++;
 }
-if(!((((data52 === "unchanged") || (data52 === "changed")) || (data52 === "not_recorded")) || (data52 === "unreadable"))){
-const err137 = {instancePath:instancePath+"/operator_work/status",schemaPath:"#/properties/operator_work/properties/status/enum",keyword:"enum",params:{allowedValues: schema143.properties.operator_work.properties.status.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.candidate !== undefined){
+let data56 = data.candidate;
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+if(data56.ref === undefined){
+const err137 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/required",keyword:"required",params:{missingProperty: "ref"},message:"must have required property '"+"ref"+"'"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -14080,12 +14090,8 @@ vErrors.push(err137);
 }
 errors++;
 }
-}
-if(data51.admitted_sha256 !== undefined){
-let data53 = data51.admitted_sha256;
-if(typeof data53 === "string"){
-if(!pattern4.test(data53)){
-const err138 = {instancePath:instancePath+"/operator_work/admitted_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(data56.commit === undefined){
+const err138 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/required",keyword:"required",params:{missingProperty: "commit"},message:"must have required property '"+"commit"+"'"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -14094,9 +14100,8 @@ vErrors.push(err138);
 }
 errors++;
 }
-}
-else {
-const err139 = {instancePath:instancePath+"/operator_work/admitted_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data56.tree === undefined){
+const err139 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/required",keyword:"required",params:{missingProperty: "tree"},message:"must have required property '"+"tree"+"'"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -14105,12 +14110,8 @@ vErrors.push(err139);
 }
 errors++;
 }
-}
-if(data51.sealed_sha256 !== undefined){
-let data54 = data51.sealed_sha256;
-if(typeof data54 === "string"){
-if(!pattern4.test(data54)){
-const err140 = {instancePath:instancePath+"/operator_work/sealed_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(data56.committed_at === undefined){
+const err140 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/required",keyword:"required",params:{missingProperty: "committed_at"},message:"must have required property '"+"committed_at"+"'"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -14119,9 +14120,8 @@ vErrors.push(err140);
 }
 errors++;
 }
-}
-else {
-const err141 = {instancePath:instancePath+"/operator_work/sealed_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data56.bundle_sha256 === undefined){
+const err141 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/required",keyword:"required",params:{missingProperty: "bundle_sha256"},message:"must have required property '"+"bundle_sha256"+"'"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -14130,10 +14130,9 @@ vErrors.push(err141);
 }
 errors++;
 }
-}
-if(data51.head_changed !== undefined){
-if(typeof data51.head_changed !== "boolean"){
-const err142 = {instancePath:instancePath+"/operator_work/head_changed",schemaPath:"#/properties/operator_work/properties/head_changed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+for(const key8 in data56){
+if(!(((((key8 === "ref") || (key8 === "commit")) || (key8 === "tree")) || (key8 === "committed_at")) || (key8 === "bundle_sha256"))){
+const err142 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -14143,9 +14142,11 @@ vErrors.push(err142);
 errors++;
 }
 }
-if(data51.index_changed !== undefined){
-if(typeof data51.index_changed !== "boolean"){
-const err143 = {instancePath:instancePath+"/operator_work/index_changed",schemaPath:"#/properties/operator_work/properties/index_changed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data56.ref !== undefined){
+let data57 = data56.ref;
+if(typeof data57 === "string"){
+if(!pattern47.test(data57)){
+const err143 = {instancePath:instancePath+"/candidate/ref",schemaPath:"#/properties/candidate/properties/ref/pattern",keyword:"pattern",params:{pattern: "^refs/heads/repairline/[0-9a-f]{16}$"},message:"must match pattern \""+"^refs/heads/repairline/[0-9a-f]{16}$"+"\""};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -14155,11 +14156,8 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(data51.changed_paths !== undefined){
-let data57 = data51.changed_paths;
-if(Array.isArray(data57)){
-if(data57.length > 256){
-const err144 = {instancePath:instancePath+"/operator_work/changed_paths",schemaPath:"#/properties/operator_work/properties/changed_paths/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
+else {
+const err144 = {instancePath:instancePath+"/candidate/ref",schemaPath:"#/properties/candidate/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -14168,10 +14166,12 @@ vErrors.push(err144);
 }
 errors++;
 }
-const len5 = data57.length;
-for(let i5=0; i5<len5; i5++){
-if(typeof data57[i5] !== "string"){
-const err145 = {instancePath:instancePath+"/operator_work/changed_paths/" + i5,schemaPath:"#/properties/operator_work/properties/changed_paths/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data56.commit !== undefined){
+let data58 = data56.commit;
+if(typeof data58 === "string"){
+if(!pattern5.test(data58)){
+const err145 = {instancePath:instancePath+"/candidate/commit",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40}$"},message:"must match pattern \""+"^[0-9a-f]{40}$"+"\""};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -14181,9 +14181,8 @@ vErrors.push(err145);
 errors++;
 }
 }
-}
 else {
-const err146 = {instancePath:instancePath+"/operator_work/changed_paths",schemaPath:"#/properties/operator_work/properties/changed_paths/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err146 = {instancePath:instancePath+"/candidate/commit",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -14193,10 +14192,11 @@ vErrors.push(err146);
 errors++;
 }
 }
-if(data51.changed_path_count !== undefined){
-let data59 = data51.changed_path_count;
-if(!(((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59))) && (isFinite(data59)))){
-const err147 = {instancePath:instancePath+"/operator_work/changed_path_count",schemaPath:"#/properties/operator_work/properties/changed_path_count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data56.tree !== undefined){
+let data59 = data56.tree;
+if(typeof data59 === "string"){
+if(!pattern5.test(data59)){
+const err147 = {instancePath:instancePath+"/candidate/tree",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40}$"},message:"must match pattern \""+"^[0-9a-f]{40}$"+"\""};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -14205,9 +14205,9 @@ vErrors.push(err147);
 }
 errors++;
 }
-if((typeof data59 == "number") && (isFinite(data59))){
-if(data59 < 0 || isNaN(data59)){
-const err148 = {instancePath:instancePath+"/operator_work/changed_path_count",schemaPath:"#/properties/operator_work/properties/changed_path_count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err148 = {instancePath:instancePath+"/candidate/tree",schemaPath:"urn:repairline:defs:v1#/$defs/gitSha/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -14217,12 +14217,11 @@ vErrors.push(err148);
 errors++;
 }
 }
-}
-if(data51.note !== undefined){
-let data60 = data51.note;
+if(data56.committed_at !== undefined){
+let data60 = data56.committed_at;
 if(typeof data60 === "string"){
-if(func2(data60) > 2000){
-const err149 = {instancePath:instancePath+"/operator_work/note",schemaPath:"#/properties/operator_work/properties/note/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(!pattern20.test(data60)){
+const err149 = {instancePath:instancePath+"/candidate/committed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -14233,7 +14232,7 @@ errors++;
 }
 }
 else {
-const err150 = {instancePath:instancePath+"/operator_work/note",schemaPath:"#/properties/operator_work/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err150 = {instancePath:instancePath+"/candidate/committed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -14243,9 +14242,11 @@ vErrors.push(err150);
 errors++;
 }
 }
-}
-else {
-const err151 = {instancePath:instancePath+"/operator_work",schemaPath:"#/properties/operator_work/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data56.bundle_sha256 !== undefined){
+let data61 = data56.bundle_sha256;
+if(typeof data61 === "string"){
+if(!pattern4.test(data61)){
+const err151 = {instancePath:instancePath+"/candidate/bundle_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -14255,9 +14256,8 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(data.test_hooks !== undefined){
-if(typeof data.test_hooks !== "boolean"){
-const err152 = {instancePath:instancePath+"/test_hooks",schemaPath:"#/properties/test_hooks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err152 = {instancePath:instancePath+"/candidate/bundle_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -14267,11 +14267,9 @@ vErrors.push(err152);
 errors++;
 }
 }
-if(data.sealed_at !== undefined){
-let data62 = data.sealed_at;
-if(typeof data62 === "string"){
-if(!pattern20.test(data62)){
-const err153 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
+}
+else {
+const err153 = {instancePath:instancePath+"/candidate",schemaPath:"#/properties/candidate/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -14281,8 +14279,11 @@ vErrors.push(err153);
 errors++;
 }
 }
-else {
-const err154 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.operator_work !== undefined){
+let data62 = data.operator_work;
+if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+if(data62.status === undefined){
+const err154 = {instancePath:instancePath+"/operator_work",schemaPath:"#/properties/operator_work/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -14291,12 +14292,8 @@ vErrors.push(err154);
 }
 errors++;
 }
-}
-if(data.stated_limits !== undefined){
-let data63 = data.stated_limits;
-if(Array.isArray(data63)){
-if(data63.length < 1){
-const err155 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data62.head_changed === undefined){
+const err155 = {instancePath:instancePath+"/operator_work",schemaPath:"#/properties/operator_work/required",keyword:"required",params:{missingProperty: "head_changed"},message:"must have required property '"+"head_changed"+"'"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -14305,10 +14302,8 @@ vErrors.push(err155);
 }
 errors++;
 }
-const len6 = data63.length;
-for(let i6=0; i6<len6; i6++){
-if(typeof data63[i6] !== "string"){
-const err156 = {instancePath:instancePath+"/stated_limits/" + i6,schemaPath:"#/properties/stated_limits/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data62.index_changed === undefined){
+const err156 = {instancePath:instancePath+"/operator_work",schemaPath:"#/properties/operator_work/required",keyword:"required",params:{missingProperty: "index_changed"},message:"must have required property '"+"index_changed"+"'"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -14317,10 +14312,8 @@ vErrors.push(err156);
 }
 errors++;
 }
-}
-}
-else {
-const err157 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data62.changed_paths === undefined){
+const err157 = {instancePath:instancePath+"/operator_work",schemaPath:"#/properties/operator_work/required",keyword:"required",params:{missingProperty: "changed_paths"},message:"must have required property '"+"changed_paths"+"'"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -14329,15 +14322,318 @@ vErrors.push(err157);
 }
 errors++;
 }
-}
-}
-else {
-const err158 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data62.changed_path_count === undefined){
+const err158 = {instancePath:instancePath+"/operator_work",schemaPath:"#/properties/operator_work/required",keyword:"required",params:{missingProperty: "changed_path_count"},message:"must have required property '"+"changed_path_count"+"'"};
 if(vErrors === null){
 vErrors = [err158];
 }
 else {
 vErrors.push(err158);
+}
+errors++;
+}
+if(data62.note === undefined){
+const err159 = {instancePath:instancePath+"/operator_work",schemaPath:"#/properties/operator_work/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
+if(vErrors === null){
+vErrors = [err159];
+}
+else {
+vErrors.push(err159);
+}
+errors++;
+}
+for(const key9 in data62){
+if(!((((((((key9 === "status") || (key9 === "admitted_sha256")) || (key9 === "sealed_sha256")) || (key9 === "head_changed")) || (key9 === "index_changed")) || (key9 === "changed_paths")) || (key9 === "changed_path_count")) || (key9 === "note"))){
+const err160 = {instancePath:instancePath+"/operator_work",schemaPath:"#/properties/operator_work/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err160];
+}
+else {
+vErrors.push(err160);
+}
+errors++;
+}
+}
+if(data62.status !== undefined){
+let data63 = data62.status;
+if(typeof data63 !== "string"){
+const err161 = {instancePath:instancePath+"/operator_work/status",schemaPath:"#/properties/operator_work/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err161];
+}
+else {
+vErrors.push(err161);
+}
+errors++;
+}
+if(!((((data63 === "unchanged") || (data63 === "changed")) || (data63 === "not_recorded")) || (data63 === "unreadable"))){
+const err162 = {instancePath:instancePath+"/operator_work/status",schemaPath:"#/properties/operator_work/properties/status/enum",keyword:"enum",params:{allowedValues: schema143.properties.operator_work.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err162];
+}
+else {
+vErrors.push(err162);
+}
+errors++;
+}
+}
+if(data62.admitted_sha256 !== undefined){
+let data64 = data62.admitted_sha256;
+if(typeof data64 === "string"){
+if(!pattern4.test(data64)){
+const err163 = {instancePath:instancePath+"/operator_work/admitted_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err163];
+}
+else {
+vErrors.push(err163);
+}
+errors++;
+}
+}
+else {
+const err164 = {instancePath:instancePath+"/operator_work/admitted_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err164];
+}
+else {
+vErrors.push(err164);
+}
+errors++;
+}
+}
+if(data62.sealed_sha256 !== undefined){
+let data65 = data62.sealed_sha256;
+if(typeof data65 === "string"){
+if(!pattern4.test(data65)){
+const err165 = {instancePath:instancePath+"/operator_work/sealed_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err165];
+}
+else {
+vErrors.push(err165);
+}
+errors++;
+}
+}
+else {
+const err166 = {instancePath:instancePath+"/operator_work/sealed_sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err166];
+}
+else {
+vErrors.push(err166);
+}
+errors++;
+}
+}
+if(data62.head_changed !== undefined){
+if(typeof data62.head_changed !== "boolean"){
+const err167 = {instancePath:instancePath+"/operator_work/head_changed",schemaPath:"#/properties/operator_work/properties/head_changed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err167];
+}
+else {
+vErrors.push(err167);
+}
+errors++;
+}
+}
+if(data62.index_changed !== undefined){
+if(typeof data62.index_changed !== "boolean"){
+const err168 = {instancePath:instancePath+"/operator_work/index_changed",schemaPath:"#/properties/operator_work/properties/index_changed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err168];
+}
+else {
+vErrors.push(err168);
+}
+errors++;
+}
+}
+if(data62.changed_paths !== undefined){
+let data68 = data62.changed_paths;
+if(Array.isArray(data68)){
+if(data68.length > 256){
+const err169 = {instancePath:instancePath+"/operator_work/changed_paths",schemaPath:"#/properties/operator_work/properties/changed_paths/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
+if(vErrors === null){
+vErrors = [err169];
+}
+else {
+vErrors.push(err169);
+}
+errors++;
+}
+const len7 = data68.length;
+for(let i7=0; i7<len7; i7++){
+if(typeof data68[i7] !== "string"){
+const err170 = {instancePath:instancePath+"/operator_work/changed_paths/" + i7,schemaPath:"#/properties/operator_work/properties/changed_paths/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err170];
+}
+else {
+vErrors.push(err170);
+}
+errors++;
+}
+}
+}
+else {
+const err171 = {instancePath:instancePath+"/operator_work/changed_paths",schemaPath:"#/properties/operator_work/properties/changed_paths/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err171];
+}
+else {
+vErrors.push(err171);
+}
+errors++;
+}
+}
+if(data62.changed_path_count !== undefined){
+let data70 = data62.changed_path_count;
+if(!(((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70))) && (isFinite(data70)))){
+const err172 = {instancePath:instancePath+"/operator_work/changed_path_count",schemaPath:"#/properties/operator_work/properties/changed_path_count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err172];
+}
+else {
+vErrors.push(err172);
+}
+errors++;
+}
+if((typeof data70 == "number") && (isFinite(data70))){
+if(data70 < 0 || isNaN(data70)){
+const err173 = {instancePath:instancePath+"/operator_work/changed_path_count",schemaPath:"#/properties/operator_work/properties/changed_path_count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err173];
+}
+else {
+vErrors.push(err173);
+}
+errors++;
+}
+}
+}
+if(data62.note !== undefined){
+let data71 = data62.note;
+if(typeof data71 === "string"){
+if(func2(data71) > 2000){
+const err174 = {instancePath:instancePath+"/operator_work/note",schemaPath:"#/properties/operator_work/properties/note/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err174];
+}
+else {
+vErrors.push(err174);
+}
+errors++;
+}
+}
+else {
+const err175 = {instancePath:instancePath+"/operator_work/note",schemaPath:"#/properties/operator_work/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err175];
+}
+else {
+vErrors.push(err175);
+}
+errors++;
+}
+}
+}
+else {
+const err176 = {instancePath:instancePath+"/operator_work",schemaPath:"#/properties/operator_work/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err176];
+}
+else {
+vErrors.push(err176);
+}
+errors++;
+}
+}
+if(data.test_hooks !== undefined){
+if(typeof data.test_hooks !== "boolean"){
+const err177 = {instancePath:instancePath+"/test_hooks",schemaPath:"#/properties/test_hooks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err177];
+}
+else {
+vErrors.push(err177);
+}
+errors++;
+}
+}
+if(data.sealed_at !== undefined){
+let data73 = data.sealed_at;
+if(typeof data73 === "string"){
+if(!pattern20.test(data73)){
+const err178 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err178];
+}
+else {
+vErrors.push(err178);
+}
+errors++;
+}
+}
+else {
+const err179 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err179];
+}
+else {
+vErrors.push(err179);
+}
+errors++;
+}
+}
+if(data.stated_limits !== undefined){
+let data74 = data.stated_limits;
+if(Array.isArray(data74)){
+if(data74.length < 1){
+const err180 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err180];
+}
+else {
+vErrors.push(err180);
+}
+errors++;
+}
+const len8 = data74.length;
+for(let i8=0; i8<len8; i8++){
+if(typeof data74[i8] !== "string"){
+const err181 = {instancePath:instancePath+"/stated_limits/" + i8,schemaPath:"#/properties/stated_limits/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err181];
+}
+else {
+vErrors.push(err181);
+}
+errors++;
+}
+}
+}
+else {
+const err182 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err182];
+}
+else {
+vErrors.push(err182);
+}
+errors++;
+}
+}
+}
+else {
+const err183 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err183];
+}
+else {
+vErrors.push(err183);
 }
 errors++;
 }
@@ -17060,7 +17356,7 @@ validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 const schema213 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"const":1},"kind":{"const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"command":{"type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
-const pattern132 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
+const pattern133 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
 
 function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-start:v1" */;
@@ -17166,7 +17462,7 @@ errors++;
 if(data.command !== undefined){
 let data3 = data.command;
 if(typeof data3 === "string"){
-if(!pattern132.test(data3)){
+if(!pattern133.test(data3)){
 const err8 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z-]{0,31}$"},message:"must match pattern \""+"^[a-z][a-z-]{0,31}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -18200,7 +18496,7 @@ validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 const schema225 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:request:v1","type":"object","additionalProperties":false,"required":["model","instructions","input","max_output_tokens","store","text"],"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"instructions":{"type":"string","minLength":1},"input":{"type":"string","minLength":1},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"store":{"const":false},"text":{"type":"object","additionalProperties":false,"required":["format"],"properties":{"format":{"type":"object","additionalProperties":false,"required":["type","name","strict","schema"],"properties":{"type":{"const":"json_schema"},"name":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"strict":{"const":true},"schema":{"const":{"description":"proposal.json: the model's structured answer (DESIGN §6a). The summary passes the return contract before any edit is looked at; the edits are exact search/replace pairs applied in order by gate-patch. This schema is also sent (strict json_schema) as the request's text.format.","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"description":"Three one-line fields, in this order.","type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"description":"What causes the failure.","type":"string"},"change":{"description":"What the edits change.","type":"string"},"risk":{"description":"What could go wrong.","type":"string"}}},"edits":{"description":"Exact edits, applied in order; each search occurs exactly once at that point.","type":"array","minItems":1,"maxItems":32,"items":{"description":"One exact search/replace edit of an allowed file.","type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"description":"One of allowed_files.","type":"string"},"search":{"description":"Exact existing text.","type":"string"},"replace":{"description":"New text.","type":"string"}}}}}}}}}}}}};
-const pattern141 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
+const pattern142 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:request:v1" */;
@@ -18523,7 +18819,7 @@ errors++;
 if(data6.name !== undefined){
 let data8 = data6.name;
 if(typeof data8 === "string"){
-if(!pattern141.test(data8)){
+if(!pattern142.test(data8)){
 const err27 = {instancePath:instancePath+"/text/format/name",schemaPath:"#/properties/text/properties/format/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
@@ -19810,7 +20106,7 @@ validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 const schema241 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:step-lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","step","pid","start_ticks","boot_id"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"pid":{"type":"integer","minimum":1},"start_ticks":{"type":"integer","minimum":0},"boot_id":{"type":"string","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"}}};
-const pattern149 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
+const pattern150 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
 
 function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:step-lock:v1" */;
@@ -20009,7 +20305,7 @@ errors++;
 if(data.boot_id !== undefined){
 let data5 = data.boot_id;
 if(typeof data5 === "string"){
-if(!pattern149.test(data5)){
+if(!pattern150.test(data5)){
 const err16 = {instancePath:instancePath+"/boot_id",schemaPath:"#/properties/boot_id/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -22032,8 +22328,8 @@ validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 const schema261 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:validation:v1","type":"object","additionalProperties":false,"required":["v","stage","register","register_source","checker","input_sha256","status","findings"],"properties":{"v":{"const":1},"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"register_source":{"type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"internal-text"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"findings":{"type":"array","maxItems":100,"items":{"type":"object","additionalProperties":false,"required":["rule","line","detail"],"properties":{"rule":{"type":"string","pattern":"^[a-z][a-z0-9-]{1,63}$"},"line":{"type":"integer","minimum":0},"detail":{"type":"string","minLength":1,"maxLength":500}}}}},"if":{"properties":{"status":{"const":"fail"}}},"then":{"properties":{"findings":{"type":"array","minItems":1}}},"else":{"properties":{"findings":{"type":"array","maxItems":0}}}};
-const pattern163 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$", "u");
-const pattern165 = new RegExp("^[a-z][a-z0-9-]{1,63}$", "u");
+const pattern164 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$", "u");
+const pattern166 = new RegExp("^[a-z][a-z0-9-]{1,63}$", "u");
 
 function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:validation:v1" */;
@@ -22315,7 +22611,7 @@ errors++;
 if(data.register_source !== undefined){
 let data6 = data.register_source;
 if(typeof data6 === "string"){
-if(!pattern163.test(data6)){
+if(!pattern164.test(data6)){
 const err20 = {instancePath:instancePath+"/register_source",schemaPath:"#/properties/register_source/pattern",keyword:"pattern",params:{pattern: "^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},message:"must match pattern \""+"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -22531,7 +22827,7 @@ errors++;
 if(data13.rule !== undefined){
 let data14 = data13.rule;
 if(typeof data14 === "string"){
-if(!pattern165.test(data14)){
+if(!pattern166.test(data14)){
 const err38 = {instancePath:instancePath+"/findings/" + i0+"/rule",schemaPath:"#/properties/findings/items/properties/rule/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9-]{1,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9-]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err38];

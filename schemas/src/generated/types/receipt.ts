@@ -79,6 +79,12 @@ export interface Receipt {
    */
   commands: SealedCommand[]
   /**
+   * The result of every clause of the execution config's checks, as baseline.json (reproduce: commands) and verify.json (verify: every clause) record them, in that order; absent when the config has no checks. Readback derives it again from those files and requires it to be equal. A fault's code says which way the check could not run (CHECK_NOT_STARTED, CHECK_FAULT_EXIT, CHECK_TIMED_OUT, CHECK_RUN_INCOMPLETE).
+   *
+   * @maxItems 64
+   */
+  checks?: SealedCheck[]
+  /**
    * The validation records present, in stage order (all four for scoped_test_verified).
    *
    * @maxItems 4
@@ -251,6 +257,47 @@ export interface SealedCommand {
    * sha256 of the events file it produced.
    */
   events_sha256: string
+}
+/**
+ * One clause's result on one tree.
+ */
+export interface SealedCheck {
+  /**
+   * reproduce (on the baseline) or verify (on the candidate).
+   */
+  step: 'reproduce' | 'verify'
+  /**
+   * source_absent, contains, matches or commands.
+   */
+  clause: 'source_absent' | 'contains' | 'matches' | 'commands'
+  /**
+   * Its position in its list of the config's checks.
+   */
+  index: number
+  /**
+   * pass, fail (disagreed), fault (could not run: says nothing about the code) or not_run.
+   */
+  status: 'pass' | 'fail' | 'fault' | 'not_run'
+  /**
+   * The result's code (check-result.schema.json).
+   */
+  code: string
+  /**
+   * commands: the argv run in the sandbox (the resolved program, then args).
+   *
+   * @minItems 1
+   *
+   * Items: One argument.
+   */
+  argv?: string[]
+  /**
+   * commands: its exit code, or null when it did not exit on its own.
+   */
+  exit_code?: number | null
+  /**
+   * commands: stopped at its own timeout_ms.
+   */
+  timed_out?: boolean
 }
 /**
  * One validation record, summarized.

@@ -32,6 +32,7 @@ import { checkTimeOrder } from './time-order.ts'
 import { CANDIDATE_CODE, checkCandidate } from './candidate-check.ts'
 import { checkOperatorWork, OPERATOR_WORK_CODE } from './operator-work-clause.ts'
 import { checksTimedOut, firstCheck } from '../checks/verdict.ts'
+import { CHECK_RESULT_MISMATCH, checkCheckResults } from './check-results.ts'
 import { checkRepairChain } from '../repair/chain.ts'
 
 export interface CheckContext {
@@ -470,6 +471,7 @@ const CHECKS: ReadonlyArray<[string, (c: CheckContext) => void | Promise<void>]>
   [CANDIDATE_CODE, checkCandidate],
   [OPERATOR_WORK_CODE, checkOperatorWork],
   ['COMMAND_MISALIGNED', checkCommands],
+  [CHECK_RESULT_MISMATCH, checkCheckResults],
   ['VALIDATION_MISMATCH', checkReceiptValidations],
   ['OUTCOME_MISMATCH', checkOutcomeClaims],
   ['REPAIR_CHAIN_MISMATCH', checkRepairChain],

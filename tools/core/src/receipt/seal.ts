@@ -13,6 +13,7 @@ import { assertClean } from '../git.ts'
 import { writeJsonAtomic } from '../atomic.ts'
 import { listAttemptFiles, RECEIPT_FILE, type AttemptListing } from './files.ts'
 import { ATTEMPT_FILES, STAGE_FILES, VALIDATION_FILES } from './stages.ts'
+import { sealedChecks } from './check-results.ts'
 import { CANDIDATE_JSON } from '../candidate/candidate.ts'
 import { operatorWorkClause } from './operator-work-clause.ts'
 
@@ -89,6 +90,12 @@ export function candidateClause (c: CandidateCommit): NonNullable<Receipt['candi
   return { ref: c.ref, commit: c.commit, tree: c.tree, committed_at: c.committed_at, bundle_sha256: c.bundle.sha256 }
 }
 
+/** The receipt's `checks`: present when the steps recorded any (check-results.ts). */
+function checksClause (dir: string): Pick<Receipt, 'checks'> {
+  const checks = sealedChecks(dir)
+  return checks.length === 0 ? {} : { checks }
+}
+
 export interface SealInputs {
   attempt: Attempt
   now: Date
@@ -159,6 +166,7 @@ export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Pr
     files,
     commands,
     validation,
+    ...checksClause(attempt.dir),
     checkout: { root: admission.source.root, sha: admission.source.sha, clean_before: true, clean_after: cleanAfter, ...(afterDetail === undefined ? {} : { after_detail: afterDetail.slice(0, 2000) }) },
     ...(candidate === undefined ? {} : { candidate }),
     operator_work: operatorWork,
