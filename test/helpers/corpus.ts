@@ -7,16 +7,16 @@
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import assert from 'node:assert/strict'
-import type { Receipt, ValidationRecord } from '@repairline/schemas'
-import { commandOf, jsonFileBytes, sha256File, sha256Hex, validationOf, VALIDATION_FILES } from '@repairline/core'
-import { makeFixture, type Fixture, type FixtureOptions } from './fixture.ts'
+import type { ExecutionConfig, Receipt, ValidationRecord } from '@repairline/schemas'
+import { commandOf, jsonFileBytes, sealedChecksOf, sha256File, sha256Hex, validationOf, VALIDATION_FILES } from '@repairline/core'
+import { makeFixture, rewriteConfig, type Fixture, type FixtureOptions } from './fixture.ts'
 import { driveChain, type Provider } from './chain.ts'
 import { GO_FIX_PROPOSAL, NODE_FIX_PROPOSAL } from './responses-server.ts'
 import { runBin } from './bin.ts'
 import { tempDir } from './tmp.ts'
 
 /** The real attempts every fixture is derived from. */
-export const SOURCE_NAMES = ['go_verified', 'node_verified', 'not_reproduced', 'rejected', 'provider_error', 'interrupted'] as const
+export const SOURCE_NAMES = ['go_verified', 'node_verified', 'not_reproduced', 'rejected', 'provider_error', 'interrupted', 'node_checks'] as const
 export type SourceName = (typeof SOURCE_NAMES)[number]
 
 export interface Source {
@@ -39,6 +39,8 @@ interface Plan {
   scenario: string
   options: FixtureOptions
   env?: Record<string, string>
+  /** The execution config's checks, if any. */
+  checks?: ExecutionConfig['checks']
   /** Driver exit and outcome before any sealing by hand (undefined: killed, no outcome). */
   exit: number | 'killed'
   outcome: string
@@ -51,10 +53,19 @@ const PLANS: readonly Plan[] = [
   { name: 'not_reproduced', scenario: 'proposal/corpus-never', options: { cases: [{ package: '.', name: 'example.com/calc::TestDouble' }] }, exit: 1, outcome: 'not_reproduced' },
   { name: 'provider_error', scenario: 'status/429', options: {}, exit: 69, outcome: 'provider_error' },
   { name: 'interrupted', scenario: 'proposal/corpus-crash', options: {}, env: { ...hooksEnv(T0), REPAIRLINE_FAULT_AT: 'dispatch' }, exit: 'killed', outcome: 'interrupted' },
+  {
+    name: 'node_checks',
+    scenario: 'proposal/corpus-node-checks',
+    options: { runner: 'node' },
+    checks: { source_absent: [{ pattern: 'eval(' }], contains: [{ path: 'src/calc.js', text: 'return a + b' }], commands: [{ exec: 'node', args: ['--check', 'src/calc.js'], timeout_ms: 10000 }] },
+    exit: 0,
+    outcome: 'scoped_test_verified',
+  },
 ]
 
 async function sealOne (p: Provider, after: (fn: () => void) => void, plan: Plan): Promise<Source> {
   const f = await makeFixture(tempDir({ after }), { ...plan.options, baseUrl: p.server.baseUrl(plan.scenario), caFile: p.tls.caFile })
+  if (plan.checks !== undefined) rewriteConfig(f, c => { c.checks = plan.checks })
   const r = await driveChain(f, plan.env ?? {})
   const dir = r.attemptDir ?? ''
   assert.ok(existsSync(join(dir, 'started.json')), `${plan.name}: no attempt was started: ${r.stderr}`)
@@ -74,12 +85,13 @@ async function sealOne (p: Provider, after: (fn: () => void) => void, plan: Plan
 }
 
 /**
- * Seals the six source attempts through the driver against the local Responses server, two
+ * Seals the seven source attempts through the driver against the local Responses server, two
  * at a time (the machine has two cores; each chain is mostly waiting on its sandboxed tests).
  */
 export async function sealSources (p: Provider, after: (fn: () => void) => void): Promise<Record<SourceName, Source>> {
   p.server.proposals.set('corpus-go-fix', GO_FIX_PROPOSAL)
   p.server.proposals.set('corpus-node-fix', NODE_FIX_PROPOSAL)
+  p.server.proposals.set('corpus-node-checks', NODE_FIX_PROPOSAL)
   p.server.proposals.set('corpus-crash', GO_FIX_PROPOSAL)
   p.server.proposals.set('corpus-edits-test', { ...GO_FIX_PROPOSAL, edits: [{ path: 'calc_test.go', search: 'Add(2, 3); got != 5', replace: 'Add(2, 3); got != -1' }] })
   const queue = [...PLANS]
@@ -202,6 +214,9 @@ export function reseal (dir: string, ...rels: string[]): void {
         const c = doc === undefined ? r.commands.find(x => x.step === step) : commandOf(step, doc)
         return c === undefined ? [] : [c]
       })
+      const checks = sealedChecksOf(parsed(join(dir, 'baseline.json')), parsed(join(dir, 'verify.json')))
+      if (checks.length === 0) delete r.checks
+      else r.checks = checks
     }
   })
 }
