@@ -8,8 +8,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Case, UnmetItems } from '@repairline/schemas'
 import {
-  caseInputSha256, isValid, jcsSha256, renderAttempt, renderPayload, repairCaseFor, repairRound, resolvePromptRegister, resolveRoute,
-  resolveTaskRegister, unmetLine, PAYLOAD_DELIMITER_STEM, PROMPT_SCAFFOLD, REPAIR_SCAFFOLD, type RenderInputs,
+  capUnmetItems, caseInputSha256, isValid, jcsSha256, renderAttempt, renderPayload, repairCaseFor, repairRound, resolvePromptRegister, resolveRoute,
+  resolveTaskRegister, unmetLine, PAYLOAD_DELIMITER_STEM, UNMET_MAX_BYTES, UNMET_MAX_ITEMS, PROMPT_SCAFFOLD, REPAIR_SCAFFOLD, type RenderInputs,
 } from '@repairline/core'
 import { tempDir } from '../../../test/helpers/tmp.ts'
 import { makeFixture, MINIMAL_REGISTERS, type Fixture } from '../../../test/helpers/fixture.ts'
@@ -109,4 +109,19 @@ test('unmetLine: one line, at most 300 characters, cut with an ellipsis', () => 
   const long = unmetLine('é'.repeat(400))
   assert.equal([...long].length, 300)
   assert.ok(long.endsWith('…'))
+})
+
+test('the unmet items are capped: at most 24, and at most 16 KiB as sent; the rest is counted in omitted', () => {
+  const small = Array.from({ length: 30 }, (_, i) => ({ kind: 'identity' as const, name: `x::T${i}`, detail: 'still_fails', findings: [] }))
+  const a = capUnmetItems(small)
+  assert.equal(a.kept.length, UNMET_MAX_ITEMS)
+  assert.equal(a.omitted, 6)
+  const big = Array.from({ length: 20 }, (_, i) => ({ kind: 'gate_rule' as const, name: `rule-${i}`, detail: unmetLine('d'.repeat(400)), findings: Array.from({ length: 8 }, () => unmetLine('f'.repeat(400))) }))
+  const b = capUnmetItems(big)
+  const sent = b.kept.reduce((n, x) => n + Buffer.byteLength(JSON.stringify(x)) + 1, 0)
+  assert.ok(sent <= UNMET_MAX_BYTES, String(sent))
+  assert.equal(b.kept.length + b.omitted, 20)
+  assert.ok(b.omitted > 0)
+  // Control: one item is always kept, whatever its size.
+  assert.equal(capUnmetItems(big.slice(0, 1)).kept.length, 1)
 })

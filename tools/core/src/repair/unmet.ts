@@ -30,6 +30,8 @@ export type UnmetItem = UnmetItems['items'][number]
 export const UNMET_MAX_ITEMS = 24
 export const UNMET_MAX_FINDINGS = 8
 export const UNMET_MAX_CHARS = 300
+/** And at most this many bytes of items as sent (one JSON line each): the payload stays far below max_input_bytes. */
+export const UNMET_MAX_BYTES = 16 * 1024
 /** Repair rounds per case: `<case id>#r1` and `<case id>#r2`. */
 export const MAX_REPAIR_ROUNDS = 2
 
@@ -88,15 +90,28 @@ export function unmetItemsOf (a: RepairedAttempt): UnmetItems {
   } else {
     throw notRepairable(a, 'it says nothing about a proposal, so a repair would buy the same outcome and one more provider call')
   }
+  const { kept, omitted } = capUnmetItems(items)
   return {
     v: 1,
     attempt_key: a.admission.attempt_key,
     case_id: a.admission.case.id,
     outcome: outcome.outcome,
     reason_code: outcome.reason.code,
-    items: items.slice(0, UNMET_MAX_ITEMS),
-    omitted: Math.max(0, items.length - UNMET_MAX_ITEMS),
+    items: kept,
+    omitted,
   }
+}
+
+/** The first items within UNMET_MAX_ITEMS and UNMET_MAX_BYTES (the first item always), and how many were left out. */
+export function capUnmetItems (items: readonly UnmetItem[]): { kept: UnmetItem[], omitted: number } {
+  const kept: UnmetItem[] = []
+  let bytes = 0
+  for (const item of items.slice(0, UNMET_MAX_ITEMS)) {
+    bytes += Buffer.byteLength(JSON.stringify(item), 'utf8') + 1
+    if (bytes > UNMET_MAX_BYTES && kept.length > 0) break
+    kept.push(item)
+  }
+  return { kept, omitted: items.length - kept.length }
 }
 
 /** The repair round of a case: 0 for a case from a report, n for `<id>#r<n>`. */
