@@ -180,8 +180,44 @@ const CANDIDATE_FIXTURES: CorpusFixture[] = [
       for (const f of ['candidate.bundle', 'candidate.json']) rmSync(join(d, f))
       editJson(d, 'admission.json', a => { delete a.operator_work })
       reseal(d, 'candidate.bundle', 'candidate.json', 'admission.json')
-      editReceipt(d, r => { r.v = 1; delete r.candidate; delete r.operator_work })
+      editReceipt(d, r => { r.v = 1; delete r.candidate; delete r.operator_work; delete r.repository })
     },
+  },
+  {
+    name: 'owners_rule_not_the_tree_fail',
+    from: 'go_verified',
+    threat: "the receipt names a CODEOWNERS rule for calc.go that the tree at source_sha does not have (it has no CODEOWNERS file)",
+    mutate: d => { editReceipt(d, r => { const p = r.repository?.paths[0]; if (p !== undefined) p.owners = { file: 'CODEOWNERS', line: 1, pattern: '*', owners: ['@someone-else'] } }) },
+    expect: 'OWNERS_RULE_MISMATCH',
+  },
+  {
+    name: 'owners_unowned_hidden_fail',
+    from: 'node_verified',
+    threat: 'a receipt that claims a CODEOWNERS file the tree does not hold',
+    mutate: d => { editReceipt(d, r => { if (r.repository !== undefined) r.repository.codeowners = { path: '.github/CODEOWNERS', sha256: 'c'.repeat(64) } }) },
+    expect: 'OWNERS_RULE_MISMATCH',
+  },
+  {
+    name: 'instruction_digest_not_the_tree_fail',
+    from: 'go_verified',
+    threat: 'an AGENTS.md digest the tree at source_sha does not have, listed for calc.go',
+    mutate: d => { editReceipt(d, r => { r.repository?.paths[0]?.instructions.push({ path: 'AGENTS.md', sha256: 'a'.repeat(64) }) }) },
+    expect: 'INSTRUCTION_DIGEST_MISMATCH',
+  },
+  {
+    name: 'repository_path_dropped_fail',
+    from: 'node_verified',
+    threat: 'the changed path left out of the repository clause (its instructions and owners unsaid)',
+    mutate: d => { editReceipt(d, r => { if (r.repository !== undefined) r.repository.paths = [] }) },
+    expect: 'INSTRUCTION_DIGEST_MISMATCH',
+    alsoFires: ['OWNERS_RULE_MISMATCH'],
+  },
+  {
+    name: 'repository_clause_dropped_fail',
+    from: 'not_reproduced',
+    threat: 'a version 2 receipt without its repository clause',
+    mutate: d => { editReceipt(d, r => { delete r.repository }) },
+    expect: 'INSTRUCTION_DIGEST_MISMATCH',
   },
   {
     name: 'operator_work_changed_pass',
@@ -552,8 +588,9 @@ const FIXTURES: CorpusFixture[] = [
       reseal(d, ...new Set([...theirs, ...ours]))
     },
     expect: 'ATTEMPT_BINDING_MISMATCH',
-    // The rejected attempt's receipt has no candidate clause beside this attempt's candidate.json.
-    alsoFires: ['OUTCOME_MISMATCH', CC],
+    // The rejected attempt's receipt has no candidate clause beside this attempt's candidate.json,
+    // and its repository clause names the path that attempt's gate changed.
+    alsoFires: ['OUTCOME_MISMATCH', CC, 'INSTRUCTION_DIGEST_MISMATCH', 'OWNERS_RULE_MISMATCH'],
   },
   { name: 'receipt_names_other_key_fail', from: 'go_verified', threat: 'V7: receipt.json names another attempt key and directory', mutate: (d, s) => editReceipt(d, r => { const o = readJson<{ attempt_key: string }>(s.rejected.dir, 'admission.json').attempt_key; r.attempt_key = o; r.attempt_dir_name = o.slice(0, 16) }), expect: 'ATTEMPT_BINDING_MISMATCH' },
   { name: 'started_other_key_fail', from: 'go_verified', threat: 'V7: started.json of another attempt copied in and resealed', mutate: (d, s) => { cpSync(join(s.rejected.dir, 'started.json'), join(d, 'started.json')); reseal(d, 'started.json') }, expect: 'ATTEMPT_BINDING_MISMATCH', alsoFires: [RR, GM, 'STAGE_ORDER'] },

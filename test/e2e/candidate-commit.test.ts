@@ -56,6 +56,17 @@ test('a verified attempt retains candidate.bundle: the branch fetches into a clo
   assert.equal(receipt.v, 2)
   assert.deepEqual(receipt.candidate, { ref: cand.ref, commit: cand.commit, tree: cand.tree, committed_at: cand.committed_at, bundle_sha256: cand.bundle.sha256 })
   assert.equal(receipt.files.find(x => x.path === 'candidate.bundle')?.sha256, cand.bundle.sha256)
+  // The instruction files of src/calc.js, root first, and the CODEOWNERS line that wins (the
+  // last that matches: /src/calc.js, not *.js, /src/ or *), each from the blobs at source_sha.
+  const blob = (path: string): string => createHash('sha256').update(OWNED_FILES[path as keyof typeof OWNED_FILES]).digest('hex')
+  assert.deepEqual(receipt.repository, {
+    codeowners: { path: '.github/CODEOWNERS', sha256: blob('.github/CODEOWNERS') },
+    paths: [{
+      path: 'src/calc.js',
+      instructions: ['AGENTS.md', 'CONTRIBUTING.md', 'src/AGENTS.md'].map(path => ({ path, sha256: blob(path) })),
+      owners: { file: '.github/CODEOWNERS', line: 5, pattern: '/src/calc.js', owners: ['@calc-owner', '@org/math'] },
+    }],
+  })
   assert.equal(receipt.operator_work?.status, 'unchanged')
   assert.equal(receipt.operator_work.admitted_sha256, receipt.operator_work.sealed_sha256)
   assert.deepEqual(receipt.operator_work.changed_paths, [])

@@ -11427,7 +11427,7 @@ return errors === 0;
 validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema143 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"enum":[1,2]},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir_name":{"type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs"},"case":{"$ref":"urn:repairline:case:v1"},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute"},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister"},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister"},"outcome":{"type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}},"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"commands":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"type":"integer"},"signal":{"type":"string"},"timed_out":{"type":"boolean"},"duration_ms":{"type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checks":{"type":"array","maxItems":64,"items":{"type":"object","additionalProperties":false,"required":["step","clause","index","status","code"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"clause":{"type":"string","enum":["source_absent","contains","matches","commands"]},"index":{"type":"integer","minimum":0,"maximum":15},"status":{"type":"string","enum":["pass","fail","fault","not_run"]},"code":{"type":"string","pattern":"^CHECK_[A-Z_]+$"},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"}}}},"validation":{"type":"array","maxItems":4,"items":{"type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"type":"string"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checkout":{"type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"clean_before":{"const":true},"clean_after":{"type":"boolean"},"after_detail":{"type":"string"}},"if":{"properties":{"clean_after":{"const":true}}},"then":{"not":{"required":["after_detail"]}},"else":{"required":["after_detail"]}},"candidate":{"type":"object","additionalProperties":false,"required":["ref","commit","tree","committed_at","bundle_sha256"],"properties":{"ref":{"type":"string","pattern":"^refs/heads/repairline/[0-9a-f]{16}$"},"commit":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"tree":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"committed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"bundle_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"operator_work":{"type":"object","additionalProperties":false,"required":["status","head_changed","index_changed","changed_paths","changed_path_count","note"],"properties":{"status":{"type":"string","enum":["unchanged","changed","not_recorded","unreadable"]},"admitted_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"sealed_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"head_changed":{"type":"boolean"},"index_changed":{"type":"boolean"},"changed_paths":{"type":"array","maxItems":256,"items":{"type":"string"}},"changed_path_count":{"type":"integer","minimum":0},"note":{"type":"string","maxLength":2000}}},"test_hooks":{"type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"stated_limits":{"type":"array","minItems":1,"items":{"type":"string"}}}};
+const schema143 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:receipt:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","attempt_dir_name","key_inputs","case","route","task_register","prompt_register","outcome","files","commands","validation","checkout","test_hooks","sealed_at","stated_limits"],"properties":{"v":{"enum":[1,2]},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir_name":{"type":"string","pattern":"^[0-9a-f]{16}$"},"key_inputs":{"$ref":"urn:repairline:admission:v1#/$defs/keyInputs"},"case":{"$ref":"urn:repairline:case:v1"},"route":{"$ref":"urn:repairline:admission:v1#/$defs/resolvedRoute"},"task_register":{"$ref":"urn:repairline:admission:v1#/$defs/taskRegister"},"prompt_register":{"$ref":"urn:repairline:admission:v1#/$defs/promptRegister"},"outcome":{"type":"object","additionalProperties":false,"required":["outcome","step","code"],"properties":{"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"retryable":{"type":"boolean"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}},"files":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","bytes","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"commands":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["step","argv","env_names","timed_out","duration_ms","events_sha256"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"env_names":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"}},"exit_code":{"type":"integer"},"signal":{"type":"string"},"timed_out":{"type":"boolean"},"duration_ms":{"type":"number","minimum":0},"events_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checks":{"type":"array","maxItems":64,"items":{"type":"object","additionalProperties":false,"required":["step","clause","index","status","code"],"properties":{"step":{"type":"string","enum":["reproduce","verify"]},"clause":{"type":"string","enum":["source_absent","contains","matches","commands"]},"index":{"type":"integer","minimum":0,"maximum":15},"status":{"type":"string","enum":["pass","fail","fault","not_run"]},"code":{"type":"string","pattern":"^CHECK_[A-Z_]+$"},"argv":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"}}}},"validation":{"type":"array","maxItems":4,"items":{"type":"object","additionalProperties":false,"required":["stage","status","checker","input_sha256"],"properties":{"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"type":"string"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"checkout":{"type":"object","additionalProperties":false,"required":["root","sha","clean_before","clean_after"],"properties":{"root":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"clean_before":{"const":true},"clean_after":{"type":"boolean"},"after_detail":{"type":"string"}},"if":{"properties":{"clean_after":{"const":true}}},"then":{"not":{"required":["after_detail"]}},"else":{"required":["after_detail"]}},"candidate":{"type":"object","additionalProperties":false,"required":["ref","commit","tree","committed_at","bundle_sha256"],"properties":{"ref":{"type":"string","pattern":"^refs/heads/repairline/[0-9a-f]{16}$"},"commit":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"tree":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"committed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"bundle_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"operator_work":{"type":"object","additionalProperties":false,"required":["status","head_changed","index_changed","changed_paths","changed_path_count","note"],"properties":{"status":{"type":"string","enum":["unchanged","changed","not_recorded","unreadable"]},"admitted_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"sealed_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"head_changed":{"type":"boolean"},"index_changed":{"type":"boolean"},"changed_paths":{"type":"array","maxItems":256,"items":{"type":"string"}},"changed_path_count":{"type":"integer","minimum":0},"note":{"type":"string","maxLength":2000}}},"repository":{"type":"object","additionalProperties":false,"required":["codeowners","paths"],"properties":{"codeowners":{"anyOf":[{"type":"null"},{"type":"object","additionalProperties":false,"required":["path","sha256"],"properties":{"path":{"type":"string","enum":[".github/CODEOWNERS","CODEOWNERS","docs/CODEOWNERS"]},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}]},"paths":{"type":"array","maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","instructions","owners"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"instructions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path","sha256"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}}},"owners":{"anyOf":[{"type":"null"},{"type":"object","additionalProperties":false,"required":["file","line","pattern","owners"],"properties":{"file":{"type":"string"},"line":{"type":"integer","minimum":1},"pattern":{"type":"string"},"owners":{"type":"array","items":{"type":"string"}}}}]}}}}}},"test_hooks":{"type":"boolean"},"sealed_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"stated_limits":{"type":"array","minItems":1,"items":{"type":"string"}}}};
 const pattern90 = new RegExp("^[0-9a-f]{16}$", "u");
 const pattern104 = new RegExp("^CHECK_[A-Z_]+$", "u");
 
@@ -14551,9 +14551,11 @@ vErrors.push(err176);
 errors++;
 }
 }
-if(data.test_hooks !== undefined){
-if(typeof data.test_hooks !== "boolean"){
-const err177 = {instancePath:instancePath+"/test_hooks",schemaPath:"#/properties/test_hooks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.repository !== undefined){
+let data72 = data.repository;
+if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
+if(data72.codeowners === undefined){
+const err177 = {instancePath:instancePath+"/repository",schemaPath:"#/properties/repository/required",keyword:"required",params:{missingProperty: "codeowners"},message:"must have required property '"+"codeowners"+"'"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -14562,12 +14564,8 @@ vErrors.push(err177);
 }
 errors++;
 }
-}
-if(data.sealed_at !== undefined){
-let data73 = data.sealed_at;
-if(typeof data73 === "string"){
-if(!pattern20.test(data73)){
-const err178 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
+if(data72.paths === undefined){
+const err178 = {instancePath:instancePath+"/repository",schemaPath:"#/properties/repository/required",keyword:"required",params:{missingProperty: "paths"},message:"must have required property '"+"paths"+"'"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -14576,9 +14574,9 @@ vErrors.push(err178);
 }
 errors++;
 }
-}
-else {
-const err179 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key10 in data72){
+if(!((key10 === "codeowners") || (key10 === "paths"))){
+const err179 = {instancePath:instancePath+"/repository",schemaPath:"#/properties/repository/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -14588,11 +14586,13 @@ vErrors.push(err179);
 errors++;
 }
 }
-if(data.stated_limits !== undefined){
-let data74 = data.stated_limits;
-if(Array.isArray(data74)){
-if(data74.length < 1){
-const err180 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data72.codeowners !== undefined){
+let data73 = data72.codeowners;
+const _errs173 = errors;
+let valid46 = false;
+const _errs174 = errors;
+if(data73 !== null){
+const err180 = {instancePath:instancePath+"/repository/codeowners",schemaPath:"#/properties/repository/properties/codeowners/anyOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -14601,10 +14601,12 @@ vErrors.push(err180);
 }
 errors++;
 }
-const len8 = data74.length;
-for(let i8=0; i8<len8; i8++){
-if(typeof data74[i8] !== "string"){
-const err181 = {instancePath:instancePath+"/stated_limits/" + i8,schemaPath:"#/properties/stated_limits/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid1 = _errs174 === errors;
+valid46 = valid46 || _valid1;
+const _errs176 = errors;
+if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
+if(data73.path === undefined){
+const err181 = {instancePath:instancePath+"/repository/codeowners",schemaPath:"#/properties/repository/properties/codeowners/anyOf/1/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -14613,10 +14615,8 @@ vErrors.push(err181);
 }
 errors++;
 }
-}
-}
-else {
-const err182 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data73.sha256 === undefined){
+const err182 = {instancePath:instancePath+"/repository/codeowners",schemaPath:"#/properties/repository/properties/codeowners/anyOf/1/required",keyword:"required",params:{missingProperty: "sha256"},message:"must have required property '"+"sha256"+"'"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -14625,15 +14625,640 @@ vErrors.push(err182);
 }
 errors++;
 }
-}
-}
-else {
-const err183 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key11 in data73){
+if(!((key11 === "path") || (key11 === "sha256"))){
+const err183 = {instancePath:instancePath+"/repository/codeowners",schemaPath:"#/properties/repository/properties/codeowners/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err183];
 }
 else {
 vErrors.push(err183);
+}
+errors++;
+}
+}
+if(data73.path !== undefined){
+let data74 = data73.path;
+if(typeof data74 !== "string"){
+const err184 = {instancePath:instancePath+"/repository/codeowners/path",schemaPath:"#/properties/repository/properties/codeowners/anyOf/1/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err184];
+}
+else {
+vErrors.push(err184);
+}
+errors++;
+}
+if(!(((data74 === ".github/CODEOWNERS") || (data74 === "CODEOWNERS")) || (data74 === "docs/CODEOWNERS"))){
+const err185 = {instancePath:instancePath+"/repository/codeowners/path",schemaPath:"#/properties/repository/properties/codeowners/anyOf/1/properties/path/enum",keyword:"enum",params:{allowedValues: schema143.properties.repository.properties.codeowners.anyOf[1].properties.path.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err185];
+}
+else {
+vErrors.push(err185);
+}
+errors++;
+}
+}
+if(data73.sha256 !== undefined){
+let data75 = data73.sha256;
+if(typeof data75 === "string"){
+if(!pattern4.test(data75)){
+const err186 = {instancePath:instancePath+"/repository/codeowners/sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err186];
+}
+else {
+vErrors.push(err186);
+}
+errors++;
+}
+}
+else {
+const err187 = {instancePath:instancePath+"/repository/codeowners/sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err187];
+}
+else {
+vErrors.push(err187);
+}
+errors++;
+}
+}
+}
+else {
+const err188 = {instancePath:instancePath+"/repository/codeowners",schemaPath:"#/properties/repository/properties/codeowners/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err188];
+}
+else {
+vErrors.push(err188);
+}
+errors++;
+}
+var _valid1 = _errs176 === errors;
+valid46 = valid46 || _valid1;
+if(!valid46){
+const err189 = {instancePath:instancePath+"/repository/codeowners",schemaPath:"#/properties/repository/properties/codeowners/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err189];
+}
+else {
+vErrors.push(err189);
+}
+errors++;
+}
+else {
+errors = _errs173;
+if(vErrors !== null){
+if(_errs173){
+vErrors.length = _errs173;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data72.paths !== undefined){
+let data76 = data72.paths;
+if(Array.isArray(data76)){
+if(data76.length > 8){
+const err190 = {instancePath:instancePath+"/repository/paths",schemaPath:"#/properties/repository/properties/paths/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"};
+if(vErrors === null){
+vErrors = [err190];
+}
+else {
+vErrors.push(err190);
+}
+errors++;
+}
+const len8 = data76.length;
+for(let i8=0; i8<len8; i8++){
+let data77 = data76[i8];
+if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
+if(data77.path === undefined){
+const err191 = {instancePath:instancePath+"/repository/paths/" + i8,schemaPath:"#/properties/repository/properties/paths/items/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+if(vErrors === null){
+vErrors = [err191];
+}
+else {
+vErrors.push(err191);
+}
+errors++;
+}
+if(data77.instructions === undefined){
+const err192 = {instancePath:instancePath+"/repository/paths/" + i8,schemaPath:"#/properties/repository/properties/paths/items/required",keyword:"required",params:{missingProperty: "instructions"},message:"must have required property '"+"instructions"+"'"};
+if(vErrors === null){
+vErrors = [err192];
+}
+else {
+vErrors.push(err192);
+}
+errors++;
+}
+if(data77.owners === undefined){
+const err193 = {instancePath:instancePath+"/repository/paths/" + i8,schemaPath:"#/properties/repository/properties/paths/items/required",keyword:"required",params:{missingProperty: "owners"},message:"must have required property '"+"owners"+"'"};
+if(vErrors === null){
+vErrors = [err193];
+}
+else {
+vErrors.push(err193);
+}
+errors++;
+}
+for(const key12 in data77){
+if(!(((key12 === "path") || (key12 === "instructions")) || (key12 === "owners"))){
+const err194 = {instancePath:instancePath+"/repository/paths/" + i8,schemaPath:"#/properties/repository/properties/paths/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err194];
+}
+else {
+vErrors.push(err194);
+}
+errors++;
+}
+}
+if(data77.path !== undefined){
+let data78 = data77.path;
+if(typeof data78 === "string"){
+if(func2(data78) > 4096){
+const err195 = {instancePath:instancePath+"/repository/paths/" + i8+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err195];
+}
+else {
+vErrors.push(err195);
+}
+errors++;
+}
+if(func2(data78) < 1){
+const err196 = {instancePath:instancePath+"/repository/paths/" + i8+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err196];
+}
+else {
+vErrors.push(err196);
+}
+errors++;
+}
+if(!pattern42.test(data78)){
+const err197 = {instancePath:instancePath+"/repository/paths/" + i8+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
+if(vErrors === null){
+vErrors = [err197];
+}
+else {
+vErrors.push(err197);
+}
+errors++;
+}
+}
+else {
+const err198 = {instancePath:instancePath+"/repository/paths/" + i8+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err198];
+}
+else {
+vErrors.push(err198);
+}
+errors++;
+}
+}
+if(data77.instructions !== undefined){
+let data79 = data77.instructions;
+if(Array.isArray(data79)){
+const len9 = data79.length;
+for(let i9=0; i9<len9; i9++){
+let data80 = data79[i9];
+if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
+if(data80.path === undefined){
+const err199 = {instancePath:instancePath+"/repository/paths/" + i8+"/instructions/" + i9,schemaPath:"#/properties/repository/properties/paths/items/properties/instructions/items/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'"};
+if(vErrors === null){
+vErrors = [err199];
+}
+else {
+vErrors.push(err199);
+}
+errors++;
+}
+if(data80.sha256 === undefined){
+const err200 = {instancePath:instancePath+"/repository/paths/" + i8+"/instructions/" + i9,schemaPath:"#/properties/repository/properties/paths/items/properties/instructions/items/required",keyword:"required",params:{missingProperty: "sha256"},message:"must have required property '"+"sha256"+"'"};
+if(vErrors === null){
+vErrors = [err200];
+}
+else {
+vErrors.push(err200);
+}
+errors++;
+}
+for(const key13 in data80){
+if(!((key13 === "path") || (key13 === "sha256"))){
+const err201 = {instancePath:instancePath+"/repository/paths/" + i8+"/instructions/" + i9,schemaPath:"#/properties/repository/properties/paths/items/properties/instructions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err201];
+}
+else {
+vErrors.push(err201);
+}
+errors++;
+}
+}
+if(data80.path !== undefined){
+let data81 = data80.path;
+if(typeof data81 === "string"){
+if(func2(data81) > 4096){
+const err202 = {instancePath:instancePath+"/repository/paths/" + i8+"/instructions/" + i9+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err202];
+}
+else {
+vErrors.push(err202);
+}
+errors++;
+}
+if(func2(data81) < 1){
+const err203 = {instancePath:instancePath+"/repository/paths/" + i8+"/instructions/" + i9+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
+}
+if(!pattern42.test(data81)){
+const err204 = {instancePath:instancePath+"/repository/paths/" + i8+"/instructions/" + i9+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"},message:"must match pattern \""+"^(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+(/(?!\\.\\.?(/|$))[^/\\\\\\u0000-\\u001f\\u007f]+)*$"+"\""};
+if(vErrors === null){
+vErrors = [err204];
+}
+else {
+vErrors.push(err204);
+}
+errors++;
+}
+}
+else {
+const err205 = {instancePath:instancePath+"/repository/paths/" + i8+"/instructions/" + i9+"/path",schemaPath:"urn:repairline:defs:v1#/$defs/repoPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
+}
+}
+if(data80.sha256 !== undefined){
+let data82 = data80.sha256;
+if(typeof data82 === "string"){
+if(!pattern4.test(data82)){
+const err206 = {instancePath:instancePath+"/repository/paths/" + i8+"/instructions/" + i9+"/sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
+}
+}
+else {
+const err207 = {instancePath:instancePath+"/repository/paths/" + i8+"/instructions/" + i9+"/sha256",schemaPath:"urn:repairline:defs:v1#/$defs/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+}
+}
+}
+else {
+const err208 = {instancePath:instancePath+"/repository/paths/" + i8+"/instructions/" + i9,schemaPath:"#/properties/repository/properties/paths/items/properties/instructions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err208];
+}
+else {
+vErrors.push(err208);
+}
+errors++;
+}
+}
+}
+else {
+const err209 = {instancePath:instancePath+"/repository/paths/" + i8+"/instructions",schemaPath:"#/properties/repository/properties/paths/items/properties/instructions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err209];
+}
+else {
+vErrors.push(err209);
+}
+errors++;
+}
+}
+if(data77.owners !== undefined){
+let data83 = data77.owners;
+const _errs204 = errors;
+let valid58 = false;
+const _errs205 = errors;
+if(data83 !== null){
+const err210 = {instancePath:instancePath+"/repository/paths/" + i8+"/owners",schemaPath:"#/properties/repository/properties/paths/items/properties/owners/anyOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err210];
+}
+else {
+vErrors.push(err210);
+}
+errors++;
+}
+var _valid2 = _errs205 === errors;
+valid58 = valid58 || _valid2;
+const _errs207 = errors;
+if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
+if(data83.file === undefined){
+const err211 = {instancePath:instancePath+"/repository/paths/" + i8+"/owners",schemaPath:"#/properties/repository/properties/paths/items/properties/owners/anyOf/1/required",keyword:"required",params:{missingProperty: "file"},message:"must have required property '"+"file"+"'"};
+if(vErrors === null){
+vErrors = [err211];
+}
+else {
+vErrors.push(err211);
+}
+errors++;
+}
+if(data83.line === undefined){
+const err212 = {instancePath:instancePath+"/repository/paths/" + i8+"/owners",schemaPath:"#/properties/repository/properties/paths/items/properties/owners/anyOf/1/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
+if(vErrors === null){
+vErrors = [err212];
+}
+else {
+vErrors.push(err212);
+}
+errors++;
+}
+if(data83.pattern === undefined){
+const err213 = {instancePath:instancePath+"/repository/paths/" + i8+"/owners",schemaPath:"#/properties/repository/properties/paths/items/properties/owners/anyOf/1/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+if(vErrors === null){
+vErrors = [err213];
+}
+else {
+vErrors.push(err213);
+}
+errors++;
+}
+if(data83.owners === undefined){
+const err214 = {instancePath:instancePath+"/repository/paths/" + i8+"/owners",schemaPath:"#/properties/repository/properties/paths/items/properties/owners/anyOf/1/required",keyword:"required",params:{missingProperty: "owners"},message:"must have required property '"+"owners"+"'"};
+if(vErrors === null){
+vErrors = [err214];
+}
+else {
+vErrors.push(err214);
+}
+errors++;
+}
+for(const key14 in data83){
+if(!((((key14 === "file") || (key14 === "line")) || (key14 === "pattern")) || (key14 === "owners"))){
+const err215 = {instancePath:instancePath+"/repository/paths/" + i8+"/owners",schemaPath:"#/properties/repository/properties/paths/items/properties/owners/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err215];
+}
+else {
+vErrors.push(err215);
+}
+errors++;
+}
+}
+if(data83.file !== undefined){
+if(typeof data83.file !== "string"){
+const err216 = {instancePath:instancePath+"/repository/paths/" + i8+"/owners/file",schemaPath:"#/properties/repository/properties/paths/items/properties/owners/anyOf/1/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err216];
+}
+else {
+vErrors.push(err216);
+}
+errors++;
+}
+}
+if(data83.line !== undefined){
+let data85 = data83.line;
+if(!(((typeof data85 == "number") && (!(data85 % 1) && !isNaN(data85))) && (isFinite(data85)))){
+const err217 = {instancePath:instancePath+"/repository/paths/" + i8+"/owners/line",schemaPath:"#/properties/repository/properties/paths/items/properties/owners/anyOf/1/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err217];
+}
+else {
+vErrors.push(err217);
+}
+errors++;
+}
+if((typeof data85 == "number") && (isFinite(data85))){
+if(data85 < 1 || isNaN(data85)){
+const err218 = {instancePath:instancePath+"/repository/paths/" + i8+"/owners/line",schemaPath:"#/properties/repository/properties/paths/items/properties/owners/anyOf/1/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err218];
+}
+else {
+vErrors.push(err218);
+}
+errors++;
+}
+}
+}
+if(data83.pattern !== undefined){
+if(typeof data83.pattern !== "string"){
+const err219 = {instancePath:instancePath+"/repository/paths/" + i8+"/owners/pattern",schemaPath:"#/properties/repository/properties/paths/items/properties/owners/anyOf/1/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err219];
+}
+else {
+vErrors.push(err219);
+}
+errors++;
+}
+}
+if(data83.owners !== undefined){
+let data87 = data83.owners;
+if(Array.isArray(data87)){
+const len10 = data87.length;
+for(let i10=0; i10<len10; i10++){
+if(typeof data87[i10] !== "string"){
+const err220 = {instancePath:instancePath+"/repository/paths/" + i8+"/owners/owners/" + i10,schemaPath:"#/properties/repository/properties/paths/items/properties/owners/anyOf/1/properties/owners/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err220];
+}
+else {
+vErrors.push(err220);
+}
+errors++;
+}
+}
+}
+else {
+const err221 = {instancePath:instancePath+"/repository/paths/" + i8+"/owners/owners",schemaPath:"#/properties/repository/properties/paths/items/properties/owners/anyOf/1/properties/owners/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err221];
+}
+else {
+vErrors.push(err221);
+}
+errors++;
+}
+}
+}
+else {
+const err222 = {instancePath:instancePath+"/repository/paths/" + i8+"/owners",schemaPath:"#/properties/repository/properties/paths/items/properties/owners/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err222];
+}
+else {
+vErrors.push(err222);
+}
+errors++;
+}
+var _valid2 = _errs207 === errors;
+valid58 = valid58 || _valid2;
+if(!valid58){
+const err223 = {instancePath:instancePath+"/repository/paths/" + i8+"/owners",schemaPath:"#/properties/repository/properties/paths/items/properties/owners/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err223];
+}
+else {
+vErrors.push(err223);
+}
+errors++;
+}
+else {
+errors = _errs204;
+if(vErrors !== null){
+if(_errs204){
+vErrors.length = _errs204;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err224 = {instancePath:instancePath+"/repository/paths/" + i8,schemaPath:"#/properties/repository/properties/paths/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err224];
+}
+else {
+vErrors.push(err224);
+}
+errors++;
+}
+}
+}
+else {
+const err225 = {instancePath:instancePath+"/repository/paths",schemaPath:"#/properties/repository/properties/paths/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err225];
+}
+else {
+vErrors.push(err225);
+}
+errors++;
+}
+}
+}
+else {
+const err226 = {instancePath:instancePath+"/repository",schemaPath:"#/properties/repository/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err226];
+}
+else {
+vErrors.push(err226);
+}
+errors++;
+}
+}
+if(data.test_hooks !== undefined){
+if(typeof data.test_hooks !== "boolean"){
+const err227 = {instancePath:instancePath+"/test_hooks",schemaPath:"#/properties/test_hooks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err227];
+}
+else {
+vErrors.push(err227);
+}
+errors++;
+}
+}
+if(data.sealed_at !== undefined){
+let data90 = data.sealed_at;
+if(typeof data90 === "string"){
+if(!pattern20.test(data90)){
+const err228 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err228];
+}
+else {
+vErrors.push(err228);
+}
+errors++;
+}
+}
+else {
+const err229 = {instancePath:instancePath+"/sealed_at",schemaPath:"urn:repairline:defs:v1#/$defs/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err229];
+}
+else {
+vErrors.push(err229);
+}
+errors++;
+}
+}
+if(data.stated_limits !== undefined){
+let data91 = data.stated_limits;
+if(Array.isArray(data91)){
+if(data91.length < 1){
+const err230 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err230];
+}
+else {
+vErrors.push(err230);
+}
+errors++;
+}
+const len11 = data91.length;
+for(let i11=0; i11<len11; i11++){
+if(typeof data91[i11] !== "string"){
+const err231 = {instancePath:instancePath+"/stated_limits/" + i11,schemaPath:"#/properties/stated_limits/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err231];
+}
+else {
+vErrors.push(err231);
+}
+errors++;
+}
+}
+}
+else {
+const err232 = {instancePath:instancePath+"/stated_limits",schemaPath:"#/properties/stated_limits/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err232];
+}
+else {
+vErrors.push(err232);
+}
+errors++;
+}
+}
+}
+else {
+const err233 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err233];
+}
+else {
+vErrors.push(err233);
 }
 errors++;
 }
@@ -14643,7 +15268,7 @@ return errors === 0;
 validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema182 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-attempt:v1","type":"object","additionalProperties":false,"required":["v","kind","path","key"],"properties":{"v":{"const":1},"kind":{"const":"attempt"},"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const schema186 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-attempt:v1","type":"object","additionalProperties":false,"required":["v","kind","path","key"],"properties":{"v":{"const":1},"kind":{"const":"attempt"},"path":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-attempt:v1" */;
@@ -14810,7 +15435,7 @@ return errors === 0;
 validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema185 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-baseline:v1","type":"object","additionalProperties":false,"required":["v","kind","case_identity","reproduced","identities","failing","exit_code"],"properties":{"v":{"const":1},"kind":{"const":"baseline"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"reproduced":{"type":"boolean"},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
+const schema189 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-baseline:v1","type":"object","additionalProperties":false,"required":["v","kind","case_identity","reproduced","identities","failing","exit_code"],"properties":{"v":{"const":1},"kind":{"const":"baseline"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"reproduced":{"type":"boolean"},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
 
 function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-baseline:v1" */;
@@ -15043,7 +15668,7 @@ errors++;
 if(data.exit_code !== undefined){
 let data7 = data.exit_code;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err19 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema185.properties.exit_code.type},message:"must be integer,null"};
+const err19 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema189.properties.exit_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -15095,7 +15720,7 @@ return errors === 0;
 validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema187 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-case-status:v1","type":"object","additionalProperties":false,"required":["v","kind","case_id","status"],"properties":{"v":{"const":1},"kind":{"const":"case-status"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"status":{"type":"string","enum":["eligible","ineligible","consumed","interrupted","running"]},"reason":{"$ref":"urn:repairline:error:v1"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"readback":{"type":"object","additionalProperties":false,"required":["valid"],"properties":{"valid":{"type":"boolean"},"codes":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}}}};
+const schema191 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-case-status:v1","type":"object","additionalProperties":false,"required":["v","kind","case_id","status"],"properties":{"v":{"const":1},"kind":{"const":"case-status"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"status":{"type":"string","enum":["eligible","ineligible","consumed","interrupted","running"]},"reason":{"$ref":"urn:repairline:error:v1"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"readback":{"type":"object","additionalProperties":false,"required":["valid"],"properties":{"valid":{"type":"boolean"},"codes":{"type":"array","items":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}}}};
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-case-status:v1" */;
@@ -15150,7 +15775,7 @@ vErrors.push(err3);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema187.properties, key0))){
+if(!(func1.call(schema191.properties, key0))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -15243,7 +15868,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(((((data3 === "eligible") || (data3 === "ineligible")) || (data3 === "consumed")) || (data3 === "interrupted")) || (data3 === "running"))){
-const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema187.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema191.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -15449,7 +16074,7 @@ return errors === 0;
 validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema193 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-check:v1","type":"object","additionalProperties":false,"required":["v","kind","file","match"],"properties":{"v":{"const":1},"kind":{"const":"check"},"file":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"match":{"type":"boolean"},"retained_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"recomputed_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const schema197 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-check:v1","type":"object","additionalProperties":false,"required":["v","kind","file","match"],"properties":{"v":{"const":1},"kind":{"const":"check"},"file":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"match":{"type":"boolean"},"retained_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"recomputed_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-check:v1" */;
@@ -15663,7 +16288,7 @@ return errors === 0;
 validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema197 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-error:v1","type":"object","additionalProperties":false,"required":["v","kind","code","message"],"properties":{"v":{"const":1},"kind":{"const":"error"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","minLength":1,"maxLength":8192},"path":{"type":"string","maxLength":4096},"hint":{"type":"string","maxLength":8192}}};
+const schema201 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-error:v1","type":"object","additionalProperties":false,"required":["v","kind","code","message"],"properties":{"v":{"const":1},"kind":{"const":"error"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","minLength":1,"maxLength":8192},"path":{"type":"string","maxLength":4096},"hint":{"type":"string","maxLength":8192}}};
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-error:v1" */;
@@ -15880,7 +16505,7 @@ return errors === 0;
 validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema199 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-preflight:v1","type":"object","additionalProperties":false,"required":["v","kind","ok","checks","limits","namespaces","samples"],"properties":{"v":{"const":1},"kind":{"const":"preflight"},"runner":{"type":"string","enum":["go","node"]},"ok":{"type":"boolean"},"checks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","ok","detail"],"properties":{"name":{"type":"string"},"ok":{"type":"boolean"},"detail":{"type":"string"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}},"limits":{"type":"array","items":{"$ref":"urn:repairline:limit-reading:v1"}},"namespaces":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"properties":{"name":{"type":"string"},"host":{"type":"string"},"sandbox":{"type":"string"}}}},"samples":{"type":"array","items":{"$ref":"urn:repairline:resource-sample:v1"}}}};
+const schema203 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-preflight:v1","type":"object","additionalProperties":false,"required":["v","kind","ok","checks","limits","namespaces","samples"],"properties":{"v":{"const":1},"kind":{"const":"preflight"},"runner":{"type":"string","enum":["go","node"]},"ok":{"type":"boolean"},"checks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","ok","detail"],"properties":{"name":{"type":"string"},"ok":{"type":"boolean"},"detail":{"type":"string"},"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}}},"limits":{"type":"array","items":{"$ref":"urn:repairline:limit-reading:v1"}},"namespaces":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","host","sandbox"],"properties":{"name":{"type":"string"},"host":{"type":"string"},"sandbox":{"type":"string"}}}},"samples":{"type":"array","items":{"$ref":"urn:repairline:resource-sample:v1"}}}};
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-preflight:v1" */;
@@ -16013,7 +16638,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((data2 === "go") || (data2 === "node"))){
-const err11 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema199.properties.runner.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema203.properties.runner.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -16553,7 +17178,7 @@ return errors === 0;
 validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema202 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-readback:v1","type":"object","additionalProperties":false,"required":["v","kind","attempt_dir","valid","findings"],"properties":{"v":{"const":1},"kind":{"const":"readback"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"valid":{"type":"boolean"},"findings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["code","severity","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"severity":{"type":"string","enum":["error","notice"]},"path":{"type":"string"},"message":{"type":"string"}}}}}};
+const schema206 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-readback:v1","type":"object","additionalProperties":false,"required":["v","kind","attempt_dir","valid","findings"],"properties":{"v":{"const":1},"kind":{"const":"readback"},"attempt_dir":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"},"valid":{"type":"boolean"},"findings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["code","severity","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"severity":{"type":"string","enum":["error","notice"]},"path":{"type":"string"},"message":{"type":"string"}}}}}};
 
 function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-readback:v1" */;
@@ -16835,7 +17460,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!((data9 === "error") || (data9 === "notice"))){
-const err23 = {instancePath:instancePath+"/findings/" + i0+"/severity",schemaPath:"#/properties/findings/items/properties/severity/enum",keyword:"enum",params:{allowedValues: schema202.properties.findings.items.properties.severity.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/findings/" + i0+"/severity",schemaPath:"#/properties/findings/items/properties/severity/enum",keyword:"enum",params:{allowedValues: schema206.properties.findings.items.properties.severity.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -16910,7 +17535,7 @@ return errors === 0;
 validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema207 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-result:v1","type":"object","additionalProperties":false,"required":["v","kind","tool","exit"],"properties":{"v":{"const":1},"kind":{"const":"result"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"exit":{"type":"integer","enum":[0,1,2,65,66,69,70,73,75,77,78]},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"}}};
+const schema211 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-result:v1","type":"object","additionalProperties":false,"required":["v","kind","tool","exit"],"properties":{"v":{"const":1},"kind":{"const":"result"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"exit":{"type":"integer","enum":[0,1,2,65,66,69,70,73,75,77,78]},"outcome":{"$ref":"urn:repairline:defs:v1#/$defs/outcome"}}};
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-result:v1" */;
@@ -17036,7 +17661,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!(((((((((((data3 === 0) || (data3 === 1)) || (data3 === 2)) || (data3 === 65)) || (data3 === 66)) || (data3 === 69)) || (data3 === 70)) || (data3 === 73)) || (data3 === 75)) || (data3 === 77)) || (data3 === 78))){
-const err10 = {instancePath:instancePath+"/exit",schemaPath:"#/properties/exit/enum",keyword:"enum",params:{allowedValues: schema207.properties.exit.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/exit",schemaPath:"#/properties/exit/enum",keyword:"enum",params:{allowedValues: schema211.properties.exit.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -17086,7 +17711,7 @@ return errors === 0;
 validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema210 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-rule:v1","type":"object","additionalProperties":false,"required":["v","kind","rule","status","detail"],"properties":{"v":{"const":1},"kind":{"const":"rule"},"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}};
+const schema214 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-rule:v1","type":"object","additionalProperties":false,"required":["v","kind","rule","status","detail"],"properties":{"v":{"const":1},"kind":{"const":"rule"},"rule":{"$ref":"urn:repairline:defs:v1#/$defs/gateRule"},"status":{"$ref":"urn:repairline:defs:v1#/$defs/gateRuleStatus"},"detail":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":64,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}};
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-rule:v1" */;
@@ -17355,8 +17980,8 @@ return errors === 0;
 validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema213 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"const":1},"kind":{"const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"command":{"type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
-const pattern133 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
+const schema217 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-start:v1","type":"object","additionalProperties":false,"required":["v","kind","tool"],"properties":{"v":{"const":1},"kind":{"const":"start"},"tool":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"command":{"type":"string","pattern":"^[a-z][a-z-]{0,31}$"}}};
+const pattern137 = new RegExp("^[a-z][a-z-]{0,31}$", "u");
 
 function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-start:v1" */;
@@ -17462,7 +18087,7 @@ errors++;
 if(data.command !== undefined){
 let data3 = data.command;
 if(typeof data3 === "string"){
-if(!pattern133.test(data3)){
+if(!pattern137.test(data3)){
 const err8 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z-]{0,31}$"},message:"must match pattern \""+"^[a-z][a-z-]{0,31}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -17501,7 +18126,7 @@ return errors === 0;
 validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema215 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-tree:v1","type":"object","additionalProperties":false,"required":["v","kind","source_sha","entries","bytes","tar_bytes","tar_sha256","manifest_sha256"],"properties":{"v":{"const":1},"kind":{"const":"tree"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"integer","minimum":0,"maximum":20000},"bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_bytes":{"type":"integer","minimum":1024},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"manifest_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
+const schema219 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-tree:v1","type":"object","additionalProperties":false,"required":["v","kind","source_sha","entries","bytes","tar_bytes","tar_sha256","manifest_sha256"],"properties":{"v":{"const":1},"kind":{"const":"tree"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"integer","minimum":0,"maximum":20000},"bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_bytes":{"type":"integer","minimum":1024},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"manifest_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}};
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-tree:v1" */;
@@ -17818,7 +18443,7 @@ return errors === 0;
 validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema219 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-verify:v1","type":"object","additionalProperties":false,"required":["v","kind","classification","red_then_green","reasons","identities","failing"],"properties":{"v":{"const":1},"kind":{"const":"verify"},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"red_then_green":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"note":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"},"reasons":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
+const schema223 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:record-verify:v1","type":"object","additionalProperties":false,"required":["v","kind","classification","red_then_green","reasons","identities","failing"],"properties":{"v":{"const":1},"kind":{"const":"verify"},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"red_then_green":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"note":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"},"reasons":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"identities":{"type":"integer","minimum":0},"failing":{"type":"array","maxItems":100,"items":{"type":"string"}},"fault":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"}}};
 
 function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:record-verify:v1" */;
@@ -17903,7 +18528,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema219.properties, key0))){
+if(!(func1.call(schema223.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -17951,7 +18576,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((data2 === "scoped_test_verified") || (data2 === "failed")) || (data2 === "fault")) || (data2 === "timed_out"))){
-const err11 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema219.properties.classification.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema223.properties.classification.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -17974,7 +18599,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(((((((data3 === "red_then_green") || (data3 === "red_then_red")) || (data3 === "red_then_skipped")) || (data3 === "red_then_missing")) || (data3 === "red_then_fault")) || (data3 === "red_then_timed_out")) || (data3 === "not_red"))){
-const err13 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/enum",keyword:"enum",params:{allowedValues: schema219.properties.red_then_green.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/red_then_green",schemaPath:"#/properties/red_then_green/enum",keyword:"enum",params:{allowedValues: schema223.properties.red_then_green.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -18185,8 +18810,8 @@ return errors === 0;
 validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema221 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:register-manifest:v1","type":"object","additionalProperties":false,"required":["version","tasks","surfaces"],"properties":{"version":{"const":1},"tasks":{"type":"object","propertyNames":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"additionalProperties":{"$ref":"#/$defs/row"}},"surfaces":{"type":"object","additionalProperties":false,"required":["agent","prompts"],"properties":{"agent":{"$ref":"#/$defs/row"},"prompts":{"$ref":"#/$defs/row"}}}},"$defs":{"row":{"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}}}};
-const schema223 = {"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}};
+const schema225 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:register-manifest:v1","type":"object","additionalProperties":false,"required":["version","tasks","surfaces"],"properties":{"version":{"const":1},"tasks":{"type":"object","propertyNames":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"additionalProperties":{"$ref":"#/$defs/row"}},"surfaces":{"type":"object","additionalProperties":false,"required":["agent","prompts"],"properties":{"agent":{"$ref":"#/$defs/row"},"prompts":{"$ref":"#/$defs/row"}}}},"$defs":{"row":{"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}}}};
+const schema227 = {"type":"object","additionalProperties":false,"required":["register"],"properties":{"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000}}};
 
 function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -18495,8 +19120,8 @@ return errors === 0;
 validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema225 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:request:v1","type":"object","additionalProperties":false,"required":["model","instructions","input","max_output_tokens","store","text"],"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"instructions":{"type":"string","minLength":1},"input":{"type":"string","minLength":1},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"store":{"const":false},"text":{"type":"object","additionalProperties":false,"required":["format"],"properties":{"format":{"type":"object","additionalProperties":false,"required":["type","name","strict","schema"],"properties":{"type":{"const":"json_schema"},"name":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"strict":{"const":true},"schema":{"const":{"description":"proposal.json: the model's structured answer (DESIGN §6a). The summary passes the return contract before any edit is looked at; the edits are exact search/replace pairs applied in order by gate-patch. This schema is also sent (strict json_schema) as the request's text.format.","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"description":"Three one-line fields, in this order.","type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"description":"What causes the failure.","type":"string"},"change":{"description":"What the edits change.","type":"string"},"risk":{"description":"What could go wrong.","type":"string"}}},"edits":{"description":"Exact edits, applied in order; each search occurs exactly once at that point.","type":"array","minItems":1,"maxItems":32,"items":{"description":"One exact search/replace edit of an allowed file.","type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"description":"One of allowed_files.","type":"string"},"search":{"description":"Exact existing text.","type":"string"},"replace":{"description":"New text.","type":"string"}}}}}}}}}}}}};
-const pattern142 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
+const schema229 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:request:v1","type":"object","additionalProperties":false,"required":["model","instructions","input","max_output_tokens","store","text"],"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"instructions":{"type":"string","minLength":1},"input":{"type":"string","minLength":1},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"store":{"const":false},"text":{"type":"object","additionalProperties":false,"required":["format"],"properties":{"format":{"type":"object","additionalProperties":false,"required":["type","name","strict","schema"],"properties":{"type":{"const":"json_schema"},"name":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"strict":{"const":true},"schema":{"const":{"description":"proposal.json: the model's structured answer (DESIGN §6a). The summary passes the return contract before any edit is looked at; the edits are exact search/replace pairs applied in order by gate-patch. This schema is also sent (strict json_schema) as the request's text.format.","type":"object","additionalProperties":false,"required":["summary","edits"],"properties":{"summary":{"description":"Three one-line fields, in this order.","type":"object","additionalProperties":false,"required":["cause","change","risk"],"properties":{"cause":{"description":"What causes the failure.","type":"string"},"change":{"description":"What the edits change.","type":"string"},"risk":{"description":"What could go wrong.","type":"string"}}},"edits":{"description":"Exact edits, applied in order; each search occurs exactly once at that point.","type":"array","minItems":1,"maxItems":32,"items":{"description":"One exact search/replace edit of an allowed file.","type":"object","additionalProperties":false,"required":["path","search","replace"],"properties":{"path":{"description":"One of allowed_files.","type":"string"},"search":{"description":"Exact existing text.","type":"string"},"replace":{"description":"New text.","type":"string"}}}}}}}}}}}}};
+const pattern146 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:request:v1" */;
@@ -18819,7 +19444,7 @@ errors++;
 if(data6.name !== undefined){
 let data8 = data6.name;
 if(typeof data8 === "string"){
-if(!pattern142.test(data8)){
+if(!pattern146.test(data8)){
 const err27 = {instancePath:instancePath+"/text/format/name",schemaPath:"#/properties/text/properties/format/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
@@ -18854,8 +19479,8 @@ errors++;
 }
 }
 if(data6.schema !== undefined){
-if(!func0(data6.schema, schema225.properties.text.properties.format.properties.schema.const)){
-const err30 = {instancePath:instancePath+"/text/format/schema",schemaPath:"#/properties/text/properties/format/properties/schema/const",keyword:"const",params:{allowedValue: schema225.properties.text.properties.format.properties.schema.const},message:"must be equal to constant"};
+if(!func0(data6.schema, schema229.properties.text.properties.format.properties.schema.const)){
+const err30 = {instancePath:instancePath+"/text/format/schema",schemaPath:"#/properties/text/properties/format/properties/schema/const",keyword:"const",params:{allowedValue: schema229.properties.text.properties.format.properties.schema.const},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -18908,7 +19533,7 @@ validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 
-const schema226 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:response:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","received_at","http_status","headers","body_bytes","body_complete","body_utf8","body","redactions"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"received_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"http_status":{"type":"integer","minimum":100,"maximum":999},"headers":{"type":"object","additionalProperties":false,"properties":{"content-type":{"type":"string","maxLength":1024},"content-encoding":{"type":"string","maxLength":1024},"content-length":{"type":"string","maxLength":1024},"location":{"type":"string","maxLength":1024},"x-request-id":{"type":"string","maxLength":1024},"retry-after":{"type":"string","maxLength":1024},"retry-after-ms":{"type":"string","maxLength":1024},"x-should-retry":{"type":"string","maxLength":1024}}},"body_bytes":{"type":"integer","minimum":0},"body_complete":{"type":"boolean"},"body_utf8":{"type":"boolean"},"body":{"type":["string","null"]},"redactions":{"type":"integer","minimum":0}}};
+const schema230 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:response:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","received_at","http_status","headers","body_bytes","body_complete","body_utf8","body","redactions"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"received_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"http_status":{"type":"integer","minimum":100,"maximum":999},"headers":{"type":"object","additionalProperties":false,"properties":{"content-type":{"type":"string","maxLength":1024},"content-encoding":{"type":"string","maxLength":1024},"content-length":{"type":"string","maxLength":1024},"location":{"type":"string","maxLength":1024},"x-request-id":{"type":"string","maxLength":1024},"retry-after":{"type":"string","maxLength":1024},"retry-after-ms":{"type":"string","maxLength":1024},"x-should-retry":{"type":"string","maxLength":1024}}},"body_bytes":{"type":"integer","minimum":0},"body_complete":{"type":"boolean"},"body_utf8":{"type":"boolean"},"body":{"type":["string","null"]},"redactions":{"type":"integer","minimum":0}}};
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:response:v1" */;
@@ -19023,7 +19648,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema226.properties, key0))){
+if(!(func1.call(schema230.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -19410,7 +20035,7 @@ errors++;
 if(data.body !== undefined){
 let data16 = data.body;
 if((typeof data16 !== "string") && (data16 !== null)){
-const err41 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: schema226.properties.body.type},message:"must be string,null"};
+const err41 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: schema230.properties.body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -19462,8 +20087,8 @@ return errors === 0;
 validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema229 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:routing-policy:v1","type":"object","additionalProperties":false,"required":["version","cost_ceiling_usd","routes"],"properties":{"version":{"const":1},"cost_ceiling_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"routes":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"#/$defs/route"}}},"$defs":{"route":{"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}}}};
-const schema231 = {"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
+const schema233 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:routing-policy:v1","type":"object","additionalProperties":false,"required":["version","cost_ceiling_usd","routes"],"properties":{"version":{"const":1},"cost_ceiling_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"routes":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"#/$defs/route"}}},"$defs":{"route":{"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}}}};
+const schema235 = {"type":"object","additionalProperties":false,"required":["case_kind","task_label","model","estimated_input_tokens","estimated_output_tokens","usd_per_million_input_tokens","usd_per_million_output_tokens"],"properties":{"case_kind":{"$ref":"urn:repairline:defs:v1#/$defs/caseKind"},"task_label":{"$ref":"urn:repairline:defs:v1#/$defs/taskLabel"},"model":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[!-~]+$"},"estimated_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"estimated_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/tokens"},"usd_per_million_input_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"usd_per_million_output_tokens":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -19970,7 +20595,7 @@ validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 
-const schema238 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:started:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","started_at"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"started_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
+const schema242 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:started:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","started_at"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"started_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"}}};
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:started:v1" */;
@@ -20105,8 +20730,8 @@ return errors === 0;
 validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema241 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:step-lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","step","pid","start_ticks","boot_id"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"pid":{"type":"integer","minimum":1},"start_ticks":{"type":"integer","minimum":0},"boot_id":{"type":"string","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"}}};
-const pattern150 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
+const schema245 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:step-lock:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","step","pid","start_ticks","boot_id"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"step":{"$ref":"urn:repairline:defs:v1#/$defs/tool"},"pid":{"type":"integer","minimum":1},"start_ticks":{"type":"integer","minimum":0},"boot_id":{"type":"string","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"}}};
+const pattern154 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
 
 function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:step-lock:v1" */;
@@ -20305,7 +20930,7 @@ errors++;
 if(data.boot_id !== undefined){
 let data5 = data.boot_id;
 if(typeof data5 === "string"){
-if(!pattern150.test(data5)){
+if(!pattern154.test(data5)){
 const err16 = {instancePath:instancePath+"/boot_id",schemaPath:"#/properties/boot_id/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -20344,7 +20969,7 @@ return errors === 0;
 validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema244 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:suite-report:v1","type":"object","additionalProperties":false,"required":["version","cases"],"properties":{"version":{"const":1},"suite":{"type":"string","maxLength":200},"generated_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"cases":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"urn:repairline:case:v1"}}}};
+const schema248 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:suite-report:v1","type":"object","additionalProperties":false,"required":["version","cases"],"properties":{"version":{"const":1},"suite":{"type":"string","maxLength":200},"generated_at":{"$ref":"urn:repairline:defs:v1#/$defs/timestamp"},"cases":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"urn:repairline:case:v1"}}}};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:suite-report:v1" */;
@@ -20511,7 +21136,7 @@ return errors === 0;
 validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema246 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:test-event:v1","type":"object","additionalProperties":false,"required":["Action"],"properties":{"Time":{"type":"string","maxLength":64},"Action":{"type":"string","enum":["start","run","pause","cont","pass","bench","fail","output","skip","build-output","build-fail"]},"Package":{"type":"string","maxLength":4096},"Test":{"type":"string","maxLength":4096},"Elapsed":{"type":"number","minimum":0},"Output":{"type":"string"},"FailedBuild":{"type":"string","maxLength":4096},"ImportPath":{"type":"string","maxLength":4096}}};
+const schema250 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:test-event:v1","type":"object","additionalProperties":false,"required":["Action"],"properties":{"Time":{"type":"string","maxLength":64},"Action":{"type":"string","enum":["start","run","pause","cont","pass","bench","fail","output","skip","build-output","build-fail"]},"Package":{"type":"string","maxLength":4096},"Test":{"type":"string","maxLength":4096},"Elapsed":{"type":"number","minimum":0},"Output":{"type":"string"},"FailedBuild":{"type":"string","maxLength":4096},"ImportPath":{"type":"string","maxLength":4096}}};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:test-event:v1" */;
@@ -20585,7 +21210,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((((((((((data1 === "start") || (data1 === "run")) || (data1 === "pause")) || (data1 === "cont")) || (data1 === "pass")) || (data1 === "bench")) || (data1 === "fail")) || (data1 === "output")) || (data1 === "skip")) || (data1 === "build-output")) || (data1 === "build-fail"))){
-const err5 = {instancePath:instancePath+"/Action",schemaPath:"#/properties/Action/enum",keyword:"enum",params:{allowedValues: schema246.properties.Action.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/Action",schemaPath:"#/properties/Action/enum",keyword:"enum",params:{allowedValues: schema250.properties.Action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -20749,7 +21374,7 @@ return errors === 0;
 validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema247 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:tree-manifest:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","entries","entry_count","total_bytes","tar_sha256","tar_bytes"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"array","maxItems":20000,"items":{"type":"object","additionalProperties":false,"required":["path","mode","blob","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"blob":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}},"entry_count":{"type":"integer","minimum":0,"maximum":20000},"total_bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"tar_bytes":{"type":"integer","minimum":0}}};
+const schema251 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:tree-manifest:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","source_sha","entries","entry_count","total_bytes","tar_sha256","tar_bytes"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"source_sha":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"entries":{"type":"array","maxItems":20000,"items":{"type":"object","additionalProperties":false,"required":["path","mode","blob","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"mode":{"type":"string","enum":["100644","100755"]},"blob":{"$ref":"urn:repairline:defs:v1#/$defs/gitSha"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}},"entry_count":{"type":"integer","minimum":0,"maximum":20000},"total_bytes":{"type":"integer","minimum":0,"maximum":16777216},"tar_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"tar_bytes":{"type":"integer","minimum":0}}};
 
 function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:tree-manifest:v1" */;
@@ -21054,7 +21679,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!((data6 === "100644") || (data6 === "100755"))){
-const err26 = {instancePath:instancePath+"/entries/" + i0+"/mode",schemaPath:"#/properties/entries/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema247.properties.entries.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/entries/" + i0+"/mode",schemaPath:"#/properties/entries/items/properties/mode/enum",keyword:"enum",params:{allowedValues: schema251.properties.entries.items.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -21300,7 +21925,7 @@ return errors === 0;
 validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema254 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:unmet:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_id","outcome","reason_code","items","omitted"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"outcome":{"type":"string","enum":["rejected","failed"]},"reason_code":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"},"items":{"type":"array","minItems":1,"maxItems":24,"items":{"type":"object","additionalProperties":false,"required":["kind","name","detail","findings"],"properties":{"kind":{"type":"string","enum":["gate_rule","text_rule","check","identity"]},"name":{"type":"string","minLength":1,"maxLength":600},"detail":{"type":"string","maxLength":300,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":8,"items":{"type":"string","maxLength":300,"pattern":"^[^\\n\\r]*$"}}}}},"omitted":{"type":"integer","minimum":0}}};
+const schema258 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:unmet:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_id","outcome","reason_code","items","omitted"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_id":{"$ref":"urn:repairline:defs:v1#/$defs/caseId"},"outcome":{"type":"string","enum":["rejected","failed"]},"reason_code":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{1,63}$"},"items":{"type":"array","minItems":1,"maxItems":24,"items":{"type":"object","additionalProperties":false,"required":["kind","name","detail","findings"],"properties":{"kind":{"type":"string","enum":["gate_rule","text_rule","check","identity"]},"name":{"type":"string","minLength":1,"maxLength":600},"detail":{"type":"string","maxLength":300,"pattern":"^[^\\n\\r]*$"},"findings":{"type":"array","maxItems":8,"items":{"type":"string","maxLength":300,"pattern":"^[^\\n\\r]*$"}}}}},"omitted":{"type":"integer","minimum":0}}};
 
 function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:unmet:v1" */;
@@ -21491,7 +22116,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!((data3 === "rejected") || (data3 === "failed"))){
-const err16 = {instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema254.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema258.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -21618,7 +22243,7 @@ vErrors.push(err26);
 errors++;
 }
 if(!((((data7 === "gate_rule") || (data7 === "text_rule")) || (data7 === "check")) || (data7 === "identity"))){
-const err27 = {instancePath:instancePath+"/items/" + i0+"/kind",schemaPath:"#/properties/items/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema254.properties.items.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err27 = {instancePath:instancePath+"/items/" + i0+"/kind",schemaPath:"#/properties/items/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema258.properties.items.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -21825,7 +22450,7 @@ return errors === 0;
 validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema257 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:usage:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","requested_model","server_model","max_output_tokens","tokens_reported","input_tokens","output_tokens","total_tokens","reasoning_tokens","cached_tokens","estimated_cost_usd"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"requested_model":{"type":"string","minLength":1,"maxLength":200},"server_model":{"type":["string","null"],"maxLength":200},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"tokens_reported":{"type":"boolean"},"input_tokens":{"type":["integer","null"],"minimum":0},"output_tokens":{"type":["integer","null"],"minimum":0},"total_tokens":{"type":["integer","null"],"minimum":0},"reasoning_tokens":{"type":["integer","null"],"minimum":0},"cached_tokens":{"type":["integer","null"],"minimum":0},"estimated_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"measured_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
+const schema261 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:usage:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","requested_model","server_model","max_output_tokens","tokens_reported","input_tokens","output_tokens","total_tokens","reasoning_tokens","cached_tokens","estimated_cost_usd"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"requested_model":{"type":"string","minLength":1,"maxLength":200},"server_model":{"type":["string","null"],"maxLength":200},"max_output_tokens":{"type":"integer","minimum":16,"maximum":128000},"tokens_reported":{"type":"boolean"},"input_tokens":{"type":["integer","null"],"minimum":0},"output_tokens":{"type":["integer","null"],"minimum":0},"total_tokens":{"type":["integer","null"],"minimum":0},"reasoning_tokens":{"type":["integer","null"],"minimum":0},"cached_tokens":{"type":["integer","null"],"minimum":0},"estimated_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"},"measured_cost_usd":{"$ref":"urn:repairline:defs:v1#/$defs/usd"}}};
 
 function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:usage:v1" */;
@@ -21960,7 +22585,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema257.properties, key0))){
+if(!(func1.call(schema261.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -22046,7 +22671,7 @@ errors++;
 if(data.server_model !== undefined){
 let data3 = data.server_model;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err19 = {instancePath:instancePath+"/server_model",schemaPath:"#/properties/server_model/type",keyword:"type",params:{type: schema257.properties.server_model.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/server_model",schemaPath:"#/properties/server_model/type",keyword:"type",params:{type: schema261.properties.server_model.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -22118,7 +22743,7 @@ errors++;
 if(data.input_tokens !== undefined){
 let data6 = data.input_tokens;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err25 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/properties/input_tokens/type",keyword:"type",params:{type: schema257.properties.input_tokens.type},message:"must be integer,null"};
+const err25 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/properties/input_tokens/type",keyword:"type",params:{type: schema261.properties.input_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -22143,7 +22768,7 @@ errors++;
 if(data.output_tokens !== undefined){
 let data7 = data.output_tokens;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err27 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/type",keyword:"type",params:{type: schema257.properties.output_tokens.type},message:"must be integer,null"};
+const err27 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/type",keyword:"type",params:{type: schema261.properties.output_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -22168,7 +22793,7 @@ errors++;
 if(data.total_tokens !== undefined){
 let data8 = data.total_tokens;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-const err29 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/properties/total_tokens/type",keyword:"type",params:{type: schema257.properties.total_tokens.type},message:"must be integer,null"};
+const err29 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/properties/total_tokens/type",keyword:"type",params:{type: schema261.properties.total_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -22193,7 +22818,7 @@ errors++;
 if(data.reasoning_tokens !== undefined){
 let data9 = data.reasoning_tokens;
 if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (data9 !== null)){
-const err31 = {instancePath:instancePath+"/reasoning_tokens",schemaPath:"#/properties/reasoning_tokens/type",keyword:"type",params:{type: schema257.properties.reasoning_tokens.type},message:"must be integer,null"};
+const err31 = {instancePath:instancePath+"/reasoning_tokens",schemaPath:"#/properties/reasoning_tokens/type",keyword:"type",params:{type: schema261.properties.reasoning_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -22218,7 +22843,7 @@ errors++;
 if(data.cached_tokens !== undefined){
 let data10 = data.cached_tokens;
 if((!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))) && (data10 !== null)){
-const err33 = {instancePath:instancePath+"/cached_tokens",schemaPath:"#/properties/cached_tokens/type",keyword:"type",params:{type: schema257.properties.cached_tokens.type},message:"must be integer,null"};
+const err33 = {instancePath:instancePath+"/cached_tokens",schemaPath:"#/properties/cached_tokens/type",keyword:"type",params:{type: schema261.properties.cached_tokens.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -22327,9 +22952,9 @@ return errors === 0;
 validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema261 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:validation:v1","type":"object","additionalProperties":false,"required":["v","stage","register","register_source","checker","input_sha256","status","findings"],"properties":{"v":{"const":1},"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"register_source":{"type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"internal-text"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"findings":{"type":"array","maxItems":100,"items":{"type":"object","additionalProperties":false,"required":["rule","line","detail"],"properties":{"rule":{"type":"string","pattern":"^[a-z][a-z0-9-]{1,63}$"},"line":{"type":"integer","minimum":0},"detail":{"type":"string","minLength":1,"maxLength":500}}}}},"if":{"properties":{"status":{"const":"fail"}}},"then":{"properties":{"findings":{"type":"array","minItems":1}}},"else":{"properties":{"findings":{"type":"array","maxItems":0}}}};
-const pattern164 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$", "u");
-const pattern166 = new RegExp("^[a-z][a-z0-9-]{1,63}$", "u");
+const schema265 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:validation:v1","type":"object","additionalProperties":false,"required":["v","stage","register","register_source","checker","input_sha256","status","findings"],"properties":{"v":{"const":1},"stage":{"type":"string","enum":["job_instructions_validation","prompt_validation","request_instructions_validation","summary_validation"]},"register":{"$ref":"urn:repairline:defs:v1#/$defs/register"},"register_source":{"type":"string","pattern":"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},"checker":{"type":"object","additionalProperties":false,"required":["name","version"],"properties":{"name":{"const":"internal-text"},"version":{"type":"integer","minimum":1}}},"input_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"status":{"type":"string","enum":["pass","fail","not_applicable"]},"findings":{"type":"array","maxItems":100,"items":{"type":"object","additionalProperties":false,"required":["rule","line","detail"],"properties":{"rule":{"type":"string","pattern":"^[a-z][a-z0-9-]{1,63}$"},"line":{"type":"integer","minimum":0},"detail":{"type":"string","minLength":1,"maxLength":500}}}}},"if":{"properties":{"status":{"const":"fail"}}},"then":{"properties":{"findings":{"type":"array","minItems":1}}},"else":{"properties":{"findings":{"type":"array","maxItems":0}}}};
+const pattern168 = new RegExp("^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$", "u");
+const pattern170 = new RegExp("^[a-z][a-z0-9-]{1,63}$", "u");
 
 function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:validation:v1" */;
@@ -22575,7 +23200,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((((data4 === "job_instructions_validation") || (data4 === "prompt_validation")) || (data4 === "request_instructions_validation")) || (data4 === "summary_validation"))){
-const err17 = {instancePath:instancePath+"/stage",schemaPath:"#/properties/stage/enum",keyword:"enum",params:{allowedValues: schema261.properties.stage.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/stage",schemaPath:"#/properties/stage/enum",keyword:"enum",params:{allowedValues: schema265.properties.stage.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -22611,7 +23236,7 @@ errors++;
 if(data.register_source !== undefined){
 let data6 = data.register_source;
 if(typeof data6 === "string"){
-if(!pattern164.test(data6)){
+if(!pattern168.test(data6)){
 const err20 = {instancePath:instancePath+"/register_source",schemaPath:"#/properties/register_source/pattern",keyword:"pattern",params:{pattern: "^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"},message:"must match pattern \""+"^(tasks\\.[a-z][a-z0-9_-]{0,63}|surfaces\\.agent|surfaces\\.prompts)$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -22755,7 +23380,7 @@ vErrors.push(err31);
 errors++;
 }
 if(!(((data11 === "pass") || (data11 === "fail")) || (data11 === "not_applicable"))){
-const err32 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema261.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err32 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema265.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -22827,7 +23452,7 @@ errors++;
 if(data13.rule !== undefined){
 let data14 = data13.rule;
 if(typeof data14 === "string"){
-if(!pattern166.test(data14)){
+if(!pattern170.test(data14)){
 const err38 = {instancePath:instancePath+"/findings/" + i0+"/rule",schemaPath:"#/properties/findings/items/properties/rule/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9-]{1,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9-]{1,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
@@ -22950,8 +23575,8 @@ return errors === 0;
 validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-const schema264 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:verify:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","classification","passed","reasons","candidate","comparable","runner","exit_code","timed_out","events","identities","failing","anomalies","verdicts","red_then_green","stderr_tail"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"passed":{"type":"boolean"},"reasons":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"candidate":{"type":"object","additionalProperties":false,"required":["tree","proposal_sha256","patch_sha256","files"],"properties":{"tree":{"const":"work/candidate"},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"patch_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"files":{"type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}}}},"comparable":{"type":"object","additionalProperties":false,"required":["identical","differences"],"properties":{"identical":{"type":"boolean"},"differences":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}},"runner":{"type":"string","enum":["go","node"]},"toolchain":{"type":"string","minLength":1,"maxLength":200},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"},"fault":{"type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","maxLength":8000,"pattern":"^[^\\n\\r]*$"}}},"events":{"type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"run":{"$ref":"urn:repairline:sandbox-run:v1"},"go_cache":{"type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"method":{"type":"string","enum":["link","copy","overlay"]},"note":{"type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_tail":{"type":"string","maxLength":8192},"checks":{"type":"array","maxItems":56,"items":{"$ref":"urn:repairline:check-result:v1"}},"identities":{"type":"object","additionalProperties":{"$ref":"urn:repairline:baseline:v1#/$defs/identityState"}},"failing":{"type":"array","items":{"type":"string"}},"anomalies":{"type":"array","items":{"type":"string"}},"verdicts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate","verdict"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"$ref":"#/$defs/observed"},"candidate":{"$ref":"#/$defs/observed"},"verdict":{"type":"string","enum":["fixed","still_passes","still_fails","now_fails","now_skipped","still_skipped","now_passes","not_executed","added_pass","added_fail","added_skip"]}}}},"red_then_green":{"type":"object","additionalProperties":false,"required":["shape","identities"],"properties":{"shape":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"identities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"const":"fail"},"candidate":{"$ref":"#/$defs/observed"}}}},"note":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"if":{"properties":{"shape":{"const":"red_then_green"}}},"then":{"not":{"required":["note"]}},"else":{"required":["note"]}}},"allOf":[{"if":{"properties":{"classification":{"const":"scoped_test_verified"}}},"then":{"properties":{"passed":{"const":true},"reasons":{"type":"array","maxItems":0}}},"else":{"properties":{"passed":{"const":false},"reasons":{"type":"array","minItems":1}}}},{"if":{"properties":{"classification":{"const":"fault"}}},"then":{"required":["fault"]}}],"$defs":{"observed":{"type":"string","enum":["pass","fail","skip","missing"]}}};
-const schema275 = {"type":"string","enum":["pass","fail","skip","missing"]};
+const schema268 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:repairline:verify:v1","type":"object","additionalProperties":false,"required":["v","attempt_key","case_identity","classification","passed","reasons","candidate","comparable","runner","exit_code","timed_out","events","identities","failing","anomalies","verdicts","red_then_green","stderr_tail"],"properties":{"v":{"const":1},"attempt_key":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"case_identity":{"type":"string","minLength":3,"maxLength":4096},"classification":{"type":"string","enum":["scoped_test_verified","failed","fault","timed_out"]},"passed":{"type":"boolean"},"reasons":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"candidate":{"type":"object","additionalProperties":false,"required":["tree","proposal_sha256","patch_sha256","files"],"properties":{"tree":{"const":"work/candidate"},"proposal_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"patch_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"files":{"type":"array","minItems":1,"maxItems":8,"items":{"type":"object","additionalProperties":false,"required":["path","sha256","bytes"],"properties":{"path":{"$ref":"urn:repairline:defs:v1#/$defs/repoPath"},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"bytes":{"type":"integer","minimum":0}}}}}},"comparable":{"type":"object","additionalProperties":false,"required":["identical","differences"],"properties":{"identical":{"type":"boolean"},"differences":{"type":"array","items":{"type":"string","maxLength":2000,"pattern":"^[^\\n\\r]*$"}}}},"runner":{"type":"string","enum":["go","node"]},"toolchain":{"type":"string","minLength":1,"maxLength":200},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"exit_code":{"type":["integer","null"]},"timed_out":{"type":"boolean"},"fault":{"type":"object","additionalProperties":false,"required":["code","message"],"properties":{"code":{"$ref":"urn:repairline:defs:v1#/$defs/errorCode"},"message":{"type":"string","maxLength":8000,"pattern":"^[^\\n\\r]*$"}}},"events":{"type":"object","additionalProperties":false,"required":["count","bytes","sha256"],"properties":{"count":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"}}},"run":{"$ref":"urn:repairline:sandbox-run:v1"},"go_cache":{"type":"object","additionalProperties":false,"required":["files","bytes"],"properties":{"seeded_from":{"$ref":"urn:repairline:defs:v1#/$defs/absolutePath"},"files":{"type":"integer","minimum":0},"bytes":{"type":"integer","minimum":0},"method":{"type":"string","enum":["link","copy","overlay"]},"note":{"type":"string"}}},"reporter_sha256":{"$ref":"urn:repairline:defs:v1#/$defs/sha256"},"stderr_tail":{"type":"string","maxLength":8192},"checks":{"type":"array","maxItems":56,"items":{"$ref":"urn:repairline:check-result:v1"}},"identities":{"type":"object","additionalProperties":{"$ref":"urn:repairline:baseline:v1#/$defs/identityState"}},"failing":{"type":"array","items":{"type":"string"}},"anomalies":{"type":"array","items":{"type":"string"}},"verdicts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate","verdict"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"$ref":"#/$defs/observed"},"candidate":{"$ref":"#/$defs/observed"},"verdict":{"type":"string","enum":["fixed","still_passes","still_fails","now_fails","now_skipped","still_skipped","now_passes","not_executed","added_pass","added_fail","added_skip"]}}}},"red_then_green":{"type":"object","additionalProperties":false,"required":["shape","identities"],"properties":{"shape":{"type":"string","enum":["red_then_green","red_then_red","red_then_skipped","red_then_missing","red_then_fault","red_then_timed_out","not_red"]},"identities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["identity","baseline","candidate"],"properties":{"identity":{"type":"string","minLength":1},"baseline":{"const":"fail"},"candidate":{"$ref":"#/$defs/observed"}}}},"note":{"type":"string","minLength":1,"maxLength":2000,"pattern":"^[^\\n\\r]*$"}},"if":{"properties":{"shape":{"const":"red_then_green"}}},"then":{"not":{"required":["note"]}},"else":{"required":["note"]}}},"allOf":[{"if":{"properties":{"classification":{"const":"scoped_test_verified"}}},"then":{"properties":{"passed":{"const":true},"reasons":{"type":"array","maxItems":0}}},"else":{"properties":{"passed":{"const":false},"reasons":{"type":"array","minItems":1}}}},{"if":{"properties":{"classification":{"const":"fault"}}},"then":{"required":["fault"]}}],"$defs":{"observed":{"type":"string","enum":["pass","fail","skip","missing"]}}};
+const schema279 = {"type":"string","enum":["pass","fail","skip","missing"]};
 
 function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:repairline:verify:v1" */;
@@ -23345,7 +23970,7 @@ vErrors.push(err28);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema264.properties, key0))){
+if(!(func1.call(schema268.properties, key0))){
 const err29 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err29];
@@ -23441,7 +24066,7 @@ vErrors.push(err36);
 errors++;
 }
 if(!((((data9 === "scoped_test_verified") || (data9 === "failed")) || (data9 === "fault")) || (data9 === "timed_out"))){
-const err37 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema264.properties.classification.enum},message:"must be equal to one of the allowed values"};
+const err37 = {instancePath:instancePath+"/classification",schemaPath:"#/properties/classification/enum",keyword:"enum",params:{allowedValues: schema268.properties.classification.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -23954,7 +24579,7 @@ vErrors.push(err79);
 errors++;
 }
 if(!((data26 === "go") || (data26 === "node"))){
-const err80 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema264.properties.runner.enum},message:"must be equal to one of the allowed values"};
+const err80 = {instancePath:instancePath+"/runner",schemaPath:"#/properties/runner/enum",keyword:"enum",params:{allowedValues: schema268.properties.runner.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -24040,7 +24665,7 @@ errors++;
 if(data.exit_code !== undefined){
 let data30 = data.exit_code;
 if((!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))) && (data30 !== null)){
-const err87 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema264.properties.exit_code.type},message:"must be integer,null"};
+const err87 = {instancePath:instancePath+"/exit_code",schemaPath:"#/properties/exit_code/type",keyword:"type",params:{type: schema268.properties.exit_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -24440,7 +25065,7 @@ vErrors.push(err119);
 errors++;
 }
 if(!(((data44 === "link") || (data44 === "copy")) || (data44 === "overlay"))){
-const err120 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/enum",keyword:"enum",params:{allowedValues: schema264.properties.go_cache.properties.method.enum},message:"must be equal to one of the allowed values"};
+const err120 = {instancePath:instancePath+"/go_cache/method",schemaPath:"#/properties/go_cache/properties/method/enum",keyword:"enum",params:{allowedValues: schema268.properties.go_cache.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -24832,7 +25457,7 @@ vErrors.push(err150);
 errors++;
 }
 if(!((((data64 === "pass") || (data64 === "fail")) || (data64 === "skip")) || (data64 === "missing"))){
-const err151 = {instancePath:instancePath+"/verdicts/" + i7+"/baseline",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema275.enum},message:"must be equal to one of the allowed values"};
+const err151 = {instancePath:instancePath+"/verdicts/" + i7+"/baseline",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema279.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -24855,7 +25480,7 @@ vErrors.push(err152);
 errors++;
 }
 if(!((((data65 === "pass") || (data65 === "fail")) || (data65 === "skip")) || (data65 === "missing"))){
-const err153 = {instancePath:instancePath+"/verdicts/" + i7+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema275.enum},message:"must be equal to one of the allowed values"};
+const err153 = {instancePath:instancePath+"/verdicts/" + i7+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema279.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -24878,7 +25503,7 @@ vErrors.push(err154);
 errors++;
 }
 if(!(((((((((((data66 === "fixed") || (data66 === "still_passes")) || (data66 === "still_fails")) || (data66 === "now_fails")) || (data66 === "now_skipped")) || (data66 === "still_skipped")) || (data66 === "now_passes")) || (data66 === "not_executed")) || (data66 === "added_pass")) || (data66 === "added_fail")) || (data66 === "added_skip"))){
-const err155 = {instancePath:instancePath+"/verdicts/" + i7+"/verdict",schemaPath:"#/properties/verdicts/items/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema264.properties.verdicts.items.properties.verdict.enum},message:"must be equal to one of the allowed values"};
+const err155 = {instancePath:instancePath+"/verdicts/" + i7+"/verdict",schemaPath:"#/properties/verdicts/items/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema268.properties.verdicts.items.properties.verdict.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -25059,7 +25684,7 @@ vErrors.push(err166);
 errors++;
 }
 if(!(((((((data69 === "red_then_green") || (data69 === "red_then_red")) || (data69 === "red_then_skipped")) || (data69 === "red_then_missing")) || (data69 === "red_then_fault")) || (data69 === "red_then_timed_out")) || (data69 === "not_red"))){
-const err167 = {instancePath:instancePath+"/red_then_green/shape",schemaPath:"#/properties/red_then_green/properties/shape/enum",keyword:"enum",params:{allowedValues: schema264.properties.red_then_green.properties.shape.enum},message:"must be equal to one of the allowed values"};
+const err167 = {instancePath:instancePath+"/red_then_green/shape",schemaPath:"#/properties/red_then_green/properties/shape/enum",keyword:"enum",params:{allowedValues: schema268.properties.red_then_green.properties.shape.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -25168,7 +25793,7 @@ vErrors.push(err175);
 errors++;
 }
 if(!((((data74 === "pass") || (data74 === "fail")) || (data74 === "skip")) || (data74 === "missing"))){
-const err176 = {instancePath:instancePath+"/red_then_green/identities/" + i8+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema275.enum},message:"must be equal to one of the allowed values"};
+const err176 = {instancePath:instancePath+"/red_then_green/identities/" + i8+"/candidate",schemaPath:"#/$defs/observed/enum",keyword:"enum",params:{allowedValues: schema279.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err176];
 }

@@ -182,6 +182,30 @@ export interface Receipt {
     note: string
   }
   /**
+   * Instructions and owners of every path the gate changed (v2), read from the tree at source_sha as tree.tar and tree-manifest.json retain it; readback rebuilds it from them.
+   */
+  repository?: {
+    /**
+     * The CODEOWNERS file GitHub uses (the first of .github/CODEOWNERS, CODEOWNERS, docs/CODEOWNERS), or null when the tree has none.
+     */
+    codeowners: null | {
+      /**
+       * Its path.
+       */
+      path: '.github/CODEOWNERS' | 'CODEOWNERS' | 'docs/CODEOWNERS'
+      /**
+       * sha256 of its blob.
+       */
+      sha256: string
+    }
+    /**
+     * One entry per changed path, in gate.json's order.
+     *
+     * @maxItems 8
+     */
+    paths: RepositoryPath[]
+  }
+  /**
    * Whether REPAIRLINE_TEST_HOOKS=1 was in force at admission or seal (test clock, fault hook): such a receipt is evidence of a test, not of a repair.
    */
   test_hooks: boolean
@@ -328,4 +352,53 @@ export interface SealedValidation {
    * sha256 of the exact bytes checked.
    */
   input_sha256: string
+}
+/**
+ * One changed path.
+ */
+export interface RepositoryPath {
+  /**
+   * The changed path.
+   */
+  path: string
+  /**
+   * The instruction files that apply, root first: in each ancestor directory AGENTS.md, CLAUDE.md, GEMINI.md, .github/copilot-instructions.md, and CONTRIBUTING.md at the root.
+   */
+  instructions: InstructionFile[]
+  /**
+   * The effective CODEOWNERS rule (GitHub's semantics: the last matching line wins; a line without owners leaves the path unowned), or null when no line matches or there is no file.
+   */
+  owners: null | {
+    /**
+     * The CODEOWNERS file.
+     */
+    file: string
+    /**
+     * Its 1-based line.
+     */
+    line: number
+    /**
+     * The line's pattern.
+     */
+    pattern: string
+    /**
+     * The line's owners; empty: unowned.
+     *
+     * Items: One owner as written.
+     */
+    owners: string[]
+  }
+}
+/**
+ * One instruction file.
+ */
+export interface InstructionFile {
+  /**
+   * Its path.
+   */
+  path: string
+  /**
+   * sha256 of its blob at source_sha.
+   */
+  sha256: string
 }

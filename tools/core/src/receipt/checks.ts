@@ -31,6 +31,7 @@ import { checkTestVerdicts } from './test-verdicts.ts'
 import { checkTimeOrder } from './time-order.ts'
 import { CANDIDATE_CODE, checkCandidate } from './candidate-check.ts'
 import { checkOperatorWork, OPERATOR_WORK_CODE } from './operator-work-clause.ts'
+import { checkRepository, INSTRUCTIONS_CODE } from './repository-check.ts'
 import { checksTimedOut, firstCheck } from '../checks/verdict.ts'
 import { CHECK_RESULT_MISMATCH, checkCheckResults } from './check-results.ts'
 import { checkRepairChain } from '../repair/chain.ts'
@@ -470,6 +471,7 @@ const CHECKS: ReadonlyArray<[string, (c: CheckContext) => void | Promise<void>]>
   ['GATE_MISMATCH', checkGate],
   [CANDIDATE_CODE, checkCandidate],
   [OPERATOR_WORK_CODE, checkOperatorWork],
+  [INSTRUCTIONS_CODE, checkRepository],
   ['COMMAND_MISALIGNED', checkCommands],
   [CHECK_RESULT_MISMATCH, checkCheckResults],
   ['VALIDATION_MISMATCH', checkReceiptValidations],

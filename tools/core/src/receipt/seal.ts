@@ -16,6 +16,7 @@ import { ATTEMPT_FILES, STAGE_FILES, VALIDATION_FILES } from './stages.ts'
 import { sealedChecks } from './check-results.ts'
 import { CANDIDATE_JSON } from '../candidate/candidate.ts'
 import { operatorWorkClause } from './operator-work-clause.ts'
+import { sealRepositoryClause } from './repository-check.ts'
 
 /**
  * What the gate lets through on purpose (tools/gate-patch/README.md): the rules that stopped
@@ -80,7 +81,8 @@ function readJsonLoose (path: string): Record<string, unknown> | undefined {
 /**
  * The receipt format seal writes. Version 2 adds the repository clauses (issue 37): the
  * candidate commit, which readback then requires of an attempt whose gate passed, and the
- * operator work (operator-work-clause.ts), which it requires of every receipt. A receipt of
+ * operator work (operator-work-clause.ts) and the changed paths' instructions and owners
+ * (repository-check.ts), which it requires of every receipt. A receipt of
  * version 1 was sealed before them and reads back as it did.
  */
 export const RECEIPT_VERSION = 2
@@ -152,6 +154,7 @@ export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Pr
   const { admission } = attempt
   const hooks = testHooks || admission.test_hooks
   const operatorWork = await operatorWorkClause(admission)
+  const repository = sealRepositoryClause(attempt.dir)
   const candidate = listing.files.includes(CANDIDATE_JSON) ? candidateClause(readJsonFile('candidate', join(attempt.dir, CANDIDATE_JSON))) : undefined
   return {
     v: RECEIPT_VERSION,
@@ -170,6 +173,7 @@ export async function buildReceipt ({ attempt, now, testHooks }: SealInputs): Pr
     checkout: { root: admission.source.root, sha: admission.source.sha, clean_before: true, clean_after: cleanAfter, ...(afterDetail === undefined ? {} : { after_detail: afterDetail.slice(0, 2000) }) },
     ...(candidate === undefined ? {} : { candidate }),
     operator_work: operatorWork,
+    repository,
     test_hooks: hooks,
     sealed_at: now.toISOString(),
     stated_limits: statedLimitsFor(hooks),

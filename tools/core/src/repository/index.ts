@@ -1,0 +1,3 @@
+export * from './codeowners.ts'
+export * from './instructions.ts'
+export * from './clause.ts'
