@@ -137,7 +137,7 @@ function readModule (dir: string): Record<string, FileSpec> {
   return out
 }
 
-interface BugCase { files: Record<string, FileSpec>, file: string, bug: string, fix: string, identity: string }
+export interface BugCase { files: Record<string, FileSpec>, file: string, bug: string, fix: string, identity: string }
 
 function bugCase (work: string): BugCase {
   const source = process.env.REPAIRLINE_BENCH_GO_MODULE
@@ -156,66 +156,139 @@ function bugCase (work: string): BugCase {
   return { files, file: 'add.go', bug: 'return a - b', fix: 'return a + b', identity: 'example.com/bench::TestAdd' }
 }
 
-async function goAttempt (work: string): Promise<BenchRow[]> {
+/** A real Go attempt set up for the driver: the fixture, its server, and the plain warm runs it is compared with. */
+export interface GoAttemptSetup {
+  bug: BugCase
+  /** The fixture's config and report paths and its state directory. */
+  configPath: string
+  reportPath: string
+  stateDir: string
+  /** The operator's build cache the attempt's runs are given (runner.go_build_cache). */
+  goBuildCache: string
+  /** The Responses server's answer time of the newest attempt, in ms. */
+  providerMs: () => number
+  /** One plain warm `go test -json` run of the baseline tree (exits 1) or the candidate tree (exits 0). */
+  plain: (which: 'baseline' | 'candidate') => () => Promise<void>
+  /**
+   * `n` runs of the candidate as the attempt's verify run meets it: the edited file at the
+   * baseline's path, over a copy (made now) of the cache as only the baseline's run warmed
+   * it, so the edited package is compiled; each run takes the next copy.
+   */
+  plainEdited: (n: number) => () => Promise<void>
+  close: () => Promise<void>
+}
+
+/**
+ * The module of bugCase as a fixture with `cases` admissible cases, go_build_cache warmed by
+ * plain runs of both trees, and the local HTTPS Responses server answering the fix.
+ */
+export async function prepareGoAttempt (work: string, cases: number): Promise<GoAttemptSetup> {
   const go = goInstall()
   const b = bugCase(work)
-  const rounds = SMOKE ? 1 : 5
   const tls = await makeTls(join(work, 'tls'))
   const server = await ResponsesServer.start({ tls })
   server.proposal = { summary: { cause: 'A one-line slip.', change: 'Restore the line.', risk: 'Low.' }, edits: [{ path: b.file, search: b.bug, replace: b.fix }] }
-  try {
-    const fdir = join(work, 'attempt')
-    mkdirSync(fdir)
-    const f = await makeFixture(fdir, { files: { ...b.files, '.repairline/registers.json': GO_FILES['.repairline/registers.json'] ?? '' }, baseUrl: server.baseUrl('ok'), caFile: tls.caFile, cases: [{ package: '.', name: b.identity }] })
-    const cache = join(work, 'attempt-go-build')
-    mkdirSync(cache, { mode: 0o755 })
-    rewriteConfig(f, c => { c.runner = { kind: 'go', package_roots: ['.'], go_build_cache: cache }; c.allowed_files = [b.file]; c.timeout_seconds = 300 })
-    writeJson(f.reportPath, { ...f.report, cases: Array.from({ length: rounds + 1 }, (_, i) => makeCase(`case-${i}`, '.', b.identity)) })
-    // The candidate tree, where plain go runs it; both trees warmed in the operator's cache.
-    const candidate = join(work, 'candidate')
-    cpSync(f.repo, candidate, { recursive: true })
-    writeFileSync(join(candidate, b.file), readFileSync(join(f.repo, b.file), 'utf8').replace(b.bug, b.fix))
-    const argv = goCommand(go.goBin, ['.'], 120_000)
-    const env = { ...goEnv(go.goroot, undefined), GOCACHE: cache, GOPATH: join(work, 'gopath'), GOMODCACHE: join(work, 'gopath', 'pkg', 'mod'), HOME: work, TMPDIR: tmpdir() }
-    const plain = (tree: string, want: number) => async (): Promise<void> => {
-      const r = await runProcess(argv[0] as string, argv.slice(1), { env, cwd: tree })
-      if (r.exitCode !== want) throw new Error(`plain go test in ${tree} exited ${String(r.exitCode)}: ${r.stderr.toString().slice(0, 300)}`)
+  const fdir = join(work, 'attempt')
+  mkdirSync(fdir)
+  const f = await makeFixture(fdir, { files: { ...b.files, '.repairline/registers.json': GO_FILES['.repairline/registers.json'] ?? '' }, baseUrl: server.baseUrl('ok'), caFile: tls.caFile, cases: [{ package: '.', name: b.identity }] })
+  const cache = join(work, 'attempt-go-build')
+  mkdirSync(cache, { mode: 0o755 })
+  rewriteConfig(f, c => { c.runner = { kind: 'go', package_roots: ['.'], go_build_cache: cache }; c.allowed_files = [b.file]; c.timeout_seconds = 300 })
+  writeJson(f.reportPath, { ...f.report, cases: Array.from({ length: cases }, (_, i) => makeCase(`case-${i}`, '.', b.identity)) })
+  // The candidate tree, where plain go runs it; both trees warmed in the operator's cache.
+  const candidate = join(work, 'candidate')
+  cpSync(f.repo, candidate, { recursive: true })
+  writeFileSync(join(candidate, b.file), readFileSync(join(f.repo, b.file), 'utf8').replace(b.bug, b.fix))
+  const argv = goCommand(go.goBin, ['.'], 120_000)
+  const env = { ...goEnv(go.goroot, undefined), GOCACHE: cache, GOPATH: join(work, 'gopath'), GOMODCACHE: join(work, 'gopath', 'pkg', 'mod'), HOME: work, TMPDIR: tmpdir() }
+  const plain = (which: 'baseline' | 'candidate') => async (): Promise<void> => {
+    const tree = which === 'baseline' ? f.repo : candidate
+    const r = await runProcess(argv[0] as string, argv.slice(1), { env, cwd: tree })
+    if (r.exitCode !== (which === 'baseline' ? 1 : 0)) throw new Error(`plain go test in ${tree} exited ${String(r.exitCode)}: ${r.stderr.toString().slice(0, 300)}`)
+  }
+  await plain('baseline')()
+  const baselineWarm = join(work, 'go-build-baseline-warm')
+  cpSync(cache, baselineWarm, { recursive: true })
+  await plain('candidate')()
+  let copies = 0
+  const plainEdited = (n: number): (() => Promise<void>) => {
+    const pool = Array.from({ length: n }, () => {
+      const c = join(work, `go-build-edited-${copies++}`)
+      cpSync(baselineWarm, c, { recursive: true })
+      return c
+    })
+    return async () => {
+      const c = pool.shift()
+      if (c === undefined) throw new Error('no cache copy left')
+      const file = join(f.repo, b.file)
+      const bug = readFileSync(file)
+      writeFileSync(file, bug.toString('utf8').replace(b.bug, b.fix))
+      try {
+        const r = await runProcess(argv[0] as string, argv.slice(1), { env: { ...env, GOCACHE: c }, cwd: f.repo })
+        if (r.exitCode !== 0) throw new Error(`plain go test of the edited tree exited ${String(r.exitCode)}: ${r.stderr.toString().slice(0, 300)}`)
+      } finally {
+        writeFileSync(file, bug)
+        rmSync(c, { recursive: true, force: true })
+      }
     }
-    await plain(f.repo, 1)()
-    await plain(candidate, 0)()
-    const parts: Array<{ providerMs: number }> = []
+  }
+  const providerMs = (): number => {
+    const attempts = join(f.stateDir, 'attempts')
+    const newest = readdirSync(attempts).map(a => join(attempts, a)).sort((x, y) => Date.parse(JSON.parse(readFileSync(join(y, 'admission.json'), 'utf8')).admitted_at) - Date.parse(JSON.parse(readFileSync(join(x, 'admission.json'), 'utf8')).admitted_at))[0] ?? ''
+    const baseline = JSON.parse(readFileSync(join(newest, 'baseline.json'), 'utf8')) as { go_cache?: { method?: string } }
+    if (baseline.go_cache?.method !== 'overlay') throw new Error('the attempt did not run over go_build_cache')
+    const dispatched = Date.parse((JSON.parse(readFileSync(join(newest, 'dispatch.json'), 'utf8')) as { dispatched_at: string }).dispatched_at)
+    const received = Date.parse((JSON.parse(readFileSync(join(newest, 'response.json'), 'utf8')) as { received_at: string }).received_at)
+    return received - dispatched
+  }
+  return { bug: b, configPath: f.configPath, reportPath: f.reportPath, stateDir: f.stateDir, goBuildCache: cache, providerMs, plain, plainEdited, close: async () => { await server.close() } }
+}
+
+/** Runs the driver (`root`'s build) on the next case of `s`; throws unless the attempt is verified. */
+export async function driveAttempt (s: GoAttemptSetup, root = ROOT, extra: readonly string[] = []): Promise<string> {
+  const r = await runProcess(process.execPath, [join(root, 'dist', 'attempt.mjs'), '--config', s.configPath, '--report', s.reportPath, ...extra], { env: { PATH: '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' } })
+  if (r.exitCode !== 0) throw new Error(`the driver exited ${String(r.exitCode)}: ${r.stderr.toString().slice(-400)}`)
+  return r.stderr.toString()
+}
+
+async function goAttempt (work: string): Promise<BenchRow[]> {
+  const rounds = SMOKE ? 1 : 5
+  const s = await prepareGoAttempt(work, rounds + 1)
+  try {
+    const parts: number[] = []
     const drive = async (): Promise<void> => {
-      const r = await runProcess(process.execPath, [join(ROOT, 'dist', 'attempt.mjs'), '--config', f.configPath, '--report', f.reportPath], { env: { PATH: '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' } })
-      if (r.exitCode !== 0) throw new Error(`the driver exited ${String(r.exitCode)}: ${r.stderr.toString().slice(-400)}`)
-      const attempts = join(f.stateDir, 'attempts')
-      const newest = readdirSync(attempts).map(a => join(attempts, a)).sort((x, y) => Date.parse(JSON.parse(readFileSync(join(y, 'admission.json'), 'utf8')).admitted_at) - Date.parse(JSON.parse(readFileSync(join(x, 'admission.json'), 'utf8')).admitted_at))[0] ?? ''
-      const baseline = JSON.parse(readFileSync(join(newest, 'baseline.json'), 'utf8')) as { go_cache?: { method?: string } }
-      if (baseline.go_cache?.method !== 'overlay') throw new Error('the attempt did not run over go_build_cache')
-      const dispatched = Date.parse((JSON.parse(readFileSync(join(newest, 'dispatch.json'), 'utf8')) as { dispatched_at: string }).dispatched_at)
-      const received = Date.parse((JSON.parse(readFileSync(join(newest, 'response.json'), 'utf8')) as { received_at: string }).received_at)
-      parts.push({ providerMs: received - dispatched })
+      await driveAttempt(s)
+      parts.push(s.providerMs())
     }
     await drive() // the first attempt warms the driver's standbys and the memo of /usr's scan
     parts.length = 0
-    const s = await interleave([
+    const r = await interleave([
       { name: 'driver', run: drive },
-      { name: 'baseline', run: plain(f.repo, 1) },
-      { name: 'candidate', run: plain(candidate, 0) },
+      { name: 'baseline', run: s.plain('baseline') },
+      { name: 'candidate', run: s.plain('candidate') },
+      { name: 'edited', run: s.plainEdited(rounds) },
     ], rounds, 0)
-    const d = median(s.get('driver') ?? [])
-    const pb = median(s.get('baseline') ?? [])
-    const pc = median(s.get('candidate') ?? [])
-    const provider = median(parts.map(x => x.providerMs))
+    const d = median(r.get('driver') ?? [])
+    const pb = median(r.get('baseline') ?? [])
+    const pc = median(r.get('candidate') ?? [])
+    const provider = median(parts)
     const floor = pb + pc + provider + 1000
+    const pe = median(r.get('edited') ?? [])
+    const compiled = pb + pe + provider + 1000
     return [{
-      name: `a Go attempt through the driver with go_build_cache (${b.identity.split('::')[0] ?? ''}, a one-line bug in ${b.file})`,
+      name: `a Go attempt through the driver with go_build_cache (${s.bug.identity.split('::')[0] ?? ''}, a one-line bug in ${s.bug.file})`,
       baseline: 'its two plain warm go test -json runs + the provider\'s answer + 1 s',
       ratio: d / floor,
-      detail: `${fmt(d)} vs ${fmt(floor)} (baseline ${fmt(pb)}, candidate ${fmt(pc)}, provider ${fmt(provider)}); ${go.version}; ${rounds} interleaved rounds`,
+      detail: `${fmt(d)} vs ${fmt(floor)} (baseline ${fmt(pb)}, candidate ${fmt(pc)}, provider ${fmt(provider)}); ${goInstall().version}; ${rounds} interleaved rounds`,
       goal: '≤ 1.3×',
+    }, {
+      name: 'the same attempt',
+      baseline: 'its plain warm baseline run + the candidate run plain go makes after the edit (the edited package compiled over the baseline\'s cache) + the provider\'s answer + 1 s',
+      ratio: d / compiled,
+      detail: `${fmt(d)} vs ${fmt(compiled)} (candidate after the edit ${fmt(pe)})`,
     }]
   } finally {
-    await server.close()
+    await s.close()
   }
 }
 
