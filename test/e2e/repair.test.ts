@@ -6,7 +6,8 @@
 // repair's receipt names the attempt it repairs, and readback checks that chain. Refusals:
 // after a fault nothing is repaired (no request, REPAIR_NOT_REPAIRABLE, nothing written), and
 // the rounds stop at two (REPAIR_ROUNDS_SPENT after that); an attempt already repaired, made
-// under another config, or that does not read back is refused too.
+// under another config, or that does not read back is refused too; admit status lists the
+// repairs after their case.
 
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -206,6 +207,10 @@ test('--repair-rounds 2 stops after two: three attempts, three requests, the las
   assert.equal(p.server.requestsTo('sequence/go-always-wrong').length, 3)
   assert.match(r.stderr.trim().split('\n').at(-1) ?? '', /^repairline: failed/)
   await assertChainReadsBack(f)
+  // admit status lists each repair admitted after its case, read back.
+  const status = await runBin('admit', ['status', '--config', f.configPath, '--report', f.reportPath])
+  assert.equal(status.exitCode, 0, status.stderr)
+  assert.deepEqual(status.records.flatMap(x => x.kind === 'case-status' ? [[x.case_id, x.status, x.outcome, x.readback?.valid, x.attempt_dir]] : []), list.map(a => [a.caseId, 'consumed', 'failed', true, a.dir]))
   const last = list[2]
   assert.ok(last !== undefined)
   const spent = await runBin('admit', ['repair', '--config', f.configPath, '--attempt', last.dir])

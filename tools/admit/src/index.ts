@@ -314,8 +314,44 @@ async function settleGraves (stateRoot: string, now: Date, io: ToolIo): Promise<
   }
 }
 
+/** One case-status record. */
+async function writeStatus (a: Assessed, io: ToolIo): Promise<void> {
+  const base = { v: 1 as const, kind: 'case-status' as const, case_id: a.c.id, attempt_key: a.key }
+  const dir = a.state.state === 'none' ? {} : { attempt_dir: a.state.dir }
+  if (a.state.state === 'consumed') {
+    // A consumed attempt is a success only if it reads back (as `receipt readback` reads it,
+    // with the clock): otherwise consumed but invalid.
+    const rb = await readbackAttempt(a.state.dir, { allowTestHooks: testHooksEnabled(io.env), now: io.now() })
+    const codes = [...new Set(rb.findings.filter(x => x.severity === 'error').map(x => x.code))]
+    io.out.write({ ...base, ...dir, status: 'consumed', ...(a.state.outcome === undefined ? {} : { outcome: a.state.outcome.outcome }), readback: rb.valid ? { valid: true } : { valid: false, codes } })
+  }
+  else if (a.state.state === 'running' || a.state.state === 'interrupted') io.out.write({ ...base, ...dir, status: a.state.state })
+  else if (!a.eligibility.eligible) io.out.write({ ...base, status: 'ineligible', reason: { code: a.eligibility.code, message: a.eligibility.message } })
+  else io.out.write({ ...base, status: 'eligible' })
+}
+
 /**
- * admit status: one case-status record per case, in report order. Never writes. With `next`,
+ * The repair admitted for a consumed, repairable attempt (its key started), else undefined: a
+ * repair not admitted is not listed (admit repair makes it), and an attempt whose files do not
+ * give unmet items has none.
+ */
+function repairOfConsumed (p: Inputs, a: Assessed, now: Date, io: ToolIo): Assessed | undefined {
+  if (a.state.state !== 'consumed' || a.state.outcome === undefined) return undefined
+  let c: Case
+  try {
+    const admission = readJsonFile('admission', join(a.state.dir, 'admission.json'))
+    c = repairCaseFor(admission.case, admission.attempt_key, unmetItemsOf({ dir: a.state.dir, admission, outcome: a.state.outcome }))
+  } catch (e) {
+    if (isToolError(e)) return undefined
+    throw e
+  }
+  const r = assess(p, c, now, io)
+  return r.state.state === 'none' ? undefined : r
+}
+
+/**
+ * admit status: one case-status record per case, in report order, each followed by the repairs
+ * admitted for it (`<case id>#r1`, `#r2`). Never writes. With `next`,
  * only the record of the case `admit run` would admit now (selectNext), or NOTHING_ELIGIBLE:
  * what a timer asks before it starts the driver. It does not look at the lock: a live holder
  * makes the driver's admit exit 75 (LOCK_HELD), which is harmless.
@@ -328,19 +364,11 @@ export async function admitStatus (o: StatusOptions, io: ToolIo): Promise<ToolRe
     io.out.write({ v: 1, kind: 'case-status', case_id: chosen.c.id, attempt_key: chosen.key, status: 'eligible' })
     return { exit: EXIT.OK }
   }
+  const now = io.now()
   for (const a of p.assessed) {
-    const base = { v: 1 as const, kind: 'case-status' as const, case_id: a.c.id, attempt_key: a.key }
-    const dir = a.state.state === 'none' ? {} : { attempt_dir: a.state.dir }
-    if (a.state.state === 'consumed') {
-      // A consumed attempt is a success only if it reads back (as `receipt readback` reads it,
-      // with the clock): otherwise consumed but invalid.
-      const rb = await readbackAttempt(a.state.dir, { allowTestHooks: testHooksEnabled(io.env), now: io.now() })
-      const codes = [...new Set(rb.findings.filter(x => x.severity === 'error').map(x => x.code))]
-      io.out.write({ ...base, ...dir, status: 'consumed', ...(a.state.outcome === undefined ? {} : { outcome: a.state.outcome.outcome }), readback: rb.valid ? { valid: true } : { valid: false, codes } })
-    }
-    else if (a.state.state === 'running' || a.state.state === 'interrupted') io.out.write({ ...base, ...dir, status: a.state.state })
-    else if (!a.eligibility.eligible) io.out.write({ ...base, status: 'ineligible', reason: { code: a.eligibility.code, message: a.eligibility.message } })
-    else io.out.write({ ...base, status: 'eligible' })
+    await writeStatus(a, io)
+    // Each repair admitted for the case follows it: <case id>#r1, then #r2.
+    for (let at: Assessed | undefined = repairOfConsumed(p, a, now, io); at !== undefined; at = repairOfConsumed(p, at, now, io)) await writeStatus(at, io)
   }
   return { exit: EXIT.OK }
 }
