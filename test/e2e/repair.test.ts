@@ -1,10 +1,11 @@
 // Repair rounds end to end (issue 38 item 2): the driver with --repair-rounds on go and node
 // fixtures whose first proposal is wrong. Each repair is its own case (kind repair, id
 // <case id>#r<n>) under its own key, one provider request each; its request carries the unmet
-// items of the attempt it repairs (the gate rule and its findings, or the identity still
-// failing) and no token and no raw test output; every attempt is sealed and reads back, the
+// items of the attempt it repairs (the gate rule and its findings, the failing check, or the
+// identity still failing) and no token and no raw test output; every attempt is sealed and reads back, the
 // repair's receipt names the attempt it repairs, and readback checks that chain. Refusals:
-// after a fault nothing is repaired (no request, REPAIR_NOT_REPAIRABLE, nothing written), and
+// after a fault nothing is repaired (no request, REPAIR_NOT_REPAIRABLE, nothing written), not
+// even a check's fault on the candidate after a proposal, and
 // the rounds stop at two (REPAIR_ROUNDS_SPENT after that); an attempt already repaired, made
 // under another config, or that does not read back is refused too; admit status lists the
 // repairs after their case.
@@ -194,6 +195,26 @@ test('a fault is never repaired: the driver admits no repair and makes no reques
   assert.ok((errorOf(refused)?.hint ?? '') !== '')
   assert.deepEqual(readdirSync(join(f.stateDir, 'attempts')), before, 'the refusal wrote an attempt')
   assert.equal(existsSync(join(f.stateDir, 'lock')), false)
+})
+
+test('a check that cannot run on the candidate (its fault exit code) ends the attempt fault after the proposal: never repaired, one request in all', async (t) => {
+  p.server.sequences.set('go-verifier-fault', [GO_FIX_PROPOSAL, GO_FIX_PROPOSAL])
+  const f = await chainFixture(t, p, 'sequence/go-verifier-fault')
+  // grep exits 0 on the baseline (the text is there) and 1 on the fixed candidate, which this
+  // operator declared a fault code: the verifier, not the candidate, is what broke (seed 004).
+  rewriteConfig(f, c => { c.checks = { commands: [{ exec: 'grep', args: ['-q', 'return a - b', 'calc.go'], timeout_ms: 30000, fault_exit_codes: [1] }] } })
+  const r = await driveChain(f, {}, ['--repair-rounds', '2'])
+  assert.equal(r.exit, 1, r.stderr)
+  assert.equal(r.outcome?.outcome, 'fault', r.stderr)
+  assert.equal(r.outcome?.step, 'verify', r.stderr)
+  assert.doesNotMatch(r.stderr, /repair round/)
+  assert.equal(p.server.requestsTo('sequence/go-verifier-fault').length, 1)
+  const [only] = attempts(f)
+  assert.ok(only !== undefined)
+  assert.ok(existsSync(join(only.dir, 'proposal.json')), 'control: there was a proposal')
+  const refused = await runBin('admit', ['repair', '--config', f.configPath, '--attempt', only.dir])
+  assert.equal(errorOf(refused)?.code, 'REPAIR_NOT_REPAIRABLE', refused.stderr)
+  assert.equal(readdirSync(join(f.stateDir, 'attempts')).length, 1)
 })
 
 test('--repair-rounds 2 stops after two: three attempts, three requests, the last failed; a third repair is REPAIR_ROUNDS_SPENT', async (t) => {
