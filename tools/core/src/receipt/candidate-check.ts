@@ -39,10 +39,11 @@ export function checkCandidate (c: CheckContext): void {
     }
     return
   }
-  // A gate.json that does not parse is MALFORMED already: nothing to compare against.
-  if (gate === undefined && files.has('gate.json')) return
-  if (gate === undefined || !gate.passed) {
-    f.add(CANDIDATE_CODE, `${present.join(' and ')} ${present.length > 1 ? 'exist' : 'exists'}, but ${gate === undefined ? 'gate.json does not' : 'the gate did not pass'}: gate-patch makes a candidate commit only of a gate that passed`, present[0])
+  // A gate.json that does not parse is MALFORMED already; one not yet written is a gate stage
+  // cut short (gate-patch writes the candidate before gate.json), which the stage checks judge.
+  if (gate === undefined) return
+  if (!gate.passed) {
+    f.add(CANDIDATE_CODE, `${present.join(' and ')} ${present.length > 1 ? 'exist' : 'exists'}, but the gate did not pass: gate-patch makes a candidate commit only of a gate that passed`, present[0])
     return
   }
   for (const x of [CANDIDATE_BUNDLE, CANDIDATE_JSON]) if (!files.has(x)) f.add('MISSING_STAGE_RECORD', `${x} is missing, but ${present.join()} exists: gate-patch writes both`, x)
