@@ -292,6 +292,17 @@ const CANDIDATE_FIXTURES: CorpusFixture[] = [
     expect: 'CANDIDATE_COMMIT_MISMATCH',
   },
   {
+    name: 'candidate_committed_before_answer_fail',
+    from: 'node_verified',
+    threat: "the commit dated an hour before the provider's answer arrived (the commit id then differs too: its date is in it)",
+    mutate: d => {
+      editJson(d, 'candidate.json', c => { c.committed_at = new Date(Date.parse(c.committed_at) - 3600_000).toISOString() })
+      resealCandidate(d)
+    },
+    expect: 'STAGE_ORDER',
+    alsoFires: [CC],
+  },
+  {
     name: 'candidate_bundle_wrong_ref_fail',
     from: 'go_verified',
     threat: "a bundle whose one reference is the operator's main branch: fetching it as the README says would fail, or name another branch",

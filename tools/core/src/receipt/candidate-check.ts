@@ -49,6 +49,7 @@ export function checkCandidate (c: CheckContext): void {
   for (const x of [CANDIDATE_BUNDLE, CANDIDATE_JSON]) if (!files.has(x)) f.add('MISSING_STAGE_RECORD', `${x} is missing, but ${present.join()} exists: gate-patch writes both`, x)
   if (cand === undefined) return
   if (cand.attempt_key !== admission.attempt_key || cand.source_sha !== admission.key_inputs.source_sha) f.add('ATTEMPT_BINDING_MISMATCH', 'candidate.json names another attempt or commit', CANDIDATE_JSON)
+  checkCommitTime(c, cand)
   const ref = candidateRef(admission.attempt_key)
   if (cand.ref !== ref) f.add('BUNDLE_REF_MISMATCH', `candidate.json names ${cand.ref}; the candidate's branch is ${ref}`, CANDIDATE_JSON)
 
@@ -72,6 +73,20 @@ export function checkCandidate (c: CheckContext): void {
   if (prereq.length !== 1 || prereq[0] !== admission.key_inputs.source_sha) f.add('BUNDLE_PREREQUISITE_MISMATCH', `candidate.bundle's prerequisites are [${prereq.join(', ')}]; its one prerequisite must be source_sha ${admission.key_inputs.source_sha}`, CANDIDATE_BUNDLE)
   if (header.refs.length !== 1 || header.refs[0]?.name !== ref) f.add('BUNDLE_REF_MISMATCH', `candidate.bundle's references are [${header.refs.map(r => r.name).join(', ')}]; its one reference must be ${ref}`, CANDIDATE_BUNDLE)
   else if (header.refs[0].id !== commit) f.add(CANDIDATE_CODE, `candidate.bundle's ${ref} names ${header.refs[0].id}, not the candidate commit ${commit}`, CANDIDATE_BUNDLE)
+}
+
+/**
+ * The commit's date is the gate's decision (whole seconds): not before the answer it gates was
+ * received, not after the candidate run began (STAGE_ORDER, as time-order.ts). Not judged under
+ * test hooks, whose steps' clock is set at will.
+ */
+function checkCommitTime (c: CheckContext, cand: CandidateCommit): void {
+  if (c.admission.test_hooks) return
+  const at = Date.parse(cand.committed_at)
+  const received = (c.docs.get('response.json') as { received_at?: string } | undefined)?.received_at
+  const ran = (c.docs.get('verify.json') as { run?: { timing?: { started_at?: string } } } | undefined)?.run?.timing?.started_at
+  if (received !== undefined && at < Math.floor(Date.parse(received) / 1000) * 1000) c.findings.add('STAGE_ORDER', `candidate.json says the candidate was committed at ${cand.committed_at}, before the provider's answer was received (${received}, response.json): time runs backwards`, CANDIDATE_JSON)
+  if (ran !== undefined && at > Date.parse(ran)) c.findings.add('STAGE_ORDER', `candidate.json says the candidate was committed at ${cand.committed_at}, after the candidate run started (${ran}, verify.json): time runs backwards`, CANDIDATE_JSON)
 }
 
 /**
