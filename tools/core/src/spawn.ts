@@ -2,7 +2,7 @@
 // caller's environment unless it is passed explicitly. Lint forbids child_process and
 // `shell` elsewhere.
 
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
 
 export interface RunOptions {
@@ -195,4 +195,14 @@ export async function runToFd (file: string, args: readonly string[], o: { env: 
     clearTimeout(timer)
     o.signal?.removeEventListener('abort', onAbort)
   }
+}
+
+/**
+ * Runs `file args` to its end synchronously (argv array, explicit environment, stdio
+ * ignored, SIGKILL at `timeoutMs`) and gives its exit status: only for a cleanup in a
+ * signal's handler (ending-signals.ts), which must be done before the process ends.
+ */
+export function runSync (file: string, args: readonly string[], o: { env: Record<string, string>, timeoutMs: number }): number | undefined {
+  const r = spawnSync(file, args, { env: o.env, shell: false, stdio: 'ignore', timeout: o.timeoutMs, killSignal: 'SIGKILL' })
+  return r.status ?? undefined
 }

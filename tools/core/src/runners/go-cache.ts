@@ -15,7 +15,8 @@
 import { chmodSync, chownSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, statfsSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { toolError } from '../errors.ts'
-import { run } from '../spawn.ts'
+import { run, runSync } from '../spawn.ts'
+import { untilEndingSignal } from '../ending-signals.ts'
 import { decodeMountinfoField } from '../sandbox/mountinfo.ts'
 
 const MOUNT = '/usr/bin/mount'
@@ -84,6 +85,8 @@ export async function mountGoCache (dir: string, lower: string | undefined, uid:
     try { rmdirSync(dir) } catch {}
     throw toolError('SANDBOX_UNAVAILABLE', `cannot mount the private GOCACHE (tmpfs) on ${dir}: ${failed}`)
   }
+  // A tool ended by SIGINT, SIGTERM or SIGHUP detaches it on its way out: its pages are RAM.
+  ending.set(dir, untilEndingSignal(() => { unmountAllSync(dir) }))
   const base = (): { bytes: number, entries: number } => {
     const s = statfsSync(dir)
     return { bytes: (s.blocks - s.bfree) * s.bsize, entries: s.files - s.ffree }
@@ -114,8 +117,7 @@ export async function mountGoCache (dir: string, lower: string | undefined, uid:
     chownShards(dir, uid, gid)
     return { dir, seededFrom: lower, method: 'overlay', base: b }
   } catch (e) {
-    await unmountAll(dir)
-    try { rmdirSync(dir) } catch {}
+    await releaseGoCache({ dir })
     throw e
   }
 }
@@ -166,10 +168,21 @@ export async function unmountAll (dir: string): Promise<string | undefined> {
   return last ?? `mounts remain under ${dir}`
 }
 
+/** The ending-signal registrations of the GOCACHEs this process has mounted, by mount point. */
+const ending = new Map<string, () => void>()
+
+/** unmountAll's one pass, synchronous: for a signal's handler. */
+function unmountAllSync (dir: string): void {
+  const mounted = mountsUnder(dir)
+  if (mounted.length > 0) runSync(UMOUNT, ['-l', '--', ...mounted.reverse()], { env: MOUNT_ENV, timeoutMs: 10_000 })
+}
+
 /** Unmounts one run's GOCACHE and removes its mount point; returns why not, never throws. */
 export async function releaseGoCache (m: { dir: string }): Promise<string | undefined> {
   const why = await unmountAll(m.dir)
   if (why !== undefined) return why
+  ending.get(m.dir)?.()
+  ending.delete(m.dir)
   try { rmdirSync(m.dir) } catch (e) { return `cannot remove ${m.dir}: ${(e as Error).message}` }
   return undefined
 }

@@ -40,40 +40,19 @@ import { belowFloor, sampleResources, type ResourceSample } from './resources.ts
 import { readBackRlimits, rlimitRefusalHint } from './rlimits.ts'
 import { SECCOMP_FD, seccompFilter, seccompReadingValue } from './seccomp.ts'
 import { SessionKeyringLine } from './keyring.ts'
+import { untilEndingSignal } from '../ending-signals.ts'
 
 export type { SandboxMount } from './argv.ts'
 
 /**
- * The sandboxes this process is running, each with what kills it whole: its cgroups (every
- * process of the chain is in them from its first instruction). A supervisor ended by SIGINT,
- * SIGTERM or SIGHUP kills every task in them until they are empty (the launcher, alive, reaps
- * what is orphaned), removes them, then ends by that signal (a shell shows 128 + its number);
- * the launcher then sees it die and kills a chain not placed yet. A run is registered before
- * its cgroups are made, so no signal finds them unowned. SIGKILL cannot be caught: the
- * launcher sees its supervisor die (a pidfd) and kills and removes the cgroups itself
- * (launcher.ts).
+ * A running sandbox is killed whole by what its cgroups hold (every process of the chain is
+ * in them from its first instruction): a supervisor ended by SIGINT, SIGTERM or SIGHUP kills
+ * every task in them until they are empty (the launcher, alive, reaps what is orphaned),
+ * removes them, then ends by that signal (ending-signals.ts); the launcher then sees it die
+ * and kills a chain not placed yet. A run is registered before its cgroups are made, so no
+ * signal finds them unowned. SIGKILL cannot be caught: the launcher sees its supervisor die
+ * (a pidfd) and kills and removes the cgroups itself (launcher.ts).
  */
-const running = new Set<() => void>()
-const SUPERVISOR_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
-
-function onSupervisorSignal (signal: NodeJS.Signals): void {
-  for (const kill of running) kill()
-  running.clear()
-  for (const s of SUPERVISOR_SIGNALS) process.removeListener(s, onSupervisorSignal)
-  // No listener left: the signal's default action ends this process, as if never caught.
-  process.kill(process.pid, signal)
-}
-
-/** Registers a running sandbox's kill; the returned function unregisters it. */
-function trackRunning (kill: () => void): () => void {
-  if (running.size === 0) for (const s of SUPERVISOR_SIGNALS) process.on(s, onSupervisorSignal)
-  running.add(kill)
-  return () => {
-    if (!running.delete(kill) || running.size > 0) return
-    for (const s of SUPERVISOR_SIGNALS) process.removeListener(s, onSupervisorSignal)
-  }
-}
-
 /** No sandbox process may outlive the kill by more than this. */
 export const KILL_GRACE_MS = 2000
 /** bwrap must report its child within this long after spawn. */
@@ -379,7 +358,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   const cg = SandboxCgroup.plan()
   // Registered before anything is made: a signal from here on finds it owned. The launcher
   // is left alive: it reaps what the kill orphans, and ends once this process has.
-  const untrack = trackRunning(() => {
+  const untrack = untilEndingSignal(() => {
     cg.drainSync(KILL_GRACE_MS)
     cg.remove()
   })
