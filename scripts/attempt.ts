@@ -81,10 +81,16 @@ const DRIVER_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT']
 
 /** Passes the signal to every tool running and waits for them; then the driver ends by it. */
 function onDriverSignal (signal: NodeJS.Signals): void {
-  for (const s of DRIVER_SIGNALS) process.removeListener(s, onDriverSignal)
+  // The listener stays until the tools have ended: execa's exit hook (signal-exit) ends this
+  // process at once, and sends its children a second signal, when it finds no other listener
+  // for a signal that came.
+  if (ending !== undefined) return
   ending = signal
   for (const child of live) child.kill(signal)
-  void Promise.allSettled([...live]).then(() => { process.kill(process.pid, signal) })
+  void Promise.allSettled([...live]).then(() => {
+    for (const s of DRIVER_SIGNALS) process.removeListener(s, onDriverSignal)
+    process.kill(process.pid, signal)
+  })
 }
 
 /**

@@ -4,17 +4,20 @@
 // (docs/sandbox-lifetime.md). Afterwards no process of the chain is left (found by a unique
 // value in their environment) and no cgroup of the step's sandbox (found by its supervisor's
 // pid in the group's name). Control: while the chain runs, the same finders see the step, the
-// standby and the sandbox's cgroups.
+// standby and the sandbox's cgroups. A Go step also detaches the private GOCACHE it mounted
+// for its run (docs/go-build-cache.md) before it ends by the signal: the control sees it
+// mounted while the run is alive.
 
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { findHierarchies } from '@repairline/core'
+import { findHierarchies, mountsUnder } from '@repairline/core'
 import { chainFixture, startProvider, type Provider } from '../helpers/chain.ts'
 import { BASE_ENV, ROOT } from '../helpers/bin.ts'
-import { NODE_FILES } from '../helpers/fixture.ts'
+import { GO_FILES, NODE_FILES, rewriteConfig } from '../helpers/fixture.ts'
+import { sandboxTemp } from '../helpers/sandbox.ts'
 
 const p: Provider = await startProvider({ after })
 
@@ -77,3 +80,34 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     assert.ok(await eventually(() => groupsOf(reproduce as number).length === 0, 3000), `left ${groupsOf(reproduce).join(', ')}`)
   })
 }
+
+test('SIGTERM to the driver while a Go reproduce runs over go_build_cache: the step detaches its private GOCACHE before it ends, and nothing of the run is left', async t => {
+  const slow = 'package calc\n\nimport (\n\t"testing"\n\t"time"\n)\n\nfunc TestWaits(t *testing.T) {\n\ttime.Sleep(60 * time.Second)\n}\n'
+  const f = await chainFixture(t, p, 'proposal/go-fix', { runner: 'go', files: { ...GO_FILES, 'slow_test.go': slow } })
+  const cache = join(sandboxTemp(t), 'go-build')
+  mkdirSync(cache, { mode: 0o755 })
+  rewriteConfig(f, c => { c.runner = { kind: 'go', package_roots: ['.'], go_build_cache: cache } })
+  const now = new Date(Date.now() + Math.floor(Math.random() * 1e6)).toISOString()
+  const marker = `REPAIRLINE_TEST_NOW=${now}`
+  const driver = execa(process.execPath, [join(ROOT, 'dist', 'attempt.mjs'), '--config', f.configPath, '--report', f.reportPath], {
+    env: { ...BASE_ENV, REPAIRLINE_TEST_HOOKS: '1', REPAIRLINE_TEST_NOW: now }, extendEnv: false, reject: false, cwd: ROOT, timeout: 180_000,
+  })
+  t.after(() => { driver.kill('SIGKILL') })
+  let reproduce: number | undefined
+  const running = await eventually(() => {
+    reproduce = processesWith(marker).find(pid => cmdline(pid).includes('reproduce'))
+    return reproduce !== undefined && groupsOf(reproduce).length > 0
+  }, 120_000)
+  if (!running || reproduce === undefined) {
+    driver.kill('SIGKILL')
+    assert.fail(`reproduce's sandbox never ran: ${String((await driver).stderr)}`)
+  }
+  // Control: the run's GOCACHE (a tmpfs and the overlay on it) is mounted under the attempt.
+  assert.ok(mountsUnder(f.stateDir).some(m => /\/gocache-[0-9a-f]+$/.test(m)), `no GOCACHE mounted under ${f.stateDir}`)
+  driver.kill('SIGTERM')
+  const r = await driver
+  assert.equal(r.signal, 'SIGTERM', String(r.stderr))
+  assert.deepEqual(processesWith(marker), [])
+  assert.deepEqual(mountsUnder(f.stateDir), [], 'the step ended with its GOCACHE still mounted')
+  assert.ok(await eventually(() => groupsOf(reproduce as number).length === 0, 3000), `left ${groupsOf(reproduce).join(', ')}`)
+})
