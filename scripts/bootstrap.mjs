@@ -40,7 +40,7 @@ function main () {
   }
 
   // A C compiler for every run: the build compiles the sandbox launcher, without which every
-  // sandbox is refused (and the bind-stamps helper). keyutils for every run: the launch chain
+  // sandbox is refused. keyutils for every run: the launch chain
   // joins a new session keyring with keyctl. strace and libseccomp's headers only for the
   // tests: the durability test reads the tools' fsyncs from a trace, and one test
   // cross-checks the sandbox's seccomp filter against libseccomp's. chromium only for the

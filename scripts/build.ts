@@ -14,7 +14,6 @@ import { createRequire, isBuiltin } from 'node:module'
 import { join, dirname } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { WASM_PACKAGES } from '../tools/core/src/gate/syntax/wasm-files.ts'
-import { BIND_STAMPS_HELPER } from '../tools/core/src/sandbox/bind-stamps.ts'
 import { SANDBOX_LAUNCHER } from '../tools/core/src/sandbox/launcher.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -83,11 +82,10 @@ await Promise.all(tools.map(async tool => {
   })
   await build({ ...common, entryPoints: [join(root, 'tools', 'core', 'src', 'launch.ts')], outfile: join(outdir, 'launch.mjs'), format: 'esm' })
 }))
-// The C helpers, in dist/ and beside every tool's launcher: the bind check's stamp helper
-// (tools/core/src/sandbox/bind-stamps.ts; without it a step checks the memo in place) and the
-// sandbox launcher (tools/core/src/sandbox/launcher.ts; without it every sandbox is refused,
+// The C sandbox launcher, in dist/ and beside every tool's launcher
+// (tools/core/src/sandbox/launcher.ts; without it every sandbox is refused,
 // SANDBOX_UNAVAILABLE: nothing else keeps a run's processes in its cgroups from the start).
-for (const [name, without] of [[BIND_STAMPS_HELPER, 'steps check the bind memo in place'], [SANDBOX_LAUNCHER, 'every sandbox run is refused (SANDBOX_UNAVAILABLE)']] as const) {
+for (const [name, without] of [[SANDBOX_LAUNCHER, 'every sandbox run is refused (SANDBOX_UNAVAILABLE)']] as const) {
   const helper = join(root, 'dist', name)
   const compiled = await (async () => {
     for (const cc of ['cc', 'gcc']) {

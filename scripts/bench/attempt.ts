@@ -9,8 +9,6 @@
 //   - standbys: the driver with --no-standby;
 //   - the V8 code caches: a copy of the built tools without their .v8cache files (each step
 //     compiles its bundle from the text, as launch.ts does when a cache is missing);
-//   - the bind-stamps helper: a copy of the built tools without it (each step checks the memo
-//     in place, as launch.ts does when the helper is missing);
 //   - the bind-scan memo: the bind check of a Go run's sources (what admit's preflight,
 //     reproduce and verify each check) walking every system directory, against the same check
 //     with the memo, in this process; the attempt pays it three times.
@@ -18,7 +16,7 @@
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { assertBindSourcesSafe, BIND_STAMPS_HELPER, defaultScanMemoDir, forgetSystemScans, goInstall, sandboxSystemDirs } from '@repairline/core'
+import { assertBindSourcesSafe, defaultScanMemoDir, forgetSystemScans, goInstall, sandboxSystemDirs } from '@repairline/core'
 import { driveAttempt, prepareGoAttempt } from './go-cache.ts'
 import { fmt, interleave, median, SMOKE, type BenchRow } from './lib.ts'
 
@@ -56,7 +54,7 @@ export async function run (): Promise<BenchRow[]> {
   const work = mkdtempSync(join(tmpdir(), 'rl-bench-attempt-'))
   chmodSync(work, 0o755)
   const rounds = SMOKE ? 1 : 7
-  const s = await prepareGoAttempt(work, (rounds + 1) * 4)
+  const s = await prepareGoAttempt(work, (rounds + 1) * 3)
   try {
     const cpu = new Map<string, number[]>()
     const drive = (name: string, root: string, extra: string[] = []) => ({
@@ -69,12 +67,11 @@ export async function run (): Promise<BenchRow[]> {
         for (const a of readdirSync(join(s.stateDir, 'attempts'))) rmSync(join(s.stateDir, 'attempts', a), { recursive: true, force: true })
       },
     })
-    const all = [drive('as built', ROOT)]
-    if (!SMOKE) {
-      all.push(drive('no standby', ROOT, ['--no-standby']))
-      all.push(drive('no code cache', builtCopy(join(work, 'no-code-cache'), f => f.endsWith('.v8cache'))))
-      all.push(drive('no stamp helper', builtCopy(join(work, 'no-stamp-helper'), f => f.endsWith(`/${BIND_STAMPS_HELPER}`))))
-    }
+    const all = [
+      drive('as built', ROOT),
+      drive('no standby', ROOT, ['--no-standby']),
+      drive('no code cache', builtCopy(join(work, 'no-code-cache'), f => f.endsWith('.v8cache'))),
+    ]
     const walls = await interleave(all, rounds, 1)
     const base = median(walls.get('as built') ?? [])
     const baseCpu = median(cpu.get('as built') ?? [])
@@ -82,7 +79,7 @@ export async function run (): Promise<BenchRow[]> {
       const w = median(walls.get(v) ?? [])
       const c = median(cpu.get(v) ?? [])
       return {
-        name: `a Go attempt through the driver, ${v === 'no standby' ? 'with --no-standby' : v === 'no code cache' ? 'without the tools\' V8 code caches' : 'without the bind-stamps helper'}`,
+        name: `a Go attempt through the driver, ${v === 'no standby' ? 'with --no-standby' : 'without the tools\' V8 code caches'}`,
         baseline: 'the same attempt as built',
         ratio: w / base,
         detail: `wall ${fmt(w)} vs ${fmt(base)} (saves ${((w - base) / base * 100).toFixed(1)} %); CPU ${fmt(c)} vs ${fmt(baseCpu)} (${((c - baseCpu) / baseCpu * 100).toFixed(1)} %); ${rounds} interleaved rounds`,

@@ -13,17 +13,15 @@
 // (same V8 version and the same flags: STEP_V8_FLAGS is set before anything compiles, both
 // here and when the cache is made). Otherwise the bundle compiles from its text.
 //
-// Two more things happen here, both only to save time: a standby (STANDBY_VARIABLE, started
-// by the driver ahead of its step) compiles the bundle, then waits for its arguments before
-// it does anything else; and a step that may start the sandbox has the bind memo's stamps
-// taken by a helper process while the bundle loads (sandbox/bind-stamps.ts).
+// One more thing happens here, only to save time: a standby (STANDBY_VARIABLE, started by
+// the driver ahead of its step) compiles the bundle, then waits for its arguments before it
+// does anything else.
 
 import type { Script } from 'node:vm'
 import { EXIT } from './exit-codes.ts'
 import { asksForHelp, STANDBY_VARIABLE, STEP_V8_FLAGS } from './help-request.ts'
 import { printableLine } from './printable-line.ts'
 import { writePlainFailure } from './plain-failure.ts'
-import { BIND_STAMPS_HELPER, startBindStampPrefetch } from './sandbox/bind-stamps.ts'
 
 // Built-ins are taken when a step needs them, not imported: --help would load them for
 // nothing (~8 ms of a ~60 ms start, measured; node:crypto most of it).
@@ -159,18 +157,5 @@ export async function launch (dist: URL, tool: string): Promise<void> {
     writePlainFailure({ tool, code: 'INTERNAL', message: printableLine(`${bundle} is missing`, 4000), hint: 'run pnpm build', exit: EXIT.INTERNAL })
     return
   }
-  if (startsSandbox(tool, process.argv.slice(2))) {
-    const helper = builtin('node:url').fileURLToPath(new URL(BIND_STAMPS_HELPER, dist))
-    if (builtin('node:fs').existsSync(helper)) startBindStampPrefetch(helper)
-  }
   runBundle(bundle, compiled)
-}
-
-/**
- * Whether a step's command line may start the sandbox, whose bind sources are checked first:
- * the memos of its system directories then have their stamps taken while the step loads
- * (sandbox/bind-stamps.ts).
- */
-export function startsSandbox (tool: string, argv: readonly string[]): boolean {
-  return tool === 'reproduce' || tool === 'verify' || (tool === 'admit' && argv[0] === 'run')
 }

@@ -148,17 +148,6 @@ export function spawnStreaming (file: string, args: readonly string[], o: Stream
   }
 }
 
-/**
- * Starts `file`, with no argument and an empty environment, reading stdin from `stdinFd`,
- * stdout piped, stderr dropped: a helper of this project's own (the launcher's bind-stamps).
- * child_process is taken only when this is called: the launcher, which is its one caller,
- * must not load it for `--help` (~9 ms), and a bundle that uses nothing else of this module
- * drops its import.
- */
-export function startHelper (file: string, stdinFd: number): ChildProcess {
-  return process.getBuiltinModule('node:child_process').spawn(file, [], { env: {}, shell: false, stdio: [stdinFd, 'pipe', 'ignore'] })
-}
-
 /** The end state of a child whose stdout went to a file descriptor. */
 export interface ToFdResult extends StreamExit { stderr: Buffer, timedOut: boolean }
 

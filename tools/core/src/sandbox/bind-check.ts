@@ -78,22 +78,21 @@ export function scanSpecialFiles (root: string, max = 16, dirs?: DirStamp[]): Bi
 
 /**
  * A system directory's clean scan, from this process, the memo on disk (held, as the
- * launcher's prefetch found, or as checked here), or a fresh walk.
+ * or a fresh walk.
  */
-function scanSystemDir (path: string, memoDir: string | undefined, freshRoots: ReadonlySet<string>): { found: BindViolation[], walked: boolean, prefetched: boolean } {
+function scanSystemDir (path: string, memoDir: string | undefined): { found: BindViolation[], walked: boolean } {
   const known = systemScans.get(path)
-  if (known !== undefined) return { found: known, walked: false, prefetched: false }
-  const prefetched = memoDir !== undefined && freshRoots.has(path)
-  if (memoDir !== undefined && (prefetched || loadScanMemo(memoDir, path))) {
+  if (known !== undefined) return { found: known, walked: false }
+  if (memoDir !== undefined && loadScanMemo(memoDir, path)) {
     systemScans.set(path, [])
-    return { found: [], walked: false, prefetched }
+    return { found: [], walked: false }
   }
   const dirs: DirStamp[] = []
   const walkStartedMs = Date.now()
   const found = scanSpecialFiles(path, 16, memoDir === undefined ? undefined : dirs)
   systemScans.set(path, found)
   if (found.length === 0 && memoDir !== undefined) saveScanMemo(memoDir, path, dirs, walkStartedMs)
-  return { found, walked: true, prefetched: false }
+  return { found, walked: true }
 }
 
 /** Forgets this process's scans of system directories (tests: a fresh process). */
@@ -126,13 +125,11 @@ export interface BindSource { path: string, system?: boolean }
  * Refuses (SANDBOX_BIND_UNSAFE) when any bind source holds a socket, FIFO or device, is
  * missing, or cannot be reached by the sandbox user. Returns how many sources were walked,
  * how many system directories were taken from this process's scans or the memo in `memoDir`
- * (undefined: no memo on disk), and how many of those memos `freshRoots` vouched for (the
- * roots whose memo the launcher's prefetch found holding: prefetchedFreshRoots).
+ * (undefined: no memo on disk).
  */
-export function assertBindSourcesSafe (sources: readonly BindSource[], uid: number, gid: number, memoDir?: string, freshRoots: ReadonlySet<string> = new Set()): { walked: number, remembered: number, prefetched: number } {
+export function assertBindSourcesSafe (sources: readonly BindSource[], uid: number, gid: number, memoDir?: string): { walked: number, remembered: number } {
   let walked = 0
   let remembered = 0
-  let prefetched = 0
   for (const s of sources) {
     const why = unreachableBy(s.path, uid, gid)
     if (why !== undefined) {
@@ -145,11 +142,10 @@ export function assertBindSourcesSafe (sources: readonly BindSource[], uid: numb
       found = []
       remembered++
     } else if (s.system === true) {
-      const r = scanSystemDir(s.path, memoDir, freshRoots)
+      const r = scanSystemDir(s.path, memoDir)
       found = r.found
       if (r.walked) walked++
       else remembered++
-      if (r.prefetched) prefetched++
     } else {
       found = scanSpecialFiles(s.path)
       walked++
@@ -162,5 +158,5 @@ export function assertBindSourcesSafe (sources: readonly BindSource[], uid: numb
       })
     }
   }
-  return { walked, remembered, prefetched }
+  return { walked, remembered }
 }

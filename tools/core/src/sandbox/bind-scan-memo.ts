@@ -22,12 +22,33 @@
 // malformed, a symlink, owned by another user, or writable by group or others.
 
 import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sha256Hex } from '../digest.ts'
-import { HEAD_BYTES, MAGIC, memoCount, memoPathsAt, STAMP_BYTES } from './bind-scan-format.ts'
-import { takeBindStampPrefetch } from './bind-stamps.ts'
 
-export { defaultScanMemoDir } from './bind-scan-format.ts'
+/** File magic: "RLSCAN", NUL, format 3. */
+const MAGIC = Buffer.from('RLSCAN\0\x03', 'latin1')
+/** The header: the magic, then the number of directories as a float64. */
+const HEAD_BYTES = 16
+/** Per directory: dev, ino, mtimeMs, ctimeMs as float64s. The paths follow, NUL-separated. */
+const STAMP_BYTES = 32
+
+/** Where the memos of the current user live by default. */
+export function defaultScanMemoDir (): string {
+  return join(tmpdir(), `repairline-${process.geteuid?.() ?? 'user'}`, 'bind-scans')
+}
+
+/** The number of directories a memo's header announces, or undefined when the bytes are not a memo. */
+function memoCount (bytes: Buffer): number | undefined {
+  if (bytes.length < HEAD_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined
+  const n = bytes.readDoubleLE(8)
+  return Number.isSafeInteger(n) && n >= 1 && bytes.length >= HEAD_BYTES + n * STAMP_BYTES ? n : undefined
+}
+
+/** Where a memo of `n` directories has its NUL-separated paths. */
+function memoPathsAt (n: number): number {
+  return HEAD_BYTES + n * STAMP_BYTES
+}
 
 /** One directory's stamp, as lstat (number form) reads it. */
 export interface DirStamp { path: string, dev: number, ino: number, mtimeMs: number, ctimeMs: number }
@@ -95,37 +116,6 @@ export function loadScanMemo (memoDir: string, root: string): boolean {
     if (s.dev !== nums[at] || s.ino !== nums[at + 1] || s.mtimeMs !== nums[at + 2] || s.ctimeMs !== nums[at + 3]) return false
   }
   return true
-}
-
-/**
- * The roots whose memo in `memoDir` the launcher's prefetch (bind-stamps.ts) found holding:
- * each memo as the launcher read it passes loadScanMemo's checks (this user's and closed to
- * others, in a memo directory that is too, named for its root, well formed) and every stamp
- * the helper took equals the memo's. Empty when there was no prefetch for `memoDir` or the
- * helper failed; a root not in the set is checked in place.
- */
-export async function prefetchedFreshRoots (memoDir: string): Promise<Set<string>> {
-  const fresh = new Set<string>()
-  const p = takeBindStampPrefetch(memoDir)
-  if (p === undefined) return fresh
-  const out = await p.stamps
-  const total = p.memos.reduce((sum, m) => sum + m.count, 0)
-  if (out === undefined || out.length !== total * STAMP_BYTES || !ownedAndClosed(memoDir, 'dir')) return fresh
-  // The helper's float64s, in this machine's byte order, copied to an aligned buffer.
-  const stamps = new Float64Array(total * 4)
-  Buffer.from(stamps.buffer).set(out)
-  let at = 0
-  for (const m of p.memos) {
-    const from = at * 4
-    at += m.count
-    const memo = decodeScanMemo(m.bytes)
-    const root = memo?.paths[0]
-    if (memo === undefined || root === undefined || !closedToOthers(m) || join(memoDir, m.name) !== memoFile(memoDir, root)) continue
-    let holds = true
-    for (let i = 0; i < memo.nums.length && holds; i++) holds = memo.nums[i] === stamps[from + i]
-    if (holds) fresh.add(root)
-  }
-  return fresh
 }
 
 /** How much older than the walk every directory's ctime must be for the walk to be remembered. */

@@ -30,7 +30,7 @@ import { isToolError, toolError } from '../errors.ts'
 import { sha256Hex } from '../digest.ts'
 import { BLOCK_FD, STATUS_FD, launchArgv, type SandboxMount } from './argv.ts'
 import { assertBindSourcesSafe, type BindSource } from './bind-check.ts'
-import { defaultScanMemoDir, prefetchedFreshRoots } from './bind-scan-memo.ts'
+import { defaultScanMemoDir } from './bind-scan-memo.ts'
 import { SandboxCgroup, type CgroupUsage, type LimitReading } from './cgroup.ts'
 import { assertLauncher, defaultLauncherPath, launcherArgv } from './launcher.ts'
 import { parseMountinfo } from './mountinfo.ts'
@@ -345,8 +345,7 @@ export async function runSandbox (spec: SandboxSpec): Promise<SandboxResult> {
   const sources: BindSource[] = baseSystemDirs(loader).map(path => ({ path, system: true }))
   for (const d of spec.systemDirs ?? []) sources.push({ path: d, system: true })
   for (const m of spec.mounts) if (spec.contentsChecked?.includes(m.source) !== true) sources.push({ path: m.source })
-  const memoDir = defaultScanMemoDir()
-  assertBindSourcesSafe(sources, uid, gid, memoDir, await prefetchedFreshRoots(memoDir))
+  assertBindSourcesSafe(sources, uid, gid, defaultScanMemoDir())
 
   if (performance.now() >= deadlineAt) throw toolError('DEADLINE_PASSED', `the deadline (${spec.timeoutMs} ms) passed before the sandbox started`)
   const argv = launchArgv({ command: spec.command, cwd: spec.cwd, env: spec.env, mounts: spec.mounts, systemDirs: spec.systemDirs ?? [], limits: l, uid, gid, dropPrivileges: root, loader })
