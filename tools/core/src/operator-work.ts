@@ -15,23 +15,9 @@ import { join } from 'node:path'
 import { jcsSha256, sha256File, sha256Hex } from './digest.ts'
 import { disableFilters, filterDrivers, git, gitFailure, gitOk } from './git.ts'
 import { toolError } from './errors.ts'
+import type { OperatorWork, OperatorWorkFile } from '@repairline/schemas'
 
-export interface OperatorWorkFile {
-  path: string
-  /** sha256 of the bytes (a symlink: of its target's text), or `absent`, or `directory`. */
-  state: string
-}
-
-export interface OperatorWork {
-  /** sha256 over the JCS form of the other fields. */
-  sha256: string
-  /** `<symbolic ref or "detached"> <commit or "unborn">`. */
-  head: string
-  index_sha256: string
-  status_sha256: string
-  /** Every path status names (renames: both), sorted, with its state. */
-  files: OperatorWorkFile[]
-}
+export type { OperatorWork, OperatorWorkFile }
 
 /** How many leading space-separated fields precede the path in each porcelain v2 record kind. */
 const FIELDS_BEFORE_PATH: Record<string, number> = { 1: 8, 2: 9, u: 10, '?': 1, '!': 1 }
