@@ -286,7 +286,10 @@ const CANDIDATE_FIXTURES: CorpusFixture[] = [
     from: 'go_verified',
     threat: "the commit's date moved a second in candidate.json and the receipt: the commit it names is no longer the one those fields make",
     mutate: d => {
-      editJson(d, 'candidate.json', c => { c.committed_at = new Date(Date.parse(c.committed_at) + 1000).toISOString() })
+      // A second later, unless that passes the candidate run's start; then a second earlier
+      // (still not before the answer's second): the date stays in order, only the id breaks.
+      const ran = Date.parse((JSON.parse(readFileSync(join(d, 'verify.json'), 'utf8')) as { run: { timing: { started_at: string } } }).run.timing.started_at)
+      editJson(d, 'candidate.json', c => { const at = Date.parse(c.committed_at); c.committed_at = new Date(at + 1000 <= ran ? at + 1000 : at - 1000).toISOString() })
       resealCandidate(d)
     },
     expect: 'CANDIDATE_COMMIT_MISMATCH',
